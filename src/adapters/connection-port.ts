@@ -1,0 +1,143 @@
+// The Connection port: everything the rest of the extension knows about talking to an MCP server.
+// Types only. src/adapters/mcp.ts implements it with @modelcontextprotocol/sdk; machine tests provide
+// tiny fakes. Nothing here imports the SDK.
+
+import type { ServerDefinition } from '../config/types.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolDescriptor {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: Record<string, unknown>;
+}
+
+export interface ResourceDescriptor {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+}
+
+/** What a successful connect learned about the server. */
+export interface ServerCatalog {
+  serverInfo?: ServerInfo;
+  instructions?: string;
+  capabilities: Record<string, unknown>;
+  tools: ToolDescriptor[];
+  resources: ResourceDescriptor[];
+  /** The transport that worked: `streamable-http` or `sse` for URL servers. */
+  transport: 'stdio' | 'streamable-http' | 'sse';
+  protocolVersion?: string;
+}
+
+// MCP content blocks, as the server sent them (a structural copy of the spec's types).
+export type McpContent =
+  | { type: 'text'; text: string; annotations?: Record<string, unknown> }
+  | { type: 'image'; data: string; mimeType: string; annotations?: Record<string, unknown> }
+  | { type: 'audio'; data: string; mimeType: string; annotations?: Record<string, unknown> }
+  | {
+      type: 'resource';
+      resource: { uri: string; mimeType?: string; text?: string; blob?: string };
+      annotations?: Record<string, unknown>;
+    }
+  | {
+      type: 'resource_link';
+      uri: string;
+      name: string;
+      description?: string;
+      mimeType?: string;
+      annotations?: Record<string, unknown>;
+    };
+
+export interface CallToolResult {
+  content: McpContent[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export interface ReadResourceResult {
+  contents: Array<{ uri: string; mimeType?: string; text?: string; blob?: string }>;
+}
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Per-request timeout; defaults to the server's requestTimeoutMs. */
+  timeoutMs?: number;
+  /** Progress notifications restart the timeout (default true when onProgress is given). */
+  resetTimeoutOnProgress?: boolean;
+  onProgress?: (progress: Progress) => void;
+}
+
+/** Events a live connection reports to its owner (the server actor's watcher). */
+export type ConnectionEvent =
+  | { type: 'closed'; error?: string }
+  | { type: 'tools-changed' }
+  | { type: 'resources-changed' }
+  | { type: 'stderr'; line: string };
+
+export interface Connection {
+  readonly catalog: ServerCatalog;
+  /** Process id of the stdio child, when there is one. */
+  readonly pid?: number;
+  listTools(signal?: AbortSignal): Promise<ToolDescriptor[]>;
+  listResources(signal?: AbortSignal): Promise<ResourceDescriptor[]>;
+  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+  /** Subscribe to close / list_changed / stderr; returns the unsubscribe. */
+  onEvent(listener: (event: ConnectionEvent) => void): () => void;
+  /** The last lines of the server's stderr (bounded). */
+  stderrTail(): string;
+  /** Closes the transport and, for stdio, ends the whole process group. Idempotent. */
+  close(): Promise<void>;
+}
+
+export type ConnectErrorKind =
+  | 'auth' // 401 / UnauthorizedError: the user must authenticate
+  | 'timeout' // startup timeout
+  | 'spawn' // the command could not be started
+  | 'exited' // the process exited during startup
+  | 'protocol' // the server spoke, but not valid MCP
+  | 'http' // HTTP status error other than 401
+  | 'network' // refused, reset, DNS, TLS
+  | 'aborted'
+  | 'config';
+
+/** The one error type connect rejects with; `kind` drives the server machine's transitions. */
+export class ConnectError extends Error {
+  readonly kind: ConnectErrorKind;
+  readonly stderrTail?: string;
+  readonly status?: number;
+  constructor(kind: ConnectErrorKind, message: string, extra: { stderrTail?: string; status?: number } = {}) {
+    super(message);
+    this.name = 'ConnectError';
+    this.kind = kind;
+    if (extra.stderrTail !== undefined) this.stderrTail = extra.stderrTail;
+    if (extra.status !== undefined) this.status = extra.status;
+  }
+}
+
+export interface ConnectOptions {
+  signal: AbortSignal;
+  /** Called for each stderr line (stdio); used for `debug: true` live output. */
+  onStderr?: (line: string) => void;
+}
+
+/** The adapter's entry point, passed to actors through their input. */
+export type Connector = (definition: ServerDefinition, options: ConnectOptions) => Promise<Connection>;

@@ -1,0 +1,123 @@
+// The resolved configuration every other module consumes. The loader (src/config/load.ts) is the only
+// producer; defaults are applied there, once, so consumers never guess.
+
+export type Lifecycle = 'lazy' | 'eager' | 'keep-alive';
+export type ToolPrefix = 'server' | 'short' | 'none';
+/** How a tool reaches the model: always active, found through ToolSearch, or not at all. */
+export type Exposure = 'direct' | 'deferred' | 'hidden';
+export type Transport = 'stdio' | 'http' | 'sse';
+
+/** Where a value came from: the file and the JSON path inside it (e.g. `mcpServers.github.args[2]`). */
+export interface SourceRef {
+  file: string;
+  kind: 'user' | 'flag' | 'import' | 'project';
+  /** For imports: which client the file belongs to (cursor, claude-code, codex, ...). */
+  importedFrom?: string;
+  keyPath: string;
+}
+
+export interface OAuthConfig {
+  grantType: 'authorization_code' | 'client_credentials';
+  clientId?: string;
+  clientSecret?: string;
+  scope?: string;
+  redirectUri?: string;
+  callbackPort?: number;
+  clientName?: string;
+  clientMetadataUrl?: string;
+  authServerMetadataUrl?: string;
+}
+
+/** One server, fully resolved: interpolated, defaulted, validated. */
+export interface ServerDefinition {
+  name: string;
+  source: SourceRef;
+  transport: Transport;
+  description?: string;
+  // stdio
+  command?: string;
+  args: string[];
+  /** Configured env only (interpolated); the SDK's default env is added by the adapter. */
+  env: Record<string, string>;
+  cwd?: string;
+  // http / sse
+  url?: string;
+  headers: Record<string, string>;
+  /** `bearer` adds `Authorization: Bearer <bearerToken>`; resolved from bearerToken / bearerTokenEnv. */
+  auth?: 'bearer' | 'oauth' | false;
+  bearerToken?: string;
+  oauth?: OAuthConfig;
+  // lifecycle (milliseconds everywhere; the file says minutes / seconds where users expect them)
+  lifecycle: Lifecycle;
+  /** 0 = never close when idle. */
+  idleTimeoutMs: number;
+  startupTimeoutMs: number;
+  requestTimeoutMs: number;
+  // tools
+  exposeResources: boolean;
+  /** true = every tool direct, list = those tools direct, false = deferred. */
+  directTools: boolean | string[];
+  /** Glob patterns over original tool names. */
+  includeTools?: string[];
+  excludeTools: string[];
+  /** Default exposure for this server's tools (Pi built-in format); `directTools` refines it. */
+  exposure: Exposure;
+  /** Per-tool exposure, first matching pattern wins; exact names beat patterns. */
+  toolExposure: Array<{ pattern: string; exposure: Exposure }>;
+  debug: boolean;
+}
+
+export interface Settings {
+  toolPrefix: ToolPrefix;
+  /** Default idle timeout for lazy servers, ms; 0 = never. */
+  idleTimeoutMs: number;
+  /** TOON-encode JSON text results: for every server, or for the listed ones. */
+  toonEncode: boolean | string[];
+  captureStats: false | { path: string; flushDelayMs: number };
+  /** Register the single `mcp` gateway tool (older design) instead of / besides ToolSearch. */
+  proxyTool: boolean;
+  /** Output guard: text above this many bytes is cut and spilled to a temp file. */
+  outputLimitBytes: number;
+  /** Direct tools requested by the MCP_DIRECT_TOOLS environment variable, already parsed. */
+  directToolsEnv?: DirectToolsSpec;
+}
+
+/** Parsed MCP_DIRECT_TOOLS: `*`, `server`, `server/tool`, or `__none__`. */
+export type DirectToolsSpec =
+  | { kind: 'none' }
+  | { kind: 'all' }
+  | { kind: 'list'; servers: string[]; tools: Array<{ server: string; tool: string }> };
+
+export type DiagnosticLevel = 'error' | 'warning' | 'info';
+
+export interface Diagnostic {
+  level: DiagnosticLevel;
+  /** Stable machine-readable kind, e.g. `invalid-json`, `missing-variable`, `unknown-key`. */
+  code: string;
+  file?: string;
+  /** JSON path inside the file, e.g. `mcpServers.github.env.TOKEN`. */
+  path?: string;
+  server?: string;
+  message: string;
+  /** The fix, when it is obvious. */
+  fix?: string;
+}
+
+export interface SkippedServer {
+  name: string;
+  source: SourceRef;
+  reason: string;
+  /** What the user can do about it. */
+  fix?: string;
+}
+
+export interface LoadedConfig {
+  /** Enabled, valid, permitted servers, in a stable order (by name). */
+  servers: ServerDefinition[];
+  /** Disabled, invalid, or untrusted-project servers, each with its reason. */
+  skipped: SkippedServer[];
+  settings: Settings;
+  diagnostics: Diagnostic[];
+  /** Every file that was read (or attempted), for /mcp and the CLI. */
+  files: Array<{ file: string; kind: SourceRef['kind']; found: boolean }>;
+}
