@@ -26,6 +26,8 @@ export interface OAuthConfig {
   clientName?: string;
   clientMetadataUrl?: string;
   authServerMetadataUrl?: string;
+  /** Pi's built-in format: how the client registers (`auto` when absent). */
+  clientRegistration?: 'auto' | 'dcr' | 'cimd';
 }
 
 /** One server, fully resolved: interpolated, defaulted, validated. */

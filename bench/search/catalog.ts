@@ -1,0 +1,72 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { assignToolNames } from '../../src/catalog/naming.ts';
+import type { SearchDoc } from '../../src/catalog/search.ts';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+export const SHARED_DIR = process.env.PI_MCP_SHARED_DIR ?? join(here, '../../../shared');
+export const CATALOG_DIR = join(SHARED_DIR, 'catalog');
+export const DEV_QUERIES = join(SHARED_DIR, 'eval/toolsearch-dev.jsonl');
+export const PARAPHRASE_QUERIES = join(here, '../queries/paraphrase.jsonl');
+export const HOLDOUT_QUERIES = join(here, '../queries/paraphrase-holdout.jsonl');
+
+interface CatalogFile {
+  server: string;
+  description?: string;
+  tools: Array<{ name: string; title?: string; description?: string; inputSchema?: Record<string, unknown> }>;
+}
+
+export interface Query {
+  q: string;
+  expect: string[];
+}
+
+export function loadCatalogFiles(dir = CATALOG_DIR): CatalogFile[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as CatalogFile);
+}
+
+/** Search docs for catalogs, named like the extension names them (prefix mode `server`). */
+export function toDocs(catalogs: CatalogFile[], serverName: (server: string) => string = (s) => s): SearchDoc[] {
+  const tools = catalogs.flatMap((c) => c.tools.map((t) => ({ catalog: c, tool: t, server: serverName(c.server) })));
+  const { tools: named } = assignToolNames(
+    tools.map((t) => ({ server: t.server, tool: t.tool.name })),
+    'server',
+  );
+  return tools.map((t, i) => ({
+    name: named[i]!.name,
+    server: t.server,
+    tool: t.tool.name,
+    ...(t.tool.title ? { title: t.tool.title } : {}),
+    ...(t.tool.description ? { description: t.tool.description } : {}),
+    ...(t.tool.inputSchema ? { inputSchema: t.tool.inputSchema } : {}),
+    ...(t.catalog.description ? { serverDescription: t.catalog.description } : {}),
+  }));
+}
+
+/** About `target` tools: the catalogs replicated under varied server names ("github-eu-3"). */
+export function synthesizeDocs(catalogs: CatalogFile[], target: number): SearchDoc[] {
+  const regions = ['eu', 'us', 'ap', 'dev', 'prod', 'staging', 'team', 'corp'];
+  const copies: CatalogFile[] = [];
+  let count = 0;
+  for (let copy = 0; count < target; copy++) {
+    for (const c of catalogs) {
+      if (count >= target) break;
+      const server = copy === 0 ? c.server : `${c.server}-${regions[copy % regions.length]}-${copy}`;
+      const tools = c.tools.slice(0, target - count);
+      copies.push({ ...c, server, tools });
+      count += tools.length;
+    }
+  }
+  return toDocs(copies);
+}
+
+export function loadQueries(path: string): Query[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as Query);
+}

@@ -1,0 +1,143 @@
+/**
+ * Tool-search evaluation: recall@1, recall@5 and MRR (over the top 10) of our ranker, the seed's
+ * weighted scoring and plain BM25, on the dev query set and our paraphrase set, plus search latency
+ * at the real catalog size and at ~10,000 tools. Prints a table and writes bench/results/search.json.
+ *
+ *   npx tsx bench/search/eval.ts [--verbose] [--verbose-holdout]
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createSearchIndex, type SearchDoc, type SearchHit } from '../../src/catalog/search.ts';
+import {
+  DEV_QUERIES,
+  HOLDOUT_QUERIES,
+  loadCatalogFiles,
+  loadQueries,
+  PARAPHRASE_QUERIES,
+  type Query,
+  synthesizeDocs,
+  toDocs,
+} from './catalog.ts';
+import { createBm25Ranker } from './reference-bm25.ts';
+import { createSeedRanker } from './reference-seed.ts';
+
+interface Ranker {
+  search(query: string, limit?: number): SearchHit[];
+}
+type RankerFactory = (docs: SearchDoc[]) => Ranker;
+
+const RANKERS: Record<string, RankerFactory> = {
+  ours: createSearchIndex,
+  seed: createSeedRanker,
+  bm25: createBm25Ranker,
+};
+const DEPTH = 10;
+const verbose = process.argv.includes('--verbose');
+/** The holdout set was written after the first tuning round; its misses are shown only on request. */
+const verboseHoldout = process.argv.includes('--verbose-holdout');
+let showMisses = verbose;
+
+interface Metrics {
+  queries: number;
+  recallAt1: number;
+  recallAt5: number;
+  mrr: number;
+}
+
+function evaluate(name: string, ranker: Ranker, docs: SearchDoc[], queries: Query[]): Metrics {
+  const idByName = new Map(docs.map((d) => [d.name, `${d.server}/${d.tool}`]));
+  let r1 = 0;
+  let r5 = 0;
+  let mrr = 0;
+  for (const { q, expect } of queries) {
+    const ids = ranker.search(q, DEPTH).map((h) => idByName.get(h.name));
+    const rank = ids.findIndex((id) => id !== undefined && expect.includes(id)) + 1;
+    if (rank === 1) r1++;
+    if (rank >= 1 && rank <= 5) r5++;
+    if (rank >= 1) mrr += 1 / rank;
+    if (showMisses && name === 'ours' && rank !== 1) {
+      console.log(`  [${rank || '-'}] ${q}  → ${ids.slice(0, 5).join(', ')}   (want ${expect.join(', ')})`);
+    }
+  }
+  const n = queries.length;
+  return { queries: n, recallAt1: r1 / n, recallAt5: r5 / n, mrr: mrr / n };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+function latency(factory: RankerFactory, docs: SearchDoc[], queries: string[], rounds: number) {
+  const buildStart = performance.now();
+  const ranker = factory(docs);
+  const buildMs = performance.now() - buildStart;
+  for (const q of queries) ranker.search(q, 5); // warm-up
+  const times: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const q of queries) {
+      const start = performance.now();
+      ranker.search(q, 5);
+      times.push(performance.now() - start);
+    }
+  }
+  times.sort((a, b) => a - b);
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return { tools: docs.length, buildMs: round(buildMs), p50Ms: round(percentile(times, 0.5)), p99Ms: round(percentile(times, 0.99)) };
+}
+
+function checkQueries(set: string, docs: SearchDoc[], queries: Query[]): void {
+  const ids = new Set(docs.map((d) => `${d.server}/${d.tool}`));
+  for (const { q, expect } of queries) {
+    for (const id of expect) if (!ids.has(id)) throw new Error(`${set}: query "${q}" expects unknown tool ${id}`);
+  }
+}
+
+const catalogs = loadCatalogFiles();
+const docs = toDocs(catalogs);
+const sets: Record<string, Query[]> = {
+  dev: loadQueries(DEV_QUERIES),
+  paraphrase: loadQueries(PARAPHRASE_QUERIES),
+  holdout: loadQueries(HOLDOUT_QUERIES),
+};
+
+const quality: Record<string, Record<string, Metrics>> = {};
+for (const [set, queries] of Object.entries(sets)) {
+  checkQueries(set, docs, queries);
+  quality[set] = {};
+  showMisses = set === 'holdout' ? verboseHoldout : verbose;
+  if (showMisses) console.log(`\n${set} — ours, queries not ranked first:`);
+  for (const [name, factory] of Object.entries(RANKERS)) quality[set]![name] = evaluate(name, factory(docs), docs, queries);
+}
+
+const allQueries = Object.values(sets).flatMap((qs) => qs.map((q) => q.q));
+const big = synthesizeDocs(catalogs, 10_000);
+const timing: Record<string, ReturnType<typeof latency>[]> = {};
+for (const [name, factory] of Object.entries(RANKERS)) {
+  timing[name] = [latency(factory, docs, allQueries, 30), latency(factory, big, allQueries, name === 'ours' ? 10 : 1)];
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
+console.log(`\nCatalog: ${catalogs.length} servers, ${docs.length} tools. MRR over the top ${DEPTH}.`);
+for (const [set, byRanker] of Object.entries(quality)) {
+  console.log(`\n${set} (${sets[set]!.length} queries)      R@1      R@5      MRR`);
+  for (const [name, m] of Object.entries(byRanker)) {
+    console.log(`  ${name.padEnd(22)}${pct(m.recallAt1)}  ${pct(m.recallAt5)}  ${m.mrr.toFixed(3).padStart(7)}`);
+  }
+}
+console.log('\nlatency (ms)             tools   build     p50     p99');
+for (const [name, rows] of Object.entries(timing)) {
+  for (const row of rows) {
+    console.log(
+      `  ${name.padEnd(20)}${String(row.tools).padStart(7)} ${row.buildMs.toFixed(1).padStart(7)} ${row.p50Ms.toFixed(3).padStart(7)} ${row.p99Ms.toFixed(3).padStart(7)}`,
+    );
+  }
+}
+
+const outDir = join(fileURLToPath(new URL('.', import.meta.url)), '../results');
+mkdirSync(outDir, { recursive: true });
+writeFileSync(
+  join(outDir, 'search.json'),
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, tools: docs.length, mrrDepth: DEPTH, quality, latency: timing }, null, 2)}\n`,
+);
+console.log(`\nwrote ${join('bench/results', 'search.json')}`);

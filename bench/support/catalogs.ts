@@ -1,0 +1,62 @@
+// Loads the real tools/list catalogs in ../shared/catalog as if they came from the metadata cache.
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { ResourceDescriptor, ToolDescriptor } from '../../src/adapters/connection-port.ts';
+import type { ServerDefinition } from '../../src/config/types.ts';
+
+export const SHARED_DIR = resolve(import.meta.dirname, '../../../shared');
+export const CATALOG_DIR = join(SHARED_DIR, 'catalog');
+export const FIVE_SERVERS = ['everything', 'filesystem', 'memory', 'github', 'playwright'];
+
+export interface CatalogFile {
+  server: string;
+  tools: ToolDescriptor[];
+  resources?: ResourceDescriptor[];
+}
+
+export function hasSharedCatalog(): boolean {
+  return existsSync(CATALOG_DIR);
+}
+
+export function readCatalogs(names?: string[]): CatalogFile[] {
+  const files = readdirSync(CATALOG_DIR).filter((f) => f.endsWith('.json')).sort();
+  return files
+    .map((f) => JSON.parse(readFileSync(join(CATALOG_DIR, f), 'utf8')) as CatalogFile)
+    .filter((c) => !names || names.includes(c.server));
+}
+
+export function stdioDefinition(name: string, overrides: Partial<ServerDefinition> = {}): ServerDefinition {
+  return {
+    name,
+    source: { file: '/bench/mcp.json', kind: 'user', keyPath: `mcpServers.${name}` },
+    transport: 'stdio',
+    command: 'npx',
+    args: ['-y', `@example/${name}`],
+    env: {},
+    headers: {},
+    lifecycle: 'lazy',
+    idleTimeoutMs: 600_000,
+    startupTimeoutMs: 30_000,
+    requestTimeoutMs: 60_000,
+    exposeResources: false,
+    directTools: false,
+    excludeTools: [],
+    exposure: 'deferred',
+    toolExposure: [],
+    debug: false,
+    ...overrides,
+  };
+}
+
+/** Synthetic catalogs: `servers` servers of `tools` tools each, built by cycling the real tools. */
+export function syntheticCatalogs(servers: number, tools: number): CatalogFile[] {
+  const real = readCatalogs().flatMap((c) => c.tools);
+  return Array.from({ length: servers }, (_, s) => ({
+    server: `synthetic-${s}`,
+    tools: Array.from({ length: tools }, (_, t) => {
+      const base = real[(s * tools + t) % real.length]!;
+      return { ...base, name: `${base.name}_${t}` };
+    }),
+  }));
+}

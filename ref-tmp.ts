@@ -1,0 +1,2 @@
+import { renderConfigReference } from './src/config/reference.ts';
+console.log(renderConfigReference());

@@ -1,0 +1,26 @@
+// Opens a connection through the Connector port. Aborted when `connecting` exits (CLOSE, startup
+// timeout, actor stopped); a connection that arrives after the abort is closed here, never leaked.
+
+import { fromPromise } from 'xstate';
+import { type Connection, ConnectError } from '../adapters/connection-port.ts';
+import type { ConnectInput } from '../machines/server.machine.ts';
+
+export const connectLogic = fromPromise<Connection, ConnectInput>(async ({ input, signal }) => {
+  let settled = false;
+  try {
+    const connection = await input.connector(input.definition, {
+      signal,
+      // After connect the watcher reports stderr; forwarding both would duplicate lines.
+      onStderr: (line) => {
+        if (!settled) input.onStderr(line);
+      },
+    });
+    if (signal.aborted) {
+      await connection.close().catch(() => undefined);
+      throw new ConnectError('aborted', 'connect was cancelled');
+    }
+    return connection;
+  } finally {
+    settled = true;
+  }
+});

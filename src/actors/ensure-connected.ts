@@ -1,0 +1,147 @@
+// What a caller (tool executor, ToolSearch, CLI) uses to get a live connection: sends CONNECT and
+// waits for the server actor to settle. Callers that arrive while a connect is running share it.
+// Never throws: an unavailable server comes back as a typed error whose message says what to do.
+
+import type { ActorRefFrom } from 'xstate';
+import type { Connection } from '../adapters/connection-port.ts';
+import { type ServerContext, type serverMachine, serverStateOf } from '../machines/server.machine.ts';
+
+export type ServerActorRef = ActorRefFrom<typeof serverMachine>;
+
+export interface ServerUnavailable {
+  kind: 'needs-auth' | 'backoff' | 'closed' | 'aborted' | 'disabled';
+  server: string;
+  /** Actionable: names `/mcp-auth <server>`, or the last error and when the next try is. */
+  message: string;
+  retryInMs?: number;
+  lastError?: string;
+  stderrTail?: string;
+}
+
+export type EnsureResult = { ok: true; connection: Connection } | { ok: false; error: ServerUnavailable };
+
+type Snapshot = ReturnType<ServerActorRef['getSnapshot']>;
+
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
+}
+
+function unavailable(
+  context: ServerContext,
+  kind: ServerUnavailable['kind'],
+  message: string,
+  extra: { retryInMs?: number } = {},
+): EnsureResult {
+  const error: ServerUnavailable = { kind, server: context.name, message, ...extra };
+  if (context.lastError) error.lastError = context.lastError.message;
+  if (context.stderrTail !== '' && kind !== 'aborted') error.stderrTail = context.stderrTail;
+  return { ok: false, error };
+}
+
+function needsAuth(context: ServerContext): EnsureResult {
+  const { name } = context;
+  return unavailable(
+    context,
+    'needs-auth',
+    `MCP server "${name}" needs authentication. Run /mcp-auth ${name}, then try again.`,
+  );
+}
+
+function inBackoff(context: ServerContext): EnsureResult {
+  const { name } = context;
+  const retryInMs = Math.max(0, (context.nextRetryAt ?? Date.now()) - Date.now());
+  const reason = context.lastError ? `: ${context.lastError.message}` : '';
+  const next =
+    context.lifecycle === 'lazy'
+      ? `It can be tried again in ${formatDuration(retryInMs)}`
+      : `The next automatic try is in ${formatDuration(retryInMs)}`;
+  return unavailable(
+    context,
+    'backoff',
+    `MCP server "${name}" failed to connect${reason}. ${next}; /mcp reconnect ${name} tries now.`,
+    { retryInMs },
+  );
+}
+
+function closedWhileWaiting(context: ServerContext): EnsureResult {
+  const reason = context.lastError ? `: ${context.lastError.message}` : '';
+  return unavailable(
+    context,
+    'closed',
+    `MCP server "${context.name}" was closed before it finished connecting${reason}. Try again or run /mcp reconnect ${context.name}.`,
+  );
+}
+
+function stopped(context: ServerContext): EnsureResult {
+  return unavailable(
+    context,
+    'closed',
+    `MCP server "${context.name}" is no longer running in this session (the session was restarted or the server was disabled). Run /mcp to see the servers.`,
+  );
+}
+
+function aborted(context: ServerContext): EnsureResult {
+  return unavailable(context, 'aborted', `Connecting to MCP server "${context.name}" was cancelled.`);
+}
+
+/** The answer a snapshot gives right now, or undefined while it is still on its way. */
+function settledResult(snapshot: Snapshot, sawConnecting: boolean): EnsureResult | undefined {
+  const { context } = snapshot;
+  if (snapshot.status !== 'active') return stopped(context);
+  switch (serverStateOf(snapshot)) {
+    case 'connected':
+      return context.connection ? { ok: true, connection: context.connection } : undefined;
+    case 'needsAuth':
+      return needsAuth(context);
+    case 'backoff':
+      return inBackoff(context);
+    case 'closed':
+    case 'init':
+      // Before our CONNECT was processed this is just the starting point.
+      return sawConnecting ? closedWhileWaiting(context) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export function ensureConnected(actor: ServerActorRef, options: { signal?: AbortSignal } = {}): Promise<EnsureResult> {
+  const { signal } = options;
+  const before = actor.getSnapshot();
+  if (signal?.aborted) return Promise.resolve(aborted(before.context));
+  // connected answers at once; needs-auth and backoff fail fast without sending CONNECT.
+  const immediate = settledResult(before, false);
+  if (immediate) return Promise.resolve(immediate);
+
+  return new Promise<EnsureResult>((resolve) => {
+    let sawConnecting = false;
+    let done = false;
+    let subscription: { unsubscribe(): void } | undefined;
+    const finish = (result: EnsureResult) => {
+      if (done) return;
+      done = true;
+      subscription?.unsubscribe();
+      signal?.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const check = (snapshot: Snapshot) => {
+      if (serverStateOf(snapshot) === 'connecting') sawConnecting = true;
+      const result = settledResult(snapshot, sawConnecting);
+      if (result) finish(result);
+    };
+    const onAbort = () => finish(aborted(actor.getSnapshot().context));
+
+    signal?.addEventListener('abort', onAbort, { once: true });
+    subscription = actor.subscribe({
+      next: check,
+      error: () => finish(stopped(actor.getSnapshot().context)),
+      complete: () => finish(stopped(actor.getSnapshot().context)),
+    });
+    if (done) subscription.unsubscribe();
+    actor.send({ type: 'CONNECT' });
+    if (!done) check(actor.getSnapshot());
+  });
+}

@@ -1,0 +1,17 @@
+// The effects the session needs from its host (Pi, or the CLI), in the host's own vocabulary-free
+// terms. src/adapters/pi.ts implements it for Pi; the CLI and tests implement it in a few lines.
+
+import type { CatalogEntry } from '../catalog/catalog.ts';
+
+export type NotifyLevel = 'info' | 'warning' | 'error';
+
+export interface HostPort {
+  /** Registers (or re-registers) an MCP tool; inactive unless activated. */
+  registerTool(entry: CatalogEntry): void;
+  /** Registers ToolSearch with this session's description. */
+  registerToolSearch(description: string): void;
+  /** Makes exactly the host's own tools plus these MCP tool names active. */
+  setActiveMcpTools(names: string[]): void;
+  setStatus(text: string | undefined): void;
+  notify(message: string, level: NotifyLevel): void;
+}

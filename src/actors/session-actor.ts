@@ -1,0 +1,307 @@
+// The session runtime: the session machine with its real effects provided, plus the two things the
+// host calls into it for — ToolSearch and MCP tool calls. Host-agnostic: Pi and the CLI both use it.
+
+import { type Actor, type AnyActorRef, createActor, fromPromise, type InspectionEvent, waitFor } from 'xstate';
+import type { Connector, ServerCatalog } from '../adapters/connection-port.ts';
+import { buildCatalog, type Catalog, type CatalogEntry, type ServerTools } from '../catalog/catalog.ts';
+import { type CacheStore, configHash } from '../catalog/cache.ts';
+import type { LoadedConfig } from '../config/types.ts';
+import type { Logger } from '../logger.ts';
+import {
+  type KnownCatalog,
+  type LoadedSession,
+  type SessionContext,
+  type StartRequest,
+  serverId,
+  sessionMachine,
+} from '../machines/session.machine.ts';
+import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
+import type { CallStats } from '../tools/stats.ts';
+import {
+  buildToolSearchDescription,
+  renderSearchOutcome,
+  searchCatalog,
+  serverLine,
+} from '../tools/tool-search.ts';
+import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
+import type { HostPort } from './host-port.ts';
+import { serverLogic } from './server-actor.ts';
+import { describeServers, statusLine } from './server-status.ts';
+
+export interface RuntimeOptions {
+  host: HostPort;
+  connector: Connector;
+  loadConfig(request: StartRequest): LoadedConfig;
+  cache?: CacheStore;
+  logger: Logger;
+  tempDir: string;
+  stats?: CallStats;
+  inspect?: (event: InspectionEvent) => void;
+}
+
+export type SessionActor = Actor<typeof sessionMachine>;
+
+export interface Runtime {
+  actor: SessionActor;
+  catalog(): Catalog;
+  servers(): Record<string, ServerActorRef>;
+  toolSearch(query: string, signal?: AbortSignal): Promise<ToolResult>;
+  callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal, onUpdate?: ProgressUpdate): Promise<ToolResult>;
+  /** Sends SESSION_START and resolves when the session is running (or failed to start). */
+  start(request: StartRequest): Promise<void>;
+  /** Sends SESSION_SHUTDOWN and resolves when every server is closed. */
+  stop(): Promise<void>;
+  dispose(): void;
+}
+
+function serverTools(context: Pick<SessionContext, 'config' | 'catalogs' | 'disabled'>): ServerTools[] {
+  return (context.config?.servers ?? [])
+    .filter((d) => !context.disabled.includes(d.name))
+    .map((definition) => {
+      const known = context.catalogs[definition.name];
+      return known ? { definition, tools: known.tools, resources: known.resources } : { definition };
+    });
+}
+
+export function sessionDescription(config: LoadedConfig, cached: Record<string, KnownCatalog>): string {
+  const catalog = buildCatalog(
+    config.servers.map((definition) => {
+      const known = cached[definition.name];
+      return known ? { definition, tools: known.tools, resources: known.resources } : { definition };
+    }),
+    { toolPrefix: config.settings.toolPrefix, directToolsEnv: config.settings.directToolsEnv },
+  );
+  const deferred = catalog.entries.filter((e) => e.exposure === 'deferred');
+  const summaries = config.servers.map((d) => {
+    const names = catalog.entries.filter((e) => e.server === d.name).map((e) => e.tool);
+    const line = serverLine(d.description, names);
+    return {
+      name: d.name,
+      ...(line ? { line } : {}),
+      ...(cached[d.name] ? { toolCount: names.length } : {}),
+    };
+  });
+  return buildToolSearchDescription(deferred, summaries);
+}
+
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const { host, logger } = options;
+  let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
+  const registered = new Set<string>();
+  const notified = new Set<string>();
+  let describedGeneration = -1;
+
+  function catalogOf(context: SessionContext): Catalog {
+    const key = [context.config, context.catalogs, context.disabled];
+    if (current && current.generation === context.generation && sameKey(current.key, key)) return current.catalog;
+    const settings = context.config?.settings;
+    const previous = current?.generation === context.generation ? current.catalog : undefined;
+    const catalog = buildCatalog(serverTools(context), {
+      toolPrefix: settings?.toolPrefix ?? 'server',
+      ...(settings?.directToolsEnv ? { directToolsEnv: settings.directToolsEnv } : {}),
+      ...(previous ? { previous } : {}),
+    });
+    for (const w of catalog.warnings) if (!current || !current.catalog.warnings.includes(w)) logger.warn(w);
+    current = { generation: context.generation, key, catalog };
+    return catalog;
+  }
+
+  function activeNames(context: SessionContext): string[] {
+    const catalog = catalogOf(context);
+    const direct = catalog.entries.filter((e) => e.exposure === 'direct').map((e) => e.name);
+    const activated = context.activated.filter((n) => catalog.byName.has(n));
+    return [...new Set([...direct, ...activated])];
+  }
+
+  function childRefs(): Record<string, ServerActorRef> {
+    const out: Record<string, ServerActorRef> = {};
+    const children = actor.getSnapshot().children as Record<string, AnyActorRef | undefined>;
+    for (const [id, ref] of Object.entries(children)) {
+      if (ref && id.startsWith('server:')) out[id.slice('server:'.length)] = ref as ServerActorRef;
+    }
+    return out;
+  }
+
+  const logic = sessionMachine.provide({
+    actors: {
+      server: serverLogic,
+      loadSession: fromPromise<LoadedSession, { request: StartRequest; generation: number }>(async ({ input }) => {
+        const config = options.loadConfig(input.request);
+        const cached: Record<string, KnownCatalog> = {};
+        if (options.cache) {
+          for (const def of config.servers) {
+            const entry = options.cache.validEntry(def);
+            if (entry) cached[def.name] = entry;
+          }
+        }
+        return { config, cached, toolSearchDescription: sessionDescription(config, cached) };
+      }),
+      warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async ({ input, signal }) => {
+        const queue = [...input.servers] as ServerActorRef[];
+        const worker = async () => {
+          for (let ref = queue.shift(); ref; ref = queue.shift()) {
+            if (signal.aborted) return;
+            await ensureConnected(ref, { signal });
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(input.limit, queue.length) }, worker));
+      }),
+      flushCache: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async ({ input }) => {
+        const config = actor.getSnapshot().context.config;
+        if (!options.cache || !config) return;
+        const updates: Parameters<CacheStore['write']>[0] = {};
+        for (const name of input.live) {
+          const def = config.servers.find((d) => d.name === name);
+          const known = input.catalogs[name];
+          if (def && known) updates[name] = cacheEntry(def, known);
+        }
+        if (Object.keys(updates).length > 0) await options.cache.write(updates);
+      }),
+    },
+    actions: {
+      registerTools: ({ context }) => {
+        if (describedGeneration !== context.generation) {
+          describedGeneration = context.generation;
+          host.registerToolSearch(context.toolSearchDescription);
+        }
+        for (const entry of catalogOf(context).entries) {
+          if (registered.has(entry.name)) continue;
+          registered.add(entry.name);
+          host.registerTool(entry);
+        }
+      },
+      syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context)),
+      publishStatus: () => host.setStatus(statusLine(actor.getSnapshot().context, childRefs())),
+      notifyStatus: ({ context, event }) => {
+        if (event.type !== 'SERVER.STATUS') return;
+        const params = event;
+        const key = `${context.generation}:${params.name}:${params.state}`;
+        if (params.state !== 'needsAuth' && params.state !== 'backoff') return;
+        if (notified.has(key)) return;
+        notified.add(key);
+        const ref = childRefs()[params.name];
+        const message = ref ? describeServers({ [params.name]: ref }, { brief: true }) : params.name;
+        host.notify(message, params.state === 'needsAuth' ? 'warning' : 'error');
+      },
+      writeCache: ({ context, event }) => {
+        if (event.type !== 'SERVER.CATALOG') return;
+        const params = event;
+        const def = context.config?.servers.find((d) => d.name === params.name);
+        if (!options.cache || !def) return;
+        options.cache.write({ [params.name]: cacheEntry(def, params.catalog) }).catch((error: unknown) => {
+          logger.warn(`cache write failed: ${String(error)}`);
+        });
+      },
+      reportDiagnostics: ({ context }) => {
+        for (const d of context.config?.diagnostics ?? []) {
+          const where = [d.file, d.path].filter(Boolean).join(' ');
+          const text = `MCP config${where ? ` ${where}` : ''}: ${d.message}${d.fix ? ` (${d.fix})` : ''}`;
+          if (d.level === 'info') logger.info(text);
+          else {
+            logger.warn(text);
+            host.notify(text, d.level === 'error' ? 'error' : 'warning');
+          }
+        }
+      },
+    },
+  });
+
+  const actor: SessionActor = createActor(logic, {
+    input: { connector: options.connector },
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  actor.start();
+
+  function catalog(): Catalog {
+    return catalogOf(actor.getSnapshot().context);
+  }
+
+  async function waitForUnknownServers(signal?: AbortSignal): Promise<string[]> {
+    const context = actor.getSnapshot().context;
+    const refs = childRefs();
+    const unknown = serverTools(context).filter((s) => !s.tools).map((s) => s.definition.name);
+    const results = await Promise.all(
+      unknown.map(async (name) => {
+        const ref = refs[name];
+        if (!ref) return undefined;
+        const result = await ensureConnected(ref, signal ? { signal } : {});
+        return result.ok ? undefined : `Note: ${result.error.message}`;
+      }),
+    );
+    return results.filter((r): r is string => r !== undefined);
+  }
+
+  return {
+    actor,
+    catalog,
+    servers: childRefs,
+    async toolSearch(query, signal) {
+      await waitFor(actor, (s) => !s.matches('starting'), signal ? { signal } : {}).catch(() => undefined);
+      const notes = await waitForUnknownServers(signal);
+      const context = actor.getSnapshot().context;
+      const outcome = searchCatalog(catalogOf(context), query, new Set(activeNames(context)));
+      if (outcome.kind === 'loaded') actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });
+      const loaded = outcome.kind === 'loaded' ? outcome.entries.map(entrySummary) : [];
+      return { content: [{ type: 'text', text: renderSearchOutcome(query, outcome, notes) }], details: { query, loaded } };
+    },
+    async callTool(name, args, signal, onUpdate) {
+      await waitFor(actor, (s) => !s.matches('starting'), signal ? { signal } : {}).catch(() => undefined);
+      const context = actor.getSnapshot().context;
+      return executeTool(
+        {
+          entry: (n) => catalogOf(context).byName.get(n),
+          server: (s) => (context.disabled.includes(s) ? undefined : childRefs()[s]),
+          settings: context.config?.settings ?? defaultSettingsForCalls,
+          tempDir: options.tempDir,
+          ...(options.stats ? { stats: options.stats } : {}),
+        },
+        name,
+        args,
+        signal,
+        onUpdate,
+      );
+    },
+    async start(request) {
+      actor.send({ type: 'SESSION_START', request });
+      await waitFor(actor, (s) => !s.matches('starting'));
+    },
+    async stop() {
+      if (actor.getSnapshot().matches('idle')) return;
+      actor.send({ type: 'SESSION_SHUTDOWN' });
+      await waitFor(actor, (s) => s.matches('idle'));
+    },
+    dispose() {
+      actor.stop();
+    },
+  };
+}
+
+const defaultSettingsForCalls = {
+  toolPrefix: 'server',
+  idleTimeoutMs: 600_000,
+  toonEncode: false,
+  captureStats: false,
+  proxyTool: false,
+  outputLimitBytes: 50 * 1024,
+} as const;
+
+function entrySummary(e: CatalogEntry) {
+  return { name: e.name, server: e.server, tool: e.tool };
+}
+
+function cacheEntry(def: Parameters<typeof configHash>[0], known: KnownCatalog | ServerCatalog) {
+  return {
+    configHash: configHash(def),
+    tools: known.tools,
+    resources: known.resources,
+    cachedAt: Date.now(),
+    ...(known.serverInfo ? { serverInfo: known.serverInfo } : {}),
+    ...(known.instructions ? { instructions: known.instructions } : {}),
+  };
+}
+
+function sameKey(a: unknown, b: unknown): boolean {
+  return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+export { serverId };

@@ -1,0 +1,273 @@
+// The only module that knows Pi's extension API. It declares the narrow slice of it we use (PiHost,
+// which Pi's real ExtensionAPI satisfies structurally), bridges Pi's events to the session actor,
+// registers our tools, commands and flags, and implements the HostPort effects on top of Pi.
+
+import { mkdtempSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { HostPort, NotifyLevel } from '../actors/host-port.ts';
+import { createRuntime, type Runtime, sessionDescription } from '../actors/session-actor.ts';
+import { createCacheStore } from '../catalog/cache.ts';
+import { buildCatalog, type CatalogEntry } from '../catalog/catalog.ts';
+import { agentDirFrom, loadConfig } from '../config/load.ts';
+import { secretValues } from '../config/redact.ts';
+import type { LoadedConfig } from '../config/types.ts';
+import { runMcpAuthCommand, runMcpCommand } from '../commands/mcp-command.ts';
+import { createLogger } from '../logger.ts';
+import {
+  createDeferredInspection,
+  createInspection,
+  INSPECT_FLAG,
+  inspectTargetFrom,
+} from '../inspect/inspector.ts';
+import type { StartRequest } from '../machines/session.machine.ts';
+import type { ToolResult } from '../tools/executor.ts';
+import {
+  PROXY_TOOL_NAME,
+  type ProxyParams,
+  proxyToolDescription,
+  proxyToolParameters,
+  runProxyTool,
+} from '../tools/proxy-tool.ts';
+import { TOOL_SEARCH_NAME, toolSearchParameters } from '../tools/tool-search.ts';
+import type { Connector } from './connection-port.ts';
+
+export interface PiUi {
+  notify(message: string, type?: 'info' | 'warning' | 'error'): void;
+  setStatus(key: string, text: string | undefined): void;
+}
+
+export interface PiContext {
+  cwd: string;
+  hasUI: boolean;
+  mode?: string;
+  ui: PiUi;
+  isProjectTrusted?(): boolean;
+}
+
+export interface PiToolDefinition {
+  name: string;
+  label: string;
+  description: string;
+  parameters: unknown;
+  defaultActive?: boolean;
+  execute(
+    toolCallId: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    onUpdate: ((partial: ToolResult) => void) | undefined,
+    ctx: unknown,
+  ): Promise<ToolResult>;
+}
+
+export interface PiCommandDefinition {
+  description?: string;
+  getArgumentCompletions?(prefix: string): Array<{ value: string; label: string }> | null;
+  handler(args: string, ctx: PiContext): Promise<void>;
+}
+
+/** The part of Pi's ExtensionAPI this extension uses. */
+export interface PiHost {
+  on(event: string, handler: (event: any, ctx: PiContext) => unknown): unknown;
+  registerTool(tool: PiToolDefinition): void;
+  registerCommand(name: string, options: PiCommandDefinition): void;
+  registerFlag(name: string, options: { type: 'string' | 'boolean'; description?: string; default?: string | boolean }): void;
+  getFlag(name: string): boolean | string | undefined;
+  getActiveTools(): string[];
+  setActiveTools(names: string[]): void;
+  getMcpServers?(): unknown;
+}
+
+export interface PiBridgeOptions {
+  connector: Connector;
+  env?: Record<string, string | undefined>;
+  homeDir?: string;
+}
+
+export const STATUS_KEY = 'mcp';
+/** Tools of Pi's built-in MCP that must never stay active next to ours. */
+const BUILTIN_MCP_TOOL = /^(mcp__|tool_search$|list_mcp_resources$|list_mcp_resource_templates$|read_mcp_resource$)/;
+
+export function bridgePi(pi: PiHost, options: PiBridgeOptions): void {
+  const env = options.env ?? process.env;
+  const homeDir = options.homeDir ?? homedir();
+  const agentDir = agentDirFrom(env, homeDir);
+  let lastConfig: LoadedConfig | undefined;
+  const secrets = () => (lastConfig ? lastConfig.servers.flatMap(secretValues) : []);
+  const logger = createLogger({ file: join(agentDir, 'pi-mcp-actors.log'), secrets });
+  const cache = createCacheStore({ file: join(agentDir, 'mcp-cache.json'), logger });
+  let tempDir: string | undefined;
+  let ctx: PiContext | undefined;
+  const mcpToolNames = new Set<string>();
+  let proxyRegistered = false;
+
+  pi.registerFlag('mcp-config', { type: 'string', description: 'Path of an MCP config file to use instead of ~/.pi/agent/mcp.json' });
+  pi.registerFlag(INSPECT_FLAG, { type: 'string', description: 'Send redacted actor inspection events to ws://127.0.0.1:PORT/... or a .jsonl file' });
+  const inspection = createDeferredInspection();
+
+  const load = (request: StartRequest): LoadedConfig => {
+    const flag = pi.getFlag('mcp-config');
+    lastConfig = loadConfig({
+      agentDir,
+      cwd: request.cwd,
+      homeDir,
+      env,
+      projectTrusted: request.projectTrusted,
+      ...(typeof flag === 'string' && flag ? { configPath: flag } : {}),
+      ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
+    });
+    return lastConfig;
+  };
+
+  const registerMcpTool = (entry: CatalogEntry, active: boolean) => {
+    mcpToolNames.add(entry.name);
+    pi.registerTool({
+      name: entry.name,
+      label: `${entry.server}: ${entry.tool}`,
+      description: entry.description || `${entry.tool} (MCP server ${entry.server})`,
+      parameters: entry.inputSchema,
+      defaultActive: active,
+      execute: (_id, params, signal, onUpdate) => runtime.callTool(entry.name, params ?? {}, signal, onUpdate),
+    });
+  };
+
+  const registerToolSearch = (description: string) => {
+    pi.registerTool({
+      name: TOOL_SEARCH_NAME,
+      label: 'ToolSearch',
+      description,
+      parameters: toolSearchParameters,
+      execute: (_id, params, signal) => runtime.toolSearch(String(params?.query ?? ''), signal),
+    });
+  };
+
+  const host: HostPort = {
+    registerTool: (entry) => registerMcpTool(entry, entry.exposure === 'direct'),
+    registerToolSearch,
+    setActiveMcpTools(names) {
+      const keep = pi.getActiveTools().filter((n) => !mcpToolNames.has(n) && !BUILTIN_MCP_TOOL.test(n));
+      pi.setActiveTools([...new Set([...keep, TOOL_SEARCH_NAME, ...names])]);
+    },
+    setStatus: (text) => safely(() => ctx?.ui.setStatus(STATUS_KEY, text)),
+    notify: (message, level) => safely(() => tell(ctx, message, level)),
+  };
+
+  const runtime: Runtime = createRuntime({
+    host,
+    connector: options.connector,
+    loadConfig: load,
+    cache,
+    logger,
+    inspect: inspection.inspect,
+    get tempDir() {
+      tempDir ??= mkdtempSync(join(tmpdir(), 'pi-mcp-actors-'));
+      return tempDir;
+    },
+  });
+
+  registerDirectToolsFromCache();
+
+  pi.registerCommand('mcp', {
+    description: 'MCP servers: status, tools [server], reconnect [server], enable|disable <server>',
+    getArgumentCompletions: (prefix) =>
+      ['status', 'tools', 'reconnect', 'enable', 'disable']
+        .filter((c) => c.startsWith(prefix))
+        .map((c) => ({ value: c, label: c })),
+    handler: async (args, commandCtx) => {
+      ctx = commandCtx;
+      const text = await runMcpCommand(args, runtime).catch((e: unknown) => `/mcp failed: ${String(e)}`);
+      tell(commandCtx, text, 'info');
+    },
+  });
+  pi.registerCommand('mcp-auth', {
+    description: 'Authenticate an MCP server that answered 401, then reconnect it',
+    handler: async (args, commandCtx) => {
+      ctx = commandCtx;
+      tell(commandCtx, runMcpAuthCommand(args, runtime), 'info');
+    },
+  });
+
+  pi.on('session_start', async (event: { reason?: string }, eventCtx) => {
+    ctx = eventCtx;
+    attachInspection();
+    await guarded('session_start', () =>
+      runtime.start({
+        cwd: eventCtx.cwd,
+        projectTrusted: eventCtx.isProjectTrusted ? eventCtx.isProjectTrusted() : false,
+        ...(event?.reason ? { reason: event.reason } : {}),
+      }),
+    );
+    if (lastConfig?.settings.proxyTool && !proxyRegistered) {
+      proxyRegistered = true;
+      pi.registerTool({
+        name: PROXY_TOOL_NAME,
+        label: 'MCP gateway',
+        description: proxyToolDescription,
+        parameters: proxyToolParameters,
+        execute: (_id, params, signal) => runProxyTool(runtime, params as ProxyParams, signal),
+      });
+    }
+  });
+  pi.on('turn_end', (_event, eventCtx) => {
+    ctx = eventCtx;
+    safely(() => runtime.actor.send({ type: 'TURN_END' }));
+  });
+  pi.on('session_shutdown', async () => {
+    await guarded('session_shutdown', () => runtime.stop());
+  });
+
+  /** Direct tools exist before the first prompt: registered at load from config + cache. */
+  function registerDirectToolsFromCache() {
+    safely(() => {
+      const config = load({ cwd: process.cwd(), projectTrusted: false });
+      const cached = Object.fromEntries(
+        config.servers.flatMap((d) => {
+          const entry = cache.validEntry(d);
+          return entry ? [[d.name, entry] as const] : [];
+        }),
+      );
+      const catalog = buildCatalog(
+        config.servers.map((definition) => ({ definition, ...cached[definition.name] })),
+        { toolPrefix: config.settings.toolPrefix, ...(config.settings.directToolsEnv ? { directToolsEnv: config.settings.directToolsEnv } : {}) },
+      );
+      registerToolSearch(sessionDescription(config, cached));
+      for (const entry of catalog.entries) if (entry.exposure === 'direct') registerMcpTool(entry, true);
+    });
+  }
+
+  function attachInspection() {
+    const setting = inspectTargetFrom(env, pi.getFlag(INSPECT_FLAG));
+    if (!setting.ok) {
+      inspection.attach(undefined);
+      safely(() => tell(ctx, `MCP inspection is off: ${setting.error}`, 'warning'));
+      return;
+    }
+    inspection.attach(
+      setting.target ? createInspection(setting.target, { secrets, onError: (m) => logger.warn(`inspection: ${m}`) }) : undefined,
+    );
+  }
+
+  async function guarded(what: string, fn: () => Promise<void>) {
+    try {
+      await fn();
+    } catch (error) {
+      logger.error(`${what} failed: ${String(error)}`);
+      safely(() => tell(ctx, `MCP: ${what} failed: ${String(error)}`, 'error'));
+    }
+  }
+
+  function safely(fn: () => void) {
+    try {
+      fn();
+    } catch (error) {
+      logger.error(String(error));
+    }
+  }
+}
+
+/** Shows text to the user: a notification where Pi has UI, stdout in print mode, nothing in JSON mode. */
+function tell(ctx: PiContext | undefined, text: string, level: NotifyLevel) {
+  if (!ctx) return;
+  if (ctx.hasUI) ctx.ui.notify(text, level);
+  else if (ctx.mode === 'print') process.stdout.write(`${text}\n`);
+}

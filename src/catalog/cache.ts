@@ -1,0 +1,490 @@
+// The metadata cache: every server's tools and resources as last seen, so a session can register tools
+// without starting a server. One JSON file shared by every Pi session on the machine and compatible
+// with pi-mcp-adapter's `mcp-cache.json` (format version 1): `{ version: 1, servers: { <name>: entry } }`.
+//
+// Readers never see a torn file (writes go to a temp file in the same directory, then rename), and
+// concurrent sessions never lose each other's entries (read-merge-write under an inter-process lock).
+// Entries and top-level fields we do not know (written by another tool) are kept as they are.
+// An unusable file (corrupted, truncated, empty, another version) is moved aside and rebuilt,
+// reported once. Nothing here throws.
+
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type {
+  ResourceDescriptor,
+  ServerCatalog,
+  ServerInfo,
+  ToolDescriptor,
+} from '../adapters/connection-port.ts';
+import type { Diagnostic, ServerDefinition } from '../config/types.ts';
+import {
+  acquireFileLock,
+  errorCode,
+  errorMessage,
+  type FileLockOptions,
+  tryAcquireFileLockSync,
+} from './cache-lock.ts';
+
+export const CACHE_VERSION = 1;
+export const CACHE_FILE_NAME = 'mcp-cache.json';
+export const DEFAULT_CACHE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface CachedServer {
+  configHash: string;
+  tools: ToolDescriptor[];
+  resources: ResourceDescriptor[];
+  /** Epoch milliseconds of the connect that produced this entry. */
+  cachedAt: number;
+  serverInfo?: ServerInfo;
+  instructions?: string;
+}
+
+/** The part of the project logger the cache needs (structural, so any logger fits). */
+export interface CacheLogger {
+  warn(message: string): void;
+}
+
+export interface CacheReadResult {
+  /** Well-formed entries, stale ones included (`validEntry` decides what may be used). */
+  servers: Record<string, CachedServer>;
+  diagnostics: Diagnostic[];
+  /** False when there was no cache file (first run); an unusable file counts as found. */
+  found: boolean;
+}
+
+export interface CacheStore {
+  readonly file: string;
+  /** Reads the file afresh. Never throws. */
+  read(): CacheReadResult;
+  /** The entry for this definition if its hash matches and it is younger than the max age. */
+  validEntry(def: ServerDefinition, now?: number): CachedServer | undefined;
+  /** Read-merge-write under the inter-process lock, atomically replaced. Never throws or rejects. */
+  write(updates: Record<string, CachedServer>, removals?: string[]): Promise<void>;
+}
+
+export interface CacheStoreOptions {
+  file: string;
+  maxAgeMs?: number;
+  logger?: CacheLogger;
+  now?: () => number;
+  lock?: FileLockOptions;
+}
+
+export function defaultCacheFile(agentDir: string): string {
+  return join(agentDir, CACHE_FILE_NAME);
+}
+
+// The fields that decide what a server exposes. Runtime behaviour (lifecycle, timeouts, debug,
+// exposure, description) is left out so changing it keeps the cache warm.
+const IDENTITY_FIELDS = [
+  'transport',
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'headers',
+  'auth',
+  'bearerToken',
+  'exposeResources',
+  'excludeTools',
+  'includeTools',
+] as const satisfies ReadonlyArray<keyof ServerDefinition>;
+
+/** SHA-256 (hex) of the identity fields of a resolved (interpolated) definition, keys in stable order. */
+export function configHash(def: ServerDefinition): string {
+  const identity: Record<string, unknown> = {};
+  for (const field of IDENTITY_FIELDS) identity[field] = def[field];
+  return createHash('sha256').update(stableStringify(identity)).digest('hex');
+}
+
+/** The cache entry for a server that just connected (or refreshed its lists). */
+export function cachedServerFromCatalog(
+  def: ServerDefinition,
+  catalog: Pick<ServerCatalog, 'tools' | 'resources' | 'serverInfo' | 'instructions'>,
+  now: number = Date.now(),
+): CachedServer {
+  const entry: CachedServer = {
+    configHash: configHash(def),
+    tools: catalog.tools,
+    resources: catalog.resources,
+    cachedAt: now,
+  };
+  if (catalog.serverInfo) entry.serverInfo = catalog.serverInfo;
+  if (catalog.instructions !== undefined) entry.instructions = catalog.instructions;
+  return entry;
+}
+
+export function createCacheStore(options: CacheStoreOptions): CacheStore {
+  const file = options.file;
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_CACHE_MAX_AGE_MS;
+  const now = options.now ?? Date.now;
+  const lockPath = `${file}.lock`;
+  // Signatures of unusable files already reported, so one bad file yields one report.
+  const reported = new Set<string>();
+  // Diagnostics produced by a read that validEntry triggered, handed out by the next read().
+  let pending: Diagnostic[] = [];
+  let snapshot: Record<string, CachedServer> | undefined;
+  // What the last write put in the file; normalized into the snapshot only when validEntry needs it.
+  let written: Record<string, unknown> | undefined;
+  let queue: Promise<void> = Promise.resolve();
+
+  function warn(message: string): void {
+    try {
+      options.logger?.warn(message);
+    } catch {
+      // A failing logger must not break the cache.
+    }
+  }
+
+  function read(): CacheReadResult {
+    const diagnostics = pending;
+    pending = [];
+    written = undefined;
+    try {
+      const state = inspectFile(file);
+      switch (state.kind) {
+        case 'missing':
+          snapshot = emptyRecord();
+          return { servers: snapshot, diagnostics, found: false };
+        case 'unreadable':
+          snapshot = emptyRecord();
+          if (!reported.has(state.signature)) {
+            reported.add(state.signature);
+            diagnostics.push({
+              level: 'warning',
+              code: 'cache-unreadable',
+              file,
+              message: `The MCP metadata cache could not be read (${state.reason}); servers will be connected to refresh their tools.`,
+            });
+          }
+          return { servers: snapshot, diagnostics, found: true };
+        case 'invalid': {
+          snapshot = emptyRecord();
+          const aside = setAsideUnderLock(state);
+          if (!reported.has(state.signature)) {
+            reported.add(state.signature);
+            diagnostics.push(invalidDiagnostic(state.reason, aside));
+          }
+          return { servers: snapshot, diagnostics, found: true };
+        }
+        case 'ok':
+          snapshot = normalizeServers(state.servers);
+          return { servers: snapshot, diagnostics, found: true };
+      }
+    } catch (error) {
+      snapshot = emptyRecord();
+      diagnostics.push({
+        level: 'warning',
+        code: 'cache-unreadable',
+        file,
+        message: `The MCP metadata cache could not be read (${errorMessage(error)}).`,
+      });
+      return { servers: snapshot, diagnostics, found: true };
+    }
+  }
+
+  function invalidDiagnostic(reason: string, aside: string | undefined): Diagnostic {
+    const where = aside ? `moved to ${basename(aside)}` : 'it will be replaced on the next write';
+    return {
+      level: 'warning',
+      code: 'cache-corrupt',
+      file,
+      message: `The MCP metadata cache was unusable (${reason}); ${where} and is being rebuilt.`,
+    };
+  }
+
+  /** During a read, set the bad file aside only if the lock is free right now (no waiting). */
+  function setAsideUnderLock(state: InvalidFile): string | undefined {
+    try {
+      const lock = tryAcquireFileLockSync(lockPath, options.lock);
+      if (!lock.ok) return undefined;
+      try {
+        return setAsideIfUnchanged(state);
+      } finally {
+        lock.release();
+      }
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Under the lock: move the file aside if it is still the same bad file (another writer may have fixed it). */
+  function setAsideIfUnchanged(state: InvalidFile): string | undefined {
+    const again = inspectFile(file);
+    if (again.kind !== 'invalid' || again.signature !== state.signature) return undefined;
+    const aside = `${file}.corrupt-${now()}`;
+    try {
+      fs.renameSync(file, aside);
+      return aside;
+    } catch {
+      return undefined;
+    }
+  }
+
+  function validEntry(def: ServerDefinition, at: number = now()): CachedServer | undefined {
+    if (!snapshot && written) snapshot = normalizeServers(written);
+    if (!snapshot) {
+      const { diagnostics } = read();
+      pending.push(...diagnostics);
+    }
+    const entries = snapshot ?? emptyRecord();
+    const entry = Object.hasOwn(entries, def.name) ? entries[def.name] : undefined;
+    if (!entry) return undefined;
+    if (entry.configHash !== configHash(def)) return undefined;
+    if (!Number.isFinite(entry.cachedAt) || entry.cachedAt <= 0) return undefined;
+    if (at - entry.cachedAt >= maxAgeMs) return undefined;
+    return entry;
+  }
+
+  async function writeNow(updates: Record<string, CachedServer>, removals: string[]): Promise<void> {
+    try {
+      await fs.promises.mkdir(dirname(file), { recursive: true });
+      const lock = await acquireFileLock(lockPath, options.lock);
+      if (!lock.ok) {
+        warn(`MCP metadata cache not updated: ${lock.reason}.`);
+        return;
+      }
+      try {
+        const state = inspectFile(file);
+        let document: Record<string, unknown>;
+        let servers: Record<string, unknown>;
+        if (state.kind === 'ok') {
+          document = state.document;
+          servers = copyRecord(state.servers);
+        } else if (state.kind === 'unreadable') {
+          warn(`MCP metadata cache not updated: ${state.reason}.`);
+          return;
+        } else {
+          if (state.kind === 'invalid') {
+            const aside = setAsideIfUnchanged(state);
+            if (!reported.has(state.signature)) {
+              reported.add(state.signature);
+              warn(invalidDiagnostic(state.reason, aside).message);
+            }
+          }
+          document = {};
+          servers = emptyRecord();
+        }
+        for (const name of removals) delete servers[name];
+        for (const [name, entry] of Object.entries(updates)) setOwn(servers, name, serializeEntry(entry));
+        const next: Record<string, unknown> = { ...document };
+        setOwn(next, 'version', CACHE_VERSION);
+        setOwn(next, 'servers', servers);
+        await replaceAtomically(file, JSON.stringify(next));
+        snapshot = undefined;
+        written = servers;
+        removeLeftoverTempFiles(file);
+      } finally {
+        lock.release();
+      }
+    } catch (error) {
+      warn(`MCP metadata cache not updated: ${errorMessage(error)}.`);
+    }
+  }
+
+  return {
+    file,
+    read,
+    validEntry,
+    write(updates, removals = []) {
+      // One write at a time per store; across processes the file lock orders them.
+      const run = queue.then(() => writeNow(updates, removals));
+      queue = run;
+      return run;
+    },
+  };
+}
+
+type FileState =
+  | { kind: 'missing' }
+  | { kind: 'unreadable'; reason: string; signature: string }
+  | InvalidFile
+  | { kind: 'ok'; document: Record<string, unknown>; servers: Record<string, unknown> };
+
+interface InvalidFile {
+  kind: 'invalid';
+  reason: string;
+  /** Identifies this particular bad content, so it is reported once. */
+  signature: string;
+}
+
+function inspectFile(file: string): FileState {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return { kind: 'missing' };
+    const reason = errorMessage(error);
+    return { kind: 'unreadable', reason, signature: `unreadable:${reason}` };
+  }
+  const invalid = (reason: string): InvalidFile => ({
+    kind: 'invalid',
+    reason,
+    signature: `${reason}:${createHash('sha256').update(text).digest('hex')}`,
+  });
+  if (text.trim() === '') return invalid('empty file');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return invalid('not valid JSON, possibly truncated');
+  }
+  if (!isRecord(parsed)) return invalid('not a JSON object');
+  if (parsed.version !== CACHE_VERSION) {
+    return invalid(
+      `format version ${JSON.stringify(parsed.version) ?? 'missing'}, expected ${CACHE_VERSION}`,
+    );
+  }
+  if (!isRecord(parsed.servers)) return invalid('no "servers" object');
+  return { kind: 'ok', document: parsed, servers: parsed.servers };
+}
+
+/** Keeps the entries that have the shape we need; anything else stays in the file but is not used. */
+function normalizeServers(raw: Record<string, unknown>): Record<string, CachedServer> {
+  const servers = emptyRecord<CachedServer>();
+  for (const [name, value] of Object.entries(raw)) {
+    const entry = normalizeEntry(value);
+    if (entry) setOwn(servers, name, entry);
+  }
+  return servers;
+}
+
+const EMPTY_OBJECT_SCHEMA = { type: 'object', properties: {} };
+
+function normalizeEntry(value: unknown): CachedServer | undefined {
+  if (!isRecord(value)) return undefined;
+  const { configHash: hash, cachedAt, tools, resources, serverInfo, instructions } = value;
+  if (typeof hash !== 'string' || typeof cachedAt !== 'number' || !Array.isArray(tools)) return undefined;
+  const entry: CachedServer = {
+    configHash: hash,
+    cachedAt,
+    tools: tools.filter(isRecord).flatMap(normalizeTool),
+    resources: Array.isArray(resources) ? resources.filter(isRecord).flatMap(normalizeResource) : [],
+  };
+  if (isRecord(serverInfo) && typeof serverInfo.name === 'string' && typeof serverInfo.version === 'string') {
+    entry.serverInfo = serverInfo as unknown as ServerInfo;
+  }
+  if (typeof instructions === 'string') entry.instructions = instructions;
+  return entry;
+}
+
+// pi-mcp-adapter stores `{ name, description?, inputSchema? }`; we may have stored more. Both read back.
+function normalizeTool(tool: Record<string, unknown>): ToolDescriptor[] {
+  if (typeof tool.name !== 'string' || tool.name === '') return [];
+  const descriptor: ToolDescriptor = {
+    name: tool.name,
+    inputSchema: isRecord(tool.inputSchema) ? tool.inputSchema : EMPTY_OBJECT_SCHEMA,
+  };
+  if (typeof tool.title === 'string') descriptor.title = tool.title;
+  if (typeof tool.description === 'string') descriptor.description = tool.description;
+  if (isRecord(tool.outputSchema)) descriptor.outputSchema = tool.outputSchema;
+  if (isRecord(tool.annotations)) descriptor.annotations = tool.annotations;
+  return [descriptor];
+}
+
+function normalizeResource(resource: Record<string, unknown>): ResourceDescriptor[] {
+  if (typeof resource.uri !== 'string' || typeof resource.name !== 'string') return [];
+  const descriptor: ResourceDescriptor = { uri: resource.uri, name: resource.name };
+  if (typeof resource.title === 'string') descriptor.title = resource.title;
+  if (typeof resource.description === 'string') descriptor.description = resource.description;
+  if (typeof resource.mimeType === 'string') descriptor.mimeType = resource.mimeType;
+  return [descriptor];
+}
+
+function serializeEntry(entry: CachedServer): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    configHash: entry.configHash,
+    tools: entry.tools,
+    resources: entry.resources,
+    cachedAt: entry.cachedAt,
+  };
+  if (entry.serverInfo) out.serverInfo = entry.serverInfo;
+  if (entry.instructions !== undefined) out.instructions = entry.instructions;
+  return out;
+}
+
+async function replaceAtomically(file: string, text: string): Promise<void> {
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const handle = await fs.promises.open(temp, 'wx');
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await renameWithRetry(temp, file);
+  } catch (error) {
+    await fs.promises.rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+// Windows refuses to replace a file another process has open for a moment; retry briefly.
+async function renameWithRetry(from: string, to: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await fs.promises.rename(from, to);
+      return;
+    } catch (error) {
+      const code = errorCode(error);
+      if (attempt >= 5 || (code !== 'EPERM' && code !== 'EBUSY' && code !== 'EACCES')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 * (attempt + 1)));
+    }
+  }
+}
+
+const LEFTOVER_AGE_MS = 60_000;
+
+/** Temp files of writers that died between write and rename (only ours: `<file>.<pid>.<hex>.tmp`). */
+function removeLeftoverTempFiles(file: string): void {
+  try {
+    const dir = dirname(file);
+    const pattern = new RegExp(`^${escapeRegExp(basename(file))}\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
+    for (const name of fs.readdirSync(dir)) {
+      if (!pattern.test(name)) continue;
+      const path = join(dir, name);
+      if (Date.now() - fs.statSync(path).mtimeMs > LEFTOVER_AGE_MS) fs.rmSync(path, { force: true });
+    }
+  } catch {
+    // Best effort.
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** JSON with object keys sorted at every level, so equal values hash equally. */
+export function stableStringify(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? 'null';
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isRecord(value)) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) setOwn(sorted, key, sortKeys(value[key]));
+  return sorted;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function emptyRecord<T = unknown>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+function copyRecord(source: Record<string, unknown>): Record<string, unknown> {
+  const copy = emptyRecord();
+  for (const [key, value] of Object.entries(source)) setOwn(copy, key, value);
+  return copy;
+}
+
+// Server names come from user config; `__proto__` must stay an ordinary key.
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}

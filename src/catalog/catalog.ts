@@ -1,0 +1,150 @@
+// The catalog: every MCP tool (and resource-as-tool) the model can reach this session, with its
+// registered name, exposure and schema. Derived from the servers' catalogs (live or cached); names
+// stay stable within a session so a tool never changes name under the model.
+
+import type { DirectToolsSpec, ServerDefinition, ToolPrefix } from '../config/types.ts';
+import type { JsonSchema, ResourceDescriptor, ToolDescriptor } from '../adapters/connection-port.ts';
+import { isToolIncluded, resolveExposure } from './exposure.ts';
+import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
+import { createSearchIndex, type SearchIndex } from './search.ts';
+
+export interface CatalogEntry {
+  /** Registered (model-facing) name. */
+  name: string;
+  server: string;
+  /** Original MCP tool name; for resources the derived `read_<name>`. */
+  tool: string;
+  kind: 'tool' | 'resource';
+  uri?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  exposure: 'direct' | 'deferred';
+}
+
+export interface ServerTools {
+  definition: ServerDefinition;
+  tools?: ToolDescriptor[];
+  resources?: ResourceDescriptor[];
+}
+
+export interface Catalog {
+  entries: CatalogEntry[];
+  byName: ReadonlyMap<string, CatalogEntry>;
+  search: SearchIndex;
+  warnings: string[];
+}
+
+const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: 'object', properties: {} };
+
+export function resourceToolName(resource: ResourceDescriptor): string {
+  const base = (resource.name || resource.uri)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  return `read_${base || 'resource'}`;
+}
+
+interface Candidate {
+  server: string;
+  tool: string;
+  kind: 'tool' | 'resource';
+  uri?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  exposure: 'direct' | 'deferred';
+}
+
+function candidatesOf(server: ServerTools, env: DirectToolsSpec | undefined, warnings: string[]): Candidate[] {
+  const def = server.definition;
+  const out: Candidate[] = [];
+  const seen = new Set<string>();
+  for (const tool of server.tools ?? []) {
+    if (!isToolIncluded(def, tool.name)) continue;
+    const exposure = resolveExposure(def, tool.name, env);
+    if (exposure === 'hidden') continue;
+    seen.add(tool.name);
+    out.push({
+      server: def.name,
+      tool: tool.name,
+      kind: 'tool',
+      description: tool.description ?? tool.title ?? '',
+      inputSchema: isObjectSchema(tool.inputSchema) ? tool.inputSchema : EMPTY_OBJECT_SCHEMA,
+      exposure,
+    });
+  }
+  if (!def.exposeResources) return out;
+  for (const resource of server.resources ?? []) {
+    const tool = resourceToolName(resource);
+    if (seen.has(tool)) {
+      warnings.push(`${def.name}: resource ${resource.uri} not exposed: a tool is already named ${tool}`);
+      continue;
+    }
+    if (!isToolIncluded(def, tool)) continue;
+    const exposure = resolveExposure(def, tool, env);
+    if (exposure === 'hidden') continue;
+    seen.add(tool);
+    out.push({
+      server: def.name,
+      tool,
+      kind: 'resource',
+      uri: resource.uri,
+      description: `Read resource ${resource.uri}${resource.description ? `: ${resource.description}` : ''}`,
+      inputSchema: EMPTY_OBJECT_SCHEMA,
+      exposure,
+    });
+  }
+  return out;
+}
+
+function isObjectSchema(schema: unknown): schema is JsonSchema {
+  return typeof schema === 'object' && schema !== null && !Array.isArray(schema);
+}
+
+const pairKey = (server: string, tool: string) => `${server}\u0000${tool}`;
+
+/**
+ * Builds the catalog. With `previous`, every (server, tool) pair that already had a name keeps it and
+ * new pairs are named around the names already taken.
+ */
+export function buildCatalog(
+  servers: ServerTools[],
+  options: { toolPrefix: ToolPrefix; directToolsEnv?: DirectToolsSpec; previous?: Catalog },
+): Catalog {
+  const warnings: string[] = [];
+  const candidates = servers.flatMap((s) => candidatesOf(s, options.directToolsEnv, warnings));
+  const previousNames = new Map<string, string>();
+  for (const e of options.previous?.entries ?? []) previousNames.set(pairKey(e.server, e.tool), e.name);
+
+  const fresh = candidates.filter((c) => !previousNames.has(pairKey(c.server, c.tool)));
+  const naming = assignToolNames(
+    fresh.map((c) => ({ server: c.server, tool: c.tool })),
+    options.toolPrefix,
+    [...previousNames.values()],
+  );
+  warnings.push(...naming.warnings);
+  const assigned = new Map<string, string>();
+  for (const t of naming.tools) assigned.set(pairKey(t.server, t.tool), t.name);
+
+  const entries: CatalogEntry[] = [];
+  for (const c of candidates) {
+    const key = pairKey(c.server, c.tool);
+    const name = previousNames.get(key) ?? assigned.get(key);
+    if (!name || BUILTIN_TOOL_NAMES.has(name)) continue;
+    const entry: CatalogEntry = { name, ...c };
+    if (c.uri === undefined) delete entry.uri;
+    entries.push(entry);
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = new Map(entries.map((e) => [e.name, e]));
+  const search = createSearchIndex(
+    entries.map((e) => ({
+      name: e.name,
+      server: e.server,
+      tool: e.tool,
+      description: e.description,
+      inputSchema: e.inputSchema,
+      serverDescription: servers.find((s) => s.definition.name === e.server)?.definition.description,
+    })),
+  );
+  return { entries, byName, search, warnings };
+}

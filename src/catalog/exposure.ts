@@ -1,0 +1,39 @@
+// Decides, per tool, whether it is direct (always active), deferred (found through ToolSearch) or
+// hidden (never registered). Plain function over the resolved config.
+
+import type { DirectToolsSpec, Exposure, ServerDefinition } from '../config/types.ts';
+import { matchesAny, matchesGlob } from './glob.ts';
+
+/** Whether a tool exists at all for the model: includeTools / excludeTools filters. */
+export function isToolIncluded(def: ServerDefinition, tool: string, registeredName?: string): boolean {
+  if (def.includeTools && def.includeTools.length > 0 && !matchesAny(tool, def.includeTools)) return false;
+  if (matchesAny(tool, def.excludeTools)) return false;
+  if (registeredName && def.excludeTools.includes(registeredName)) return false;
+  return true;
+}
+
+function configuredExposure(def: ServerDefinition, tool: string): Exposure {
+  const exact = def.toolExposure.find((rule) => rule.pattern === tool);
+  if (exact) return exact.exposure;
+  const pattern = def.toolExposure.find((rule) => matchesGlob(tool, rule.pattern));
+  return pattern ? pattern.exposure : def.exposure;
+}
+
+function envSaysDirect(spec: DirectToolsSpec, server: string, tool: string): boolean {
+  if (spec.kind === 'all') return true;
+  if (spec.kind === 'none') return false;
+  return spec.servers.includes(server) || spec.tools.some((t) => t.server === server && t.tool === tool);
+}
+
+/**
+ * Precedence: hidden stays hidden; MCP_DIRECT_TOOLS (when set) decides direct vs deferred; then
+ * `directTools` (true / list); then `exposure` / `toolExposure`.
+ */
+export function resolveExposure(def: ServerDefinition, tool: string, env?: DirectToolsSpec): Exposure {
+  const configured = configuredExposure(def, tool);
+  if (configured === 'hidden') return 'hidden';
+  if (env) return envSaysDirect(env, def.name, tool) ? 'direct' : 'deferred';
+  if (def.directTools === true) return 'direct';
+  if (Array.isArray(def.directTools) && def.directTools.includes(tool)) return 'direct';
+  return configured;
+}

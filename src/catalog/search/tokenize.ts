@@ -1,0 +1,93 @@
+/**
+ * Text → terms for tool search: splits identifiers (camelCase, snake_case, kebab-case, dots, slashes),
+ * folds case and accents, drops stopwords and applies a light suffix stemmer, so that "listPullRequests",
+ * "list_pull_requests" and "listing pull requests" all produce the same terms.
+ */
+
+const STOPWORDS = new Set(
+  (
+    'a an the and or but nor of in on at to for from by with without into onto over under about as is are was ' +
+    'were be been being am do does did done doing have has had having i me my mine myself we us our ours you ' +
+    'your yours he him his she her hers it its they them their theirs this that these those there here what ' +
+    'whats which who whom whose when where why how whether if then than so such too very just also only ' +
+    'can could would should will shall may might must please pls kindly some any each every both either ' +
+    'neither other another same own s t d ll m re ve etc eg ie via per vs let lets want wanna need needs ' +
+    'like use using used tool tools mcp something anything thing things someone somebody way maybe really ' +
+    'again still yet now currently already not no yes ok okay up'
+  ).split(/\s+/),
+);
+
+export function isStopword(term: string): boolean {
+  return STOPWORDS.has(term);
+}
+
+/** Splits text into lowercase words at case changes and at every non-letter, non-digit character. */
+export function splitWords(text: string): string[] {
+  const folded = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
+  const words: string[] = [];
+  for (const word of folded.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+    if (word) words.push(word);
+  }
+  return words;
+}
+
+const stemCache = new Map<string, string>();
+const STEM_CACHE_LIMIT = 50_000;
+
+const VOWEL = /[aeiouy]/;
+
+function undouble(word: string): string {
+  const last = word.at(-1);
+  if (word.length > 3 && last === word.at(-2) && last && !'lsz'.includes(last) && !VOWEL.test(last)) {
+    return word.slice(0, -1);
+  }
+  return word;
+}
+
+function stemUncached(word: string): string {
+  if (word.length <= 3 || /\d/.test(word) || !/^[a-z]+$/.test(word)) return word;
+  let w = word;
+  // plurals
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (/(ss|ch|sh|x|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('uses') && w.length > 6) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  // verb forms and a few noun suffixes
+  if (w.endsWith('ing') && w.length >= 7 && VOWEL.test(w.slice(0, -3))) w = undouble(w.slice(0, -3));
+  else if (w.endsWith('ed') && !w.endsWith('eed') && w.length >= 6 && VOWEL.test(w.slice(0, -2)))
+    w = undouble(w.slice(0, -2));
+  else if (/[ts]ion$/.test(w) && w.length >= 7) w = w.slice(0, -3);
+  else if (w.endsWith('ment') && w.length >= 9) w = w.slice(0, -4);
+  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
+  return w;
+}
+
+/** A light, deterministic suffix stemmer (plurals, -ing, -ed, -ion, -ment, final e). */
+export function stem(word: string): string {
+  let stemmed = stemCache.get(word);
+  if (stemmed === undefined) {
+    stemmed = stemUncached(word);
+    if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
+    stemCache.set(word, stemmed);
+  }
+  return stemmed;
+}
+
+/** A word worth indexing or searching for: not a stopword, and not a lone ASCII letter or digit. */
+export function isContentWord(word: string): boolean {
+  if (STOPWORDS.has(word)) return false;
+  return word.length > 1 || !/^[\x00-\x7f]$/.test(word);
+}
+
+/** Words → stemmed content terms, keeping order (phrases are detected on the result). */
+export function toTerms(text: string): string[] {
+  const terms: string[] = [];
+  for (const word of splitWords(text)) {
+    if (isContentWord(word)) terms.push(stem(word));
+  }
+  return terms;
+}

@@ -1,0 +1,218 @@
+// `pi-mcp-actors`: the same config, actors and catalog as the extension, outside Pi.
+//   status | tools [server] | search <query>|- [--json] | call <tool> [json-args] | inspect
+// Options: --config <path> (instead of ~/.pi/agent/mcp.json), --cwd <project dir>, --trust-project.
+
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { connectMcp } from '../adapters/mcp.ts';
+import { ensureConnected } from '../actors/ensure-connected.ts';
+import type { HostPort } from '../actors/host-port.ts';
+import { describeServers } from '../actors/server-status.ts';
+import { createRuntime, type Runtime } from '../actors/session-actor.ts';
+import { createCacheStore } from '../catalog/cache.ts';
+import { agentDirFrom, loadConfig } from '../config/load.ts';
+import { nullLogger } from '../logger.ts';
+import { oneLine } from '../tools/tool-search.ts';
+import { runInspectCommand } from './inspect-command.ts';
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  stdinLines(): AsyncIterable<string>;
+}
+
+interface CliOptions {
+  command: string;
+  positional: string[];
+  config?: string;
+  cwd: string;
+  json: boolean;
+  trustProject: boolean;
+}
+
+export const USAGE = `Usage: pi-mcp-actors <command> [options]
+Commands:
+  status                 connect every enabled server; print state, tool count, errors (exit 1 if one failed)
+  tools [server]         list tools (from the metadata cache when warm, else by connecting)
+  search <query> | -     search tools like ToolSearch; - reads one query per line from stdin
+  call <tool> [json]     call a tool with a JSON object of arguments
+  inspect                serve the live statechart inspector on 127.0.0.1
+Options:
+  --config <path>        use this MCP config instead of ~/.pi/agent/mcp.json
+  --cwd <dir>            project directory (default: current directory)
+  --trust-project        also start servers from the project's .mcp.json / .pi/mcp.json
+  --json                 machine-readable output (search, tools, status)
+Environment: PI_CODING_AGENT_DIR (agent dir, default ~/.pi/agent)`;
+
+export function parseCliArgs(argv: string[]): CliOptions | string {
+  const options: CliOptions = { command: '', positional: [], cwd: process.cwd(), json: false, trustProject: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--config') options.config = argv[++i];
+    else if (arg === '--cwd') options.cwd = resolve(argv[++i] ?? '.');
+    else if (arg === '--json') options.json = true;
+    else if (arg === '--trust-project') options.trustProject = true;
+    else if (arg === '--help' || arg === '-h') return USAGE;
+    else if (arg.startsWith('--')) return `Unknown option ${arg}\n${USAGE}`;
+    else if (!options.command) options.command = arg;
+    else options.positional.push(arg);
+  }
+  if (options.config === undefined && argv.includes('--config')) return `--config needs a path\n${USAGE}`;
+  return options.command ? options : USAGE;
+}
+
+function cliHost(): HostPort {
+  return { registerTool() {}, registerToolSearch() {}, setActiveMcpTools() {}, setStatus() {}, notify() {} };
+}
+
+async function openRuntime(options: CliOptions, io: CliIo): Promise<Runtime> {
+  const env = process.env;
+  const homeDir = homedir();
+  const agentDir = agentDirFrom(env, homeDir);
+  const runtime = createRuntime({
+    host: cliHost(),
+    connector: connectMcp,
+    loadConfig: (request) =>
+      loadConfig({
+        agentDir,
+        cwd: request.cwd,
+        homeDir,
+        env,
+        projectTrusted: request.projectTrusted,
+        ...(options.config ? { configPath: resolve(options.config) } : {}),
+      }),
+    cache: createCacheStore({ file: join(agentDir, 'mcp-cache.json') }),
+    logger: nullLogger,
+    tempDir: mkdtempSync(join(tmpdir(), 'pi-mcp-actors-cli-')),
+  });
+  await runtime.start({ cwd: options.cwd, projectTrusted: options.trustProject });
+  const config = runtime.actor.getSnapshot().context.config;
+  for (const d of config?.diagnostics ?? []) {
+    if (d.level !== 'info') io.err(`${d.level}: ${[d.file, d.path].filter(Boolean).join(' ')}: ${d.message}${d.fix ? ` (${d.fix})` : ''}`);
+  }
+  for (const s of config?.skipped ?? []) io.err(`skipped ${s.name}: ${s.reason}${s.fix ? ` (${s.fix})` : ''}`);
+  return runtime;
+}
+
+async function connectAll(runtime: Runtime, io: CliIo): Promise<boolean> {
+  const servers = runtime.servers();
+  let ok = true;
+  await Promise.all(
+    Object.entries(servers).map(async ([name, ref]) => {
+      io.err(`connecting ${name}…`);
+      const result = await ensureConnected(ref);
+      if (!result.ok) ok = false;
+      io.err(result.ok ? `${name}: connected` : `${name}: ${result.error.message}`);
+    }),
+  );
+  return ok;
+}
+
+async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise<number> {
+  const config = runtime.actor.getSnapshot().context.config;
+  const ok = await connectAll(runtime, io);
+  const servers = runtime.servers();
+  if (options.json) {
+    const rows = Object.entries(servers).map(([name, ref]) => {
+      const s = ref.getSnapshot();
+      return { name, state: s.value, tools: s.context.catalog?.tools.length ?? null, error: s.context.lastError?.message ?? null };
+    });
+    io.out(JSON.stringify({ servers: rows, skipped: config?.skipped.map((s) => ({ name: s.name, reason: s.reason })) ?? [] }, null, 2));
+  } else {
+    io.out(describeServers(servers) || 'No MCP servers configured.');
+  }
+  const broken = (config?.diagnostics ?? []).some((d) => d.level === 'error');
+  return ok && !broken ? 0 : 1;
+}
+
+async function tools(runtime: Runtime, options: CliOptions, io: CliIo): Promise<number> {
+  const server = options.positional[0];
+  const servers = runtime.servers();
+  if (server && !servers[server]) {
+    io.err(`Unknown server "${server}".`);
+    return 1;
+  }
+  const targets = server ? [server] : Object.keys(servers);
+  const known = runtime.actor.getSnapshot().context.catalogs;
+  await Promise.all(targets.filter((n) => !known[n]).map((n) => ensureConnected(servers[n]!)));
+  const entries = runtime.catalog().entries.filter((e) => !server || e.server === server);
+  if (options.json) io.out(JSON.stringify(entries.map(({ name, server: s, tool, description, exposure }) => ({ name, server: s, tool, description, exposure })), null, 2));
+  else io.out(entries.map((e) => `${e.name}  ${oneLine(e.description, 90)}`).join('\n') || 'No tools.');
+  return 0;
+}
+
+async function search(runtime: Runtime, options: CliOptions, io: CliIo): Promise<number> {
+  const answer = async (query: string) => {
+    const result = await runtime.toolSearch(query);
+    if (!options.json) return io.out((result.content[0] as { text: string }).text);
+    const catalog = runtime.catalog();
+    const hits = catalog.search.search(query, 5).map((h) => {
+      const e = catalog.byName.get(h.name)!;
+      return { name: e.name, server: e.server, tool: e.tool, score: h.score, description: oneLine(e.description, 120) };
+    });
+    io.out(JSON.stringify({ query, results: hits }));
+  };
+  if (options.positional[0] === '-') {
+    for await (const line of io.stdinLines()) if (line.trim()) await answer(line.trim());
+    return 0;
+  }
+  const query = options.positional.join(' ');
+  if (!query) {
+    io.err('search needs a query (or - to read queries from stdin)');
+    return 2;
+  }
+  await answer(query);
+  return 0;
+}
+
+async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<number> {
+  const [name, json] = options.positional;
+  if (!name) {
+    io.err('call needs a tool name');
+    return 2;
+  }
+  let args: Record<string, unknown> = {};
+  if (json) {
+    try {
+      args = JSON.parse(json) as Record<string, unknown>;
+    } catch (error) {
+      io.err(`arguments are not valid JSON: ${(error as Error).message}`);
+      return 2;
+    }
+  }
+  const known = runtime.catalog().byName.has(name);
+  if (!known) await Promise.all(Object.values(runtime.servers()).map((ref) => ensureConnected(ref)));
+  const result = await runtime.callTool(name, args);
+  for (const c of result.content) io.out(c.type === 'text' ? c.text : `[image ${c.mimeType}, ${c.data.length} base64 chars]`);
+  return result.isError ? 1 : 0;
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const options = parseCliArgs(argv);
+  if (typeof options === 'string') {
+    (options === USAGE ? io.out : io.err)(options);
+    return options === USAGE ? 0 : 2;
+  }
+  if (options.command === 'inspect') return runInspectCommand(io);
+  const commands: Record<string, (r: Runtime, o: CliOptions, i: CliIo) => Promise<number>> = { status, tools, search, call };
+  const run = commands[options.command];
+  if (!run) {
+    io.err(`Unknown command "${options.command}"\n${USAGE}`);
+    return 2;
+  }
+  const runtime = await openRuntime(options, io);
+  try {
+    return await run(runtime, options, io);
+  } finally {
+    await runtime.stop();
+    runtime.dispose();
+  }
+}
+
+export const processIo: CliIo = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+  stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }),
+};

@@ -1,0 +1,106 @@
+// /mcp and /mcp-auth, rendered from actor snapshots as plain text that reads well in print, RPC and
+// the TUI.
+
+import { waitFor } from 'xstate';
+import type { Runtime } from '../actors/session-actor.ts';
+import { describeServers, stateOf } from '../actors/server-status.ts';
+import { oneLine } from '../tools/tool-search.ts';
+
+const USAGE = 'Usage: /mcp [status] | /mcp tools [server] | /mcp reconnect [server] | /mcp enable <server> | /mcp disable <server>';
+
+export async function runMcpCommand(args: string, runtime: Runtime): Promise<string> {
+  const [verb = 'status', target] = args.trim().split(/\s+/).filter(Boolean);
+  switch (verb) {
+    case 'status':
+      return renderStatus(runtime);
+    case 'tools':
+      return renderTools(runtime, target);
+    case 'reconnect':
+      return reconnect(runtime, target);
+    case 'enable':
+    case 'disable':
+      return toggle(runtime, verb, target);
+    default:
+      return `Unknown /mcp command "${verb}".\n${USAGE}`;
+  }
+}
+
+function renderStatus(runtime: Runtime): string {
+  const context = runtime.actor.getSnapshot().context;
+  const config = context.config;
+  if (!config) return 'MCP: no session is running.';
+  const lines: string[] = [];
+  const servers = runtime.servers();
+  if (Object.keys(servers).length === 0 && config.skipped.length === 0) {
+    lines.push('No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json (see docs/config.md).');
+  }
+  const described = describeServers(servers);
+  if (described) lines.push(described);
+  for (const name of context.disabled) lines.push(`${name}: disabled for this session (/mcp enable ${name})`);
+  for (const s of config.skipped) lines.push(`${s.name}: skipped — ${s.reason}${s.fix ? ` (${s.fix})` : ''}`);
+  const problems = config.diagnostics.filter((d) => d.level !== 'info');
+  if (problems.length > 0) {
+    lines.push('Config problems:');
+    for (const d of problems) lines.push(`  ${[d.file, d.path].filter(Boolean).join(' ')}: ${d.message}`);
+  }
+  return lines.join('\n');
+}
+
+function renderTools(runtime: Runtime, server?: string): string {
+  const catalog = runtime.catalog();
+  const entries = catalog.entries.filter((e) => !server || e.server === server);
+  if (entries.length === 0) {
+    return server ? `No known tools for "${server}" (not connected yet, or unknown server).` : 'No MCP tools known yet.';
+  }
+  const active = new Set(runtime.actor.getSnapshot().context.activated);
+  return entries
+    .map((e) => {
+      const mark = e.exposure === 'direct' ? 'direct' : active.has(e.name) ? 'loaded' : 'deferred';
+      return `${e.name} [${mark}] ${oneLine(e.description, 80)}`;
+    })
+    .join('\n');
+}
+
+async function reconnect(runtime: Runtime, server?: string): Promise<string> {
+  const servers = runtime.servers();
+  if (server && !servers[server]) return `Unknown or disabled server "${server}".`;
+  runtime.actor.send(server ? { type: 'RECONNECT', server } : { type: 'RECONNECT' });
+  const targets = server ? [server] : Object.keys(servers);
+  await Promise.all(
+    targets.map((name) =>
+      waitFor(servers[name]!, (s) => !s.matches('connecting') && !s.matches('closed') && !s.matches('init'), {
+        timeout: (servers[name]!.getSnapshot().context.definition.startupTimeoutMs ?? 30_000) + 1000,
+      }).catch(() => undefined),
+    ),
+  );
+  return describeServers(Object.fromEntries(targets.map((n) => [n, servers[n]!])));
+}
+
+function toggle(runtime: Runtime, verb: 'enable' | 'disable', server?: string): string {
+  if (!server) return `Usage: /mcp ${verb} <server>`;
+  const context = runtime.actor.getSnapshot().context;
+  if (!context.config?.servers.some((d) => d.name === server)) return `Unknown server "${server}".`;
+  runtime.actor.send(verb === 'enable' ? { type: 'ENABLE', server } : { type: 'DISABLE', server });
+  return verb === 'enable'
+    ? `${server} enabled for this session.`
+    : `${server} disabled for this session; its tools are unavailable until /mcp enable ${server}.`;
+}
+
+export function runMcpAuthCommand(args: string, runtime: Runtime): string {
+  const server = args.trim();
+  const servers = runtime.servers();
+  if (!server) {
+    const waiting = Object.entries(servers)
+      .filter(([, ref]) => stateOf(ref) === 'needsAuth')
+      .map(([n]) => n);
+    return waiting.length > 0 ? `Servers needing auth: ${waiting.join(', ')}. Run /mcp-auth <server>.` : 'No server needs authentication.';
+  }
+  const ref = servers[server];
+  if (!ref) return `Unknown or disabled server "${server}".`;
+  const def = ref.getSnapshot().context.definition;
+  ref.send({ type: 'AUTHENTICATED' });
+  if (def.auth === 'oauth' || def.oauth) {
+    return `${server}: OAuth sign-in is not supported by this version; reconnecting with the configured credentials.`;
+  }
+  return `${server}: reconnecting. If it still answers 401, fix its token (bearerToken / bearerTokenEnv / headers in ${def.source.file}) and run /mcp-auth ${server} again.`;
+}

@@ -1,0 +1,54 @@
+// Every default of the configuration, in one place. The loader applies them once; the schemas and
+// docs/config.md quote them from here.
+
+import type { Exposure, Lifecycle, Settings, ToolPrefix } from './types.ts';
+
+export const MINUTE_MS = 60_000;
+
+export const SERVER_DEFAULTS = {
+  enabled: true,
+  lifecycle: 'lazy' as Lifecycle,
+  /** Minutes; applies to lazy servers. Eager and keep-alive servers default to 0 (never). */
+  idleTimeoutMinutes: 10,
+  startupTimeoutMs: 30_000,
+  requestTimeoutMs: 60_000,
+  exposeResources: true,
+  directTools: false as boolean | string[],
+  exposure: 'deferred' as Exposure,
+  debug: false,
+} as const;
+
+export const SETTINGS_DEFAULTS = {
+  toolPrefix: 'server' as ToolPrefix,
+  idleTimeoutMinutes: 10,
+  toonEncode: false as boolean | string[],
+  captureStats: false as const,
+  proxyTool: false,
+  outputLimitBytes: 50 * 1024,
+} as const;
+
+/** `captureStats: true` means this. `path` is relative to the agent dir. */
+export const CAPTURE_STATS_DEFAULTS = {
+  fileName: 'mcp-stats.json',
+  flushDelayMs: 500,
+} as const;
+
+export const OAUTH_DEFAULTS = {
+  grantType: 'authorization_code',
+} as const;
+
+export const USER_CONFIG_FILE = 'mcp.json';
+export const PROJECT_CONFIG_FILES = ['.mcp.json', '.pi/mcp.json'] as const;
+export const LOG_FILE = 'pi-mcp-actors.log';
+export const LOG_MAX_BYTES = 5 * 1024 * 1024;
+
+export function defaultSettings(): Settings {
+  return {
+    toolPrefix: SETTINGS_DEFAULTS.toolPrefix,
+    idleTimeoutMs: SETTINGS_DEFAULTS.idleTimeoutMinutes * MINUTE_MS,
+    toonEncode: SETTINGS_DEFAULTS.toonEncode,
+    captureStats: SETTINGS_DEFAULTS.captureStats,
+    proxyTool: SETTINGS_DEFAULTS.proxyTool,
+    outputLimitBytes: SETTINGS_DEFAULTS.outputLimitBytes,
+  };
+}

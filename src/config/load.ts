@@ -1,0 +1,555 @@
+// loadConfig: every source, merged by precedence, validated, interpolated and defaulted.
+//
+// Lowest → highest:  Pi's own list (piServers) < user file (or --mcp-config) < imports (only names
+// not defined yet) < project .mcp.json < project .pi/mcp.json. An entry without command/url/type is
+// a Pi-style override of enabled / exposure / toolExposure on the same name from a lower source.
+// Settings: user ← project. Synchronous and never throws: every problem is a diagnostic.
+
+import { join, resolve } from 'node:path';
+import { defaultSettings, PROJECT_CONFIG_FILES, USER_CONFIG_FILE } from './defaults.ts';
+import { diagnostic } from './diagnostics.ts';
+import { DIRECT_TOOLS_ENV, parseDirectToolsEnv } from './direct-tools-env.ts';
+import {
+  checkTopLevel,
+  entriesOf,
+  type RawEntry,
+  type ReadFile,
+  type ReadState,
+  readDocument,
+  readFileFromDisk,
+  readImports,
+} from './documents.ts';
+import {
+  type EntryResult,
+  OVERRIDE_KEYS,
+  type ServerFields,
+  type ServerSpec,
+  validateEntry,
+} from './entry.ts';
+import { importLocations } from './imports.ts';
+import { expandHome, type InterpolationContext } from './interpolate.ts';
+import { formatPath, type PathSegment } from './json-path.ts';
+import { isPlainObject } from './parse.ts';
+import { resolveServer } from './resolve.ts';
+import type { ImportName } from './schema.ts';
+import { buildSettings, readSettings, type SettingsLayer } from './settings.ts';
+import type { Diagnostic, LoadedConfig, ServerDefinition, SkippedServer, SourceRef } from './types.ts';
+
+export interface LoadOptions {
+  /** Resolved agent dir (see agentDirFrom). */
+  agentDir: string;
+  /** Project directory. */
+  cwd: string;
+  /** For imports (~/.cursor/mcp.json, ~/.claude.json, ~/.codex/config.toml, ...) and `~`. */
+  homeDir: string;
+  /** For interpolation and MCP_DIRECT_TOOLS. */
+  env: Record<string, string | undefined>;
+  /** --mcp-config <path>: read instead of <agentDir>/mcp.json. */
+  configPath?: string;
+  /** When false, servers from project files are listed as skipped, with the reason and how to trust. */
+  projectTrusted: boolean;
+  /** What Pi's pi.getMcpServers() returns, read as Pi-format user entries below the user file. Any shape. */
+  piServers?: unknown;
+  /** Which desktop-app folders imports look in; defaults to process.platform. */
+  platform?: NodeJS.Platform;
+  /** Test seam: file text, or undefined when the file does not exist; may throw on other failures. */
+  readFile?: ReadFile;
+}
+
+export const TRUST_REASON = 'the project is not trusted, so servers from its files are not started';
+export const TRUST_FIX =
+  'Trust the project in Pi (accept the trust prompt, or start Pi with --approve), then /reload.';
+const PI_SERVERS_SOURCE = 'pi.getMcpServers()';
+
+/** PI_CODING_AGENT_DIR (with `~` expanded), else ~/.pi/agent. */
+export function agentDirFrom(env: Record<string, string | undefined>, homeDir: string): string {
+  const configured = env.PI_CODING_AGENT_DIR?.trim();
+  if (configured !== undefined && configured !== '') return resolve(expandHome(configured, homeDir));
+  return join(homeDir, '.pi', 'agent');
+}
+
+export function loadConfig(options: LoadOptions): LoadedConfig {
+  try {
+    return new Loader(options).load();
+  } catch (error) {
+    return {
+      servers: [],
+      skipped: [],
+      settings: defaultSettings(),
+      diagnostics: [
+        diagnostic(
+          'error',
+          'internal-error',
+          `The MCP configuration could not be loaded: ${errorText(error)}.`,
+          {
+            fix: 'Please report this with your config files (without secrets).',
+          },
+        ),
+      ],
+      files: [],
+    };
+  }
+}
+
+type Slot =
+  | { state: 'valid'; spec: ServerSpec }
+  | { state: 'invalid'; source: SourceRef; reason: string; fix?: string };
+
+class Loader {
+  private readonly diagnostics: Diagnostic[] = [];
+  private readonly files: LoadedConfig['files'] = [];
+  private readonly read: ReadState;
+  private readonly interpolation: InterpolationContext;
+  private readonly slots = new Map<string, Slot>();
+  private readonly skipped: SkippedServer[] = [];
+  private readonly untrusted = new Map<string, SourceRef>();
+  private readonly consumed = new Set<string>();
+  /** Untrusted project files that also carry settings or imports (not applied). */
+  private readonly untrustedExtras = new Set<string>();
+
+  constructor(private readonly options: LoadOptions) {
+    this.read = {
+      readFile: options.readFile ?? readFileFromDisk,
+      files: this.files,
+      diagnostics: this.diagnostics,
+    };
+    this.interpolation = { env: options.env, homeDir: options.homeDir, cwd: options.cwd };
+  }
+
+  load(): LoadedConfig {
+    const o = this.options;
+    const settingsLayers: SettingsLayer[] = [];
+    const importNames: ImportName[] = [];
+
+    // Our own files: the user file (or --mcp-config) and the project files.
+    const userKind: SourceRef['kind'] = o.configPath === undefined ? 'user' : 'flag';
+    const userFile =
+      o.configPath === undefined
+        ? join(o.agentDir, USER_CONFIG_FILE)
+        : resolve(o.cwd, expandHome(o.configPath, o.homeDir));
+    const userEntries = this.ownFile(userFile, userKind, settingsLayers, importNames);
+    const projectFiles = PROJECT_CONFIG_FILES.map((relative) => join(o.cwd, relative)).filter(
+      (file) => !this.consumed.has(file),
+    );
+    const projectEntries = projectFiles.map((file) => ({
+      file,
+      entries: this.ownFile(file, 'project', o.projectTrusted ? settingsLayers : undefined, importNames),
+    }));
+
+    // 1. Pi's list, then the user file.
+    const userFull = new Set(userEntries.filter((entry) => !looksPartial(entry)).map((entry) => entry.name));
+    for (const entry of this.piServerEntries()) {
+      if (userFull.has(entry.name) || this.slots.has(entry.name)) continue;
+      this.takeFull(entry);
+    }
+    const userPartials: Array<{ entry: RawEntry; result: EntryResult }> = [];
+    for (const entry of userEntries) {
+      const result = this.validate(entry);
+      if (result === undefined) continue;
+      if (isPartialResult(result)) userPartials.push({ entry, result });
+      else this.setSlot(entry, result);
+    }
+
+    // 2. Imports add names that are not defined yet.
+    for (const client of [...new Set(importNames)]) this.importClient(client);
+
+    // 3. Overrides from the user file, then the project files (highest).
+    for (const { entry, result } of userPartials) this.applyOverride(entry, result);
+    for (const { file, entries } of projectEntries) {
+      if (!o.projectTrusted) {
+        this.noteUntrusted(file, entries);
+        continue;
+      }
+      for (const entry of entries) {
+        const result = this.validate(entry);
+        if (result === undefined) continue;
+        if (isPartialResult(result)) this.applyOverride(entry, result);
+        else this.replace(entry, result);
+      }
+    }
+
+    // 4. Settings, then every server resolved against them.
+    const settings = buildSettings(settingsLayers, o.agentDir, this.interpolation, this.diagnostics);
+    const directToolsEnv = parseDirectToolsEnv(o.env[DIRECT_TOOLS_ENV], this.diagnostics);
+    if (directToolsEnv !== undefined) settings.directToolsEnv = directToolsEnv;
+
+    const servers: ServerDefinition[] = [];
+    for (const name of [...this.slots.keys()].sort(byCodePoint)) {
+      const slot = this.slots.get(name)!;
+      if (slot.state === 'invalid') {
+        this.skip(name, slot.source, slot.reason, slot.fix);
+        continue;
+      }
+      const { spec } = slot;
+      if (!isEnabled(spec.fields)) {
+        this.skip(
+          name,
+          spec.source,
+          'disabled in the configuration',
+          `Set "enabled": true at ${spec.source.keyPath} in ${spec.source.file}.`,
+        );
+        continue;
+      }
+      const resolved = resolveServer(spec, settings, this.interpolation);
+      this.diagnostics.push(...resolved.diagnostics);
+      if (resolved.ok) servers.push(resolved.definition);
+      else this.skip(name, spec.source, resolved.reason, resolved.fix);
+    }
+    const skippedNames = new Set(this.skipped.map((entry) => entry.name));
+    for (const [name, source] of this.untrusted) {
+      if (!this.slots.has(name) && !skippedNames.has(name)) this.skip(name, source, TRUST_REASON, TRUST_FIX);
+    }
+    this.skipped.sort((a, b) => byCodePoint(a.name, b.name));
+    this.checkServerReferences(settings.toonEncode, settings.directToolsEnv);
+
+    return { servers, skipped: this.skipped, settings, diagnostics: this.diagnostics, files: this.files };
+  }
+
+  /** Reads one of our own files; collects its settings and imports (when `settingsLayers` is given). */
+  private ownFile(
+    file: string,
+    kind: SourceRef['kind'],
+    settingsLayers: SettingsLayer[] | undefined,
+    importNames: ImportName[],
+  ): RawEntry[] {
+    this.consumed.add(file);
+    const doc = readDocument(file, kind, this.read, kind === 'flag');
+    if (doc === undefined) return [];
+    if (settingsLayers !== undefined) {
+      checkTopLevel(doc, file, this.diagnostics);
+      settingsLayers.push(readSettings(doc.settings, file, this.diagnostics));
+      importNames.push(...readImports(doc, file, this.diagnostics));
+    } else if (Object.hasOwn(doc, 'settings') || Object.hasOwn(doc, 'imports')) {
+      this.untrustedExtras.add(file);
+    }
+    return entriesOf(doc, { file, kind, foreign: false }, this.diagnostics);
+  }
+
+  /** Validates an entry; undefined when its name is unusable (already reported). */
+  private validate(entry: RawEntry): EntryResult | undefined {
+    if (entry.name.trim() === '') {
+      const fix = 'Give the server a name: "mcpServers": { "my-server": { … } }.';
+      this.diagnostics.push(
+        diagnostic('error', 'invalid-server-name', 'A server has an empty name; it is skipped.', {
+          file: entry.source.file,
+          path: entry.source.keyPath,
+          fix,
+        }),
+      );
+      this.skipped.push({ name: entry.name, source: entry.source, reason: 'the server name is empty', fix });
+      return undefined;
+    }
+    try {
+      const result = validateEntry({ ...entry, env: this.options.env });
+      this.diagnostics.push(...result.diagnostics);
+      return result;
+    } catch (error) {
+      const reason = `could not be read: ${errorText(error)}`;
+      this.diagnostics.push(
+        diagnostic('error', 'internal-error', `Server "${entry.name}" ${reason}.`, {
+          file: entry.source.file,
+          path: entry.source.keyPath,
+          server: entry.name,
+        }),
+      );
+      return { ok: false, partial: false, reason, diagnostics: [] };
+    }
+  }
+
+  /** Entries that must stand on their own (Pi's list, imports): an entry without transport is invalid. */
+  private takeFull(entry: RawEntry): void {
+    const result = this.validate(entry);
+    if (result === undefined) return;
+    if (result.ok && result.spec.partial) {
+      const detail = 'neither "command" (stdio) nor "url" (http/sse) is set';
+      const fix = 'Add "command" for a local server or "url" for a remote one.';
+      this.diagnostics.push(missingTransport(entry, detail, fix));
+      this.slots.set(entry.name, {
+        state: 'invalid',
+        source: entry.source,
+        reason: `invalid configuration: ${detail}`,
+        fix,
+      });
+      return;
+    }
+    this.setSlot(entry, result);
+  }
+
+  private setSlot(entry: RawEntry, result: EntryResult): void {
+    this.slots.set(
+      entry.name,
+      result.ok
+        ? { state: 'valid', spec: result.spec }
+        : {
+            state: 'invalid',
+            source: entry.source,
+            reason: result.reason,
+            ...(result.fix ? { fix: result.fix } : {}),
+          },
+    );
+  }
+
+  private replace(entry: RawEntry, result: EntryResult): void {
+    const previous = this.slots.get(entry.name);
+    if (previous !== undefined) {
+      const from = previous.state === 'valid' ? previous.spec.source : previous.source;
+      this.diagnostics.push(
+        diagnostic(
+          'info',
+          'server-overridden',
+          `Server "${entry.name}" from ${from.file} is replaced by the definition in ${entry.source.file}.`,
+          {
+            file: entry.source.file,
+            path: entry.source.keyPath,
+            server: entry.name,
+          },
+        ),
+      );
+    }
+    this.setSlot(entry, result);
+  }
+
+  private applyOverride(entry: RawEntry, result: EntryResult): void {
+    const base = this.slots.get(entry.name);
+    if (base === undefined) {
+      const detail =
+        'neither "command" (stdio) nor "url" (http/sse) is set, and no server of that name is defined elsewhere to override';
+      const fix = 'Add "command" or "url", or check the spelling of the name.';
+      this.diagnostics.push(missingTransport(entry, detail, fix));
+      this.slots.set(entry.name, {
+        state: 'invalid',
+        source: entry.source,
+        reason: `invalid configuration: ${detail}`,
+        fix,
+      });
+      return;
+    }
+    if (!result.ok) {
+      // A broken override must not silently leave the server as it was (it may have meant to disable it).
+      this.slots.set(entry.name, {
+        state: 'invalid',
+        source: entry.source,
+        reason: result.reason,
+        ...(result.fix ? { fix: result.fix } : {}),
+      });
+      return;
+    }
+    if (base.state === 'invalid') return;
+    const override = result.spec.fields;
+    const ignored = Object.keys(override).filter(
+      (key) => !(OVERRIDE_KEYS as readonly string[]).includes(key),
+    );
+    if (ignored.length > 0) {
+      this.diagnostics.push(
+        diagnostic(
+          'warning',
+          'ignored-override-key',
+          `Server "${entry.name}": this entry has no command or url, so it only overrides enabled, exposure and toolExposure of the server defined in ${base.spec.source.file}; ${ignored.map((k) => `"${k}"`).join(', ')} ${ignored.length === 1 ? 'is' : 'are'} ignored.`,
+          {
+            file: entry.source.file,
+            path: entry.source.keyPath,
+            server: entry.name,
+            fix: 'To change other keys, repeat the full definition (with command or url) here.',
+          },
+        ),
+      );
+    }
+    const fields: ServerFields = { ...base.spec.fields };
+    if (override.enabled !== undefined || override.disabled !== undefined) {
+      fields.enabled = isEnabled(override);
+      delete fields.disabled;
+    }
+    if (override.exposure !== undefined) fields.exposure = override.exposure;
+    if (override.toolExposure !== undefined) fields.toolExposure = override.toolExposure;
+    this.slots.set(entry.name, { state: 'valid', spec: { ...base.spec, fields } });
+    this.diagnostics.push(
+      diagnostic(
+        'info',
+        'server-overridden',
+        `Server "${entry.name}" from ${base.spec.source.file} is adjusted by ${entry.source.file}.`,
+        {
+          file: entry.source.file,
+          path: entry.source.keyPath,
+          server: entry.name,
+        },
+      ),
+    );
+  }
+
+  private importClient(client: ImportName): void {
+    const o = this.options;
+    const context = { homeDir: o.homeDir, cwd: o.cwd, env: o.env, platform: o.platform ?? process.platform };
+    for (const location of importLocations(client, context)) {
+      if (this.consumed.has(location.file)) continue;
+      this.consumed.add(location.file);
+      const doc = readDocument(location.file, 'import', this.read);
+      if (doc === undefined) continue;
+      const origin = { file: location.file, kind: 'import' as const, importedFrom: client, foreign: true };
+      const entries: RawEntry[] = [];
+      if (location.claudeLocalScope) entries.push(...this.claudeLocalEntries(doc, origin));
+      entries.push(...entriesOf(doc, origin, this.diagnostics));
+      for (const entry of entries) {
+        if (location.project && !o.projectTrusted) {
+          if (!this.untrusted.has(entry.name)) this.untrusted.set(entry.name, entry.source);
+          continue;
+        }
+        const existing = this.slots.get(entry.name);
+        if (existing !== undefined) {
+          const source = existing.state === 'valid' ? existing.spec.source : existing.source;
+          if (source.kind !== 'import') {
+            this.diagnostics.push(
+              diagnostic(
+                'info',
+                'import-shadowed',
+                `Server "${entry.name}" from ${client} (${location.file}) is not imported: the name is already defined in ${source.file}.`,
+                {
+                  file: location.file,
+                  path: entry.source.keyPath,
+                  server: entry.name,
+                },
+              ),
+            );
+          }
+          continue;
+        }
+        this.takeFull(entry);
+      }
+    }
+  }
+
+  /** `~/.claude.json` keeps per-project ("local scope") servers under projects[<absolute path>]. */
+  private claudeLocalEntries(
+    doc: Record<string, unknown>,
+    origin: Parameters<typeof entriesOf>[1],
+  ): RawEntry[] {
+    const projects = doc.projects;
+    if (!isPlainObject(projects)) return [];
+    const cwd = this.options.cwd;
+    const key = Object.keys(projects).find((path) => path === cwd || path.replace(/[\\/]+$/, '') === cwd);
+    if (key === undefined) return [];
+    const project = projects[key];
+    if (!isPlainObject(project) || !isPlainObject(project.mcpServers)) return [];
+    const base: PathSegment[] = ['projects', key];
+    return entriesOf({ mcpServers: project.mcpServers }, origin, this.diagnostics, base);
+  }
+
+  private piServerEntries(): RawEntry[] {
+    const raw = this.options.piServers;
+    if (raw === undefined || raw === null) return [];
+    const origin = { file: PI_SERVERS_SOURCE, kind: 'user' as const, foreign: true };
+    const entries: RawEntry[] = [];
+    const add = (name: string, value: unknown, path: PathSegment[]) =>
+      entries.push({
+        name,
+        raw: value,
+        source: { file: PI_SERVERS_SOURCE, kind: 'user', keyPath: formatPath(path) },
+        entryPath: path,
+        dialect: 'native',
+        foreign: true,
+      });
+    if (Array.isArray(raw)) {
+      raw.forEach((item, index) => {
+        if (!isPlainObject(item) || typeof item.name !== 'string') return;
+        const { name, ...rest } = item;
+        add(name, isPlainObject(rest.config) ? rest.config : rest, [index]);
+      });
+    } else if (isPlainObject(raw)) {
+      if (isPlainObject(raw.mcpServers) || isPlainObject(raw['mcp-servers']))
+        return entriesOf(raw, origin, this.diagnostics);
+      for (const [name, value] of Object.entries(raw)) add(name, value, [name]);
+    } else {
+      this.diagnostics.push(
+        diagnostic(
+          'warning',
+          'invalid-pi-servers',
+          "Pi's list of MCP servers has an unexpected shape and is ignored.",
+          {
+            file: PI_SERVERS_SOURCE,
+          },
+        ),
+      );
+    }
+    return entries;
+  }
+
+  private noteUntrusted(file: string, entries: RawEntry[]): void {
+    for (const entry of entries)
+      if (!this.untrusted.has(entry.name)) this.untrusted.set(entry.name, entry.source);
+    const names = [...new Set(entries.map((entry) => entry.name))];
+    const extras = this.untrustedExtras.has(file) ? ' Its settings and imports are not applied either.' : '';
+    if (names.length === 0 && extras === '') return;
+    const listed =
+      names.length === 0
+        ? ''
+        : ` ${names.length} server(s) skipped: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}.`;
+    this.diagnostics.push(
+      diagnostic(
+        'info',
+        'untrusted-project',
+        `${file} is not applied because the project is not trusted.${listed}${extras}`,
+        {
+          file,
+          fix: TRUST_FIX,
+        },
+      ),
+    );
+  }
+
+  private skip(name: string, source: SourceRef, reason: string, fix?: string): void {
+    this.skipped.push({ name, source, reason, ...(fix === undefined ? {} : { fix }) });
+  }
+
+  private checkServerReferences(
+    toonEncode: boolean | string[],
+    direct: LoadedConfig['settings']['directToolsEnv'],
+  ) {
+    const known = new Set([...this.slots.keys(), ...this.skipped.map((entry) => entry.name)]);
+    const mentioned: Array<[string, string]> = [];
+    if (Array.isArray(toonEncode))
+      for (const name of toonEncode) mentioned.push([name, 'settings.toonEncode']);
+    if (direct?.kind === 'list') {
+      for (const name of direct.servers) mentioned.push([name, DIRECT_TOOLS_ENV]);
+      for (const { server } of direct.tools) mentioned.push([server, DIRECT_TOOLS_ENV]);
+    }
+    const reported = new Set<string>();
+    for (const [name, where] of mentioned) {
+      if (known.has(name) || reported.has(`${where}:${name}`)) continue;
+      reported.add(`${where}:${name}`);
+      this.diagnostics.push(
+        diagnostic('warning', 'unknown-server', `${where} names server "${name}", which is not configured.`, {
+          fix: 'Check the spelling against the server names in your config.',
+        }),
+      );
+    }
+  }
+}
+
+function looksPartial(entry: RawEntry): boolean {
+  if (!isPlainObject(entry.raw) || entry.dialect !== 'native') return false;
+  return !['command', 'url', 'serverUrl', 'type'].some((key) => Object.hasOwn(entry.raw as object, key));
+}
+
+function isPartialResult(result: EntryResult): boolean {
+  return result.ok ? result.spec.partial : result.partial;
+}
+
+function isEnabled(fields: ServerFields): boolean {
+  return (fields.enabled ?? true) && !(fields.disabled ?? false);
+}
+
+function missingTransport(entry: RawEntry, detail: string, fix: string): Diagnostic {
+  return diagnostic('error', 'missing-transport', `Server "${entry.name}": ${detail}.`, {
+    file: entry.source.file,
+    path: entry.source.keyPath,
+    server: entry.name,
+    fix,
+  });
+}
+
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,237 @@
+// A validated spec → the ServerDefinition everyone else uses: variables interpolated, aliases folded,
+// defaults applied (from defaults.ts, nowhere else). A variable that is not set skips the server.
+
+import { isAbsolute, resolve } from 'node:path';
+import { MINUTE_MS, OAUTH_DEFAULTS, SERVER_DEFAULTS } from './defaults.ts';
+import { diagnostic } from './diagnostics.ts';
+import type { ServerFields, ServerSpec } from './entry.ts';
+import { type InterpolationContext, interpolate } from './interpolate.ts';
+import { formatPath, type PathSegment } from './json-path.ts';
+import type { Diagnostic, Exposure, OAuthConfig, ServerDefinition, Settings, Transport } from './types.ts';
+
+export type Resolved =
+  | { ok: true; definition: ServerDefinition; diagnostics: Diagnostic[] }
+  | { ok: false; reason: string; fix?: string; diagnostics: Diagnostic[] };
+
+export function resolveServer(spec: ServerSpec, settings: Settings, context: InterpolationContext): Resolved {
+  const { fields, name } = spec;
+  const diagnostics: Diagnostic[] = [];
+  const failures: Array<{ reason: string; fix?: string }> = [];
+  const originOf = (key: string) => spec.origin[key] ?? key;
+  const place = (segments: PathSegment[]) => ({
+    file: spec.source.file,
+    path: formatPath([...spec.entryPath, ...segments]),
+    server: name,
+  });
+
+  const text = (value: string, key: string, sub: PathSegment[] = [], home = false): string | undefined => {
+    const result = interpolate(value, context, home);
+    if (result.ok) return result.value;
+    const where = formatPath([originOf(key), ...sub]);
+    for (const problem of result.problems) {
+      if (problem.kind === 'missing') {
+        const message = `Server "${name}": \${${problem.variable}} in ${where} is not set, so the server is skipped rather than started with an empty value.`;
+        const fix = `Set ${problem.variable} in the environment, or give a default: \${${problem.variable}:-value}.`;
+        diagnostics.push(
+          diagnostic('error', 'missing-variable', message, { ...place([originOf(key), ...sub]), fix }),
+        );
+        failures.push({
+          reason: `environment variable ${problem.variable} (used in ${where}) is not set`,
+          fix,
+        });
+      } else {
+        const message = `Server "${name}": ${problem.expression} in ${where} cannot be resolved here, so the server is skipped.`;
+        const fix = problem.expression.startsWith(`\${input:`)
+          ? `VS Code's prompted inputs are not available: put the value in an environment variable and write \${NAME}.`
+          : `Use \${NAME}, \${NAME:-default}, \${env:NAME}, $env:NAME or {env:NAME}; write $\${ for a literal \${.`;
+        diagnostics.push(
+          diagnostic('error', 'unsupported-variable', message, { ...place([originOf(key), ...sub]), fix }),
+        );
+        failures.push({ reason: `${problem.expression} in ${where} cannot be resolved`, fix });
+      }
+    }
+    return undefined;
+  };
+  const map = (values: Record<string, string | number | boolean> | undefined, key: string) => {
+    const out: Record<string, string> = {};
+    for (const [entryKey, value] of Object.entries(values ?? {})) {
+      const resolved = text(String(value), key, [entryKey]);
+      if (resolved !== undefined)
+        Object.defineProperty(out, entryKey, {
+          value: resolved,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+    }
+    return out;
+  };
+
+  const transport = transportOf(fields);
+  const stdio = transport === 'stdio';
+  const definition: ServerDefinition = {
+    name,
+    source: spec.source,
+    transport,
+    args: [],
+    env: {},
+    headers: {},
+    lifecycle: fields.lifecycle ?? SERVER_DEFAULTS.lifecycle,
+    idleTimeoutMs: idleTimeoutMs(fields, settings),
+    startupTimeoutMs: fields.startupTimeoutMs ?? SERVER_DEFAULTS.startupTimeoutMs,
+    requestTimeoutMs:
+      fields.requestTimeoutMs ??
+      (fields.timeout === undefined
+        ? SERVER_DEFAULTS.requestTimeoutMs
+        : Math.max(1, Math.round(fields.timeout * 1000))),
+    exposeResources: fields.exposeResources ?? SERVER_DEFAULTS.exposeResources,
+    directTools: fields.directTools ?? SERVER_DEFAULTS.directTools,
+    excludeTools: unique([...(fields.excludeTools ?? []), ...(fields.disabledTools ?? [])]),
+    exposure: exposureOf(fields.exposure) ?? SERVER_DEFAULTS.exposure,
+    toolExposure: Object.entries(fields.toolExposure ?? {}).map(([pattern, exposure]) => ({
+      pattern,
+      exposure: exposureOf(exposure) ?? SERVER_DEFAULTS.exposure,
+    })),
+    debug: fields.debug ?? SERVER_DEFAULTS.debug,
+  };
+  if (fields.description !== undefined) definition.description = fields.description;
+  if (fields.includeTools !== undefined) definition.includeTools = [...fields.includeTools];
+
+  if (stdio) {
+    const command = text(fields.command ?? '', 'command', [], true);
+    if (command !== undefined) definition.command = command;
+    definition.args = (fields.args ?? []).flatMap((arg, index) => {
+      const resolved = text(String(arg), 'args', [index], true);
+      return resolved === undefined ? [] : [resolved];
+    });
+    definition.env = map(fields.env, 'env');
+    if (fields.cwd !== undefined) {
+      const cwd = text(fields.cwd, 'cwd', [], true);
+      if (cwd !== undefined) definition.cwd = isAbsolute(cwd) ? cwd : resolve(context.cwd, cwd);
+    }
+  } else {
+    const urlKey = fields.url !== undefined ? 'url' : 'serverUrl';
+    const url = text(fields.url ?? fields.serverUrl ?? '', urlKey);
+    if (url !== undefined) {
+      if (isHttpUrl(url)) definition.url = url;
+      else {
+        const fix = 'Write a full address such as "https://example.com/mcp".';
+        diagnostics.push(
+          diagnostic('error', 'invalid-url', `Server "${name}": ${originOf(urlKey)} is not an http(s) URL.`, {
+            ...place([originOf(urlKey)]),
+            fix,
+          }),
+        );
+        failures.push({ reason: `${originOf(urlKey)} is not an http(s) URL`, fix });
+      }
+    }
+    definition.headers = map(fields.headers, 'headers');
+    resolveAuth(fields, definition, text, context, failures, diagnostics, place, name, originOf);
+  }
+
+  const first = failures[0];
+  if (first !== undefined) return { ok: false, ...first, diagnostics };
+  return { ok: true, definition, diagnostics };
+}
+
+type Text = (value: string, key: string, sub?: PathSegment[], home?: boolean) => string | undefined;
+
+function resolveAuth(
+  fields: ServerFields,
+  definition: ServerDefinition,
+  text: Text,
+  context: InterpolationContext,
+  failures: Array<{ reason: string; fix?: string }>,
+  diagnostics: Diagnostic[],
+  place: (segments: PathSegment[]) => { file: string; path: string; server: string },
+  name: string,
+  originOf: (key: string) => string,
+): void {
+  const hasBearer = fields.bearerToken !== undefined || fields.bearerTokenEnv !== undefined;
+  const auth = fields.auth ?? (fields.oauth !== undefined ? 'oauth' : hasBearer ? 'bearer' : undefined);
+  if (auth === undefined) return;
+  definition.auth = auth;
+  if (auth === 'bearer') {
+    if (fields.bearerToken !== undefined) {
+      const token = text(fields.bearerToken, 'bearerToken');
+      if (token !== undefined) definition.bearerToken = token;
+    } else if (fields.bearerTokenEnv !== undefined) {
+      const variable = fields.bearerTokenEnv;
+      const token = context.env[variable];
+      if (token === undefined || token === '') {
+        const fix = `Set ${variable} in the environment.`;
+        const key = originOf('bearerTokenEnv');
+        diagnostics.push(
+          diagnostic(
+            'error',
+            'missing-variable',
+            `Server "${name}": ${key} names ${variable}, which is not set, so the server is skipped.`,
+            { ...place([key]), fix },
+          ),
+        );
+        failures.push({ reason: `environment variable ${variable} (named by ${key}) is not set`, fix });
+      } else definition.bearerToken = token;
+    }
+  }
+  if (auth === 'oauth') {
+    const raw = fields.oauth ?? {};
+    const oauth: OAuthConfig = {
+      grantType: raw.grantType === 'client_credentials' ? 'client_credentials' : OAUTH_DEFAULTS.grantType,
+    };
+    const strings = [
+      'clientId',
+      'clientSecret',
+      'scope',
+      'redirectUri',
+      'clientName',
+      'clientMetadataUrl',
+      'authServerMetadataUrl',
+    ] as const;
+    for (const key of strings) {
+      const value = raw[key];
+      if (typeof value !== 'string') continue;
+      const interpolated = key === 'clientId' || key === 'clientSecret' ? text(value, 'oauth', [key]) : value;
+      if (interpolated !== undefined) oauth[key] = interpolated;
+    }
+    if (typeof raw.callbackPort === 'number') oauth.callbackPort = raw.callbackPort;
+    if (
+      raw.clientRegistration === 'auto' ||
+      raw.clientRegistration === 'dcr' ||
+      raw.clientRegistration === 'cimd'
+    ) {
+      oauth.clientRegistration = raw.clientRegistration;
+    }
+    definition.oauth = oauth;
+  }
+}
+
+function transportOf(fields: ServerFields): Transport {
+  if (fields.type === 'sse') return 'sse';
+  if (fields.type === 'stdio' || (fields.type === undefined && fields.command !== undefined)) return 'stdio';
+  return 'http';
+}
+
+function idleTimeoutMs(fields: ServerFields, settings: Settings): number {
+  if (fields.idleTimeout !== undefined) return Math.round(fields.idleTimeout * MINUTE_MS);
+  const lifecycle = fields.lifecycle ?? SERVER_DEFAULTS.lifecycle;
+  return lifecycle === 'lazy' ? settings.idleTimeoutMs : 0;
+}
+
+function exposureOf(value: string | undefined): Exposure | undefined {
+  if (value === 'codemode') return 'deferred';
+  if (value === 'direct' || value === 'deferred' || value === 'hidden') return value;
+  return undefined;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

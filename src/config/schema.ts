@@ -1,0 +1,261 @@
+// The TypeBox schemas of the configuration file. They validate every entry (src/config/validate.ts)
+// and document it: the key tables of docs/config.md are rendered from them (src/config/reference.ts).
+// `x-default` is the documented default when it is not a single static value.
+
+import { type TSchema, Type } from '@sinclair/typebox';
+import { CAPTURE_STATS_DEFAULTS, OAUTH_DEFAULTS, SERVER_DEFAULTS, SETTINGS_DEFAULTS } from './defaults.ts';
+
+const EXPOSURES = ['direct', 'deferred', 'codemode', 'hidden'];
+const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
+
+/** Scalars users write where strings are meant (`"args": ["--port", 8080]`); turned into strings. */
+const Stringish = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
+const StringList = Type.Array(Type.String());
+
+export const OAuthSchema = Type.Object(
+  {
+    grantType: Type.Enum(['authorization_code', 'client_credentials'], {
+      description: 'OAuth grant. `client_credentials` needs `clientId` and `clientSecret`.',
+      default: OAUTH_DEFAULTS.grantType,
+    }),
+    clientId: Type.String({ description: 'Pre-registered client id (interpolated).' }),
+    clientSecret: Type.String({ description: 'Client secret (interpolated; never shown or logged).' }),
+    scope: Type.String({ description: 'Space-separated scopes to request.' }),
+    redirectUri: Type.String({ description: 'Redirect URI registered for the client.' }),
+    callbackPort: Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      description: 'Port of the loopback callback server.',
+    }),
+    clientName: Type.String({ description: 'Client name used for dynamic client registration.' }),
+    clientMetadataUrl: Type.String({ description: 'Client ID metadata document URL (CIMD).' }),
+    authServerMetadataUrl: Type.String({
+      description: 'Authorization server metadata URL (skips discovery).',
+    }),
+    clientRegistration: Type.Enum(['auto', 'dcr', 'cimd'], {
+      description: "How the client registers (Pi's built-in format).",
+      'x-default': '`auto`',
+    }),
+  },
+  {
+    additionalProperties: true,
+    description: 'OAuth client settings (see the `oauth` keys); validated now, used by /mcp-auth.',
+  },
+);
+
+/** Per-server keys of the native format (shared by Pi, pi-mcp-adapter, Cursor, Claude, VS Code, Windsurf). */
+export const ServerSchema = Type.Object(
+  {
+    enabled: Type.Boolean({
+      description: 'Set to false to keep the entry but not start it.',
+      default: SERVER_DEFAULTS.enabled,
+    }),
+    disabled: Type.Boolean({ description: 'Opposite of `enabled` (Windsurf, Cline).', default: false }),
+    type: Type.Enum(['stdio', 'http', 'sse', 'streamable-http', 'streamableHttp'], {
+      description:
+        'Transport. Inferred: `command` → stdio, `url` → http (Streamable HTTP); `sse` selects the legacy SSE transport.',
+      'x-default': 'inferred',
+    }),
+    description: Type.String({ description: 'One line about the server, shown in ToolSearch and /mcp.' }),
+    command: Type.String({
+      minLength: 1,
+      description: 'Executable for a stdio server (interpolated, `~` expanded).',
+    }),
+    args: Type.Array(Stringish, {
+      description: 'Command arguments (interpolated, leading `~` expanded).',
+      default: [],
+    }),
+    env: Type.Record(Type.String(), Stringish, {
+      description: 'Extra environment for the server process (values interpolated; secret).',
+      default: {},
+    }),
+    cwd: Type.String({
+      description:
+        'Working directory of the server process (interpolated, `~` expanded; relative to the project).',
+    }),
+    url: Type.String({ minLength: 1, description: 'Endpoint of an http/sse server (interpolated).' }),
+    serverUrl: Type.String({ minLength: 1, description: 'Same as `url` (Windsurf).' }),
+    headers: Type.Record(Type.String(), Stringish, {
+      description: 'HTTP headers (values interpolated; secret).',
+      default: {},
+    }),
+    auth: Type.Union([Type.Enum(['bearer', 'oauth']), Type.Literal(false)], {
+      description:
+        '`bearer` sends `Authorization: Bearer <token>`; `oauth` runs the OAuth flow; false = none.',
+      'x-default': '`bearer` when a bearer token is set, `oauth` when an `oauth` block is set',
+    }),
+    bearerToken: Type.String({ description: 'Static bearer token (interpolated; secret).' }),
+    bearerTokenEnv: Type.String({
+      pattern: ENV_NAME,
+      description: 'Name of the environment variable holding the token.',
+    }),
+    oauth: OAuthSchema,
+    lifecycle: Type.Enum(['lazy', 'eager', 'keep-alive'], {
+      description:
+        'lazy: connect on first use; eager: connect at session start; keep-alive: eager and reconnect.',
+      default: SERVER_DEFAULTS.lifecycle,
+    }),
+    idleTimeout: Type.Number({
+      minimum: 0,
+      description: 'Minutes without use before the connection closes; 0 = never.',
+      'x-default': '`settings.idleTimeout` for lazy servers, 0 for eager and keep-alive',
+    }),
+    startupTimeoutMs: Type.Integer({
+      minimum: 1,
+      description: 'Milliseconds allowed to connect and list tools.',
+      default: SERVER_DEFAULTS.startupTimeoutMs,
+    }),
+    requestTimeoutMs: Type.Integer({
+      minimum: 1,
+      description: 'Milliseconds allowed for one request (tool call, read).',
+      default: SERVER_DEFAULTS.requestTimeoutMs,
+    }),
+    timeout: Type.Number({
+      exclusiveMinimum: 0,
+      description:
+        "Request timeout in seconds (Pi's built-in format); `requestTimeoutMs` wins when both are set.",
+    }),
+    exposeResources: Type.Boolean({
+      description: 'Expose MCP resources as read tools.',
+      default: SERVER_DEFAULTS.exposeResources,
+    }),
+    directTools: Type.Union([Type.Boolean(), StringList], {
+      description: 'true: every tool always active; a list: those tools; false: found through ToolSearch.',
+      default: SERVER_DEFAULTS.directTools,
+    }),
+    includeTools: Type.Array(Type.String(), {
+      description: 'Only these tools (glob patterns over original tool names).',
+      'x-default': 'all tools',
+    }),
+    excludeTools: Type.Array(Type.String(), {
+      description: 'Hide these tools (glob patterns).',
+      default: [],
+    }),
+    disabledTools: Type.Array(Type.String(), { description: 'Same as `excludeTools` (Windsurf).' }),
+    exposure: Type.Enum(EXPOSURES, {
+      description:
+        "Pi's built-in format: default exposure of the server's tools. `codemode` is read as `deferred`.",
+      default: SERVER_DEFAULTS.exposure,
+    }),
+    toolExposure: Type.Record(Type.String(), Type.Enum(EXPOSURES), {
+      description:
+        'Per-tool exposure: `{ "pattern": "direct" }`; exact names beat patterns, first pattern wins.',
+      default: {},
+    }),
+    debug: Type.Boolean({ description: "Log the server's stderr.", default: SERVER_DEFAULTS.debug }),
+  },
+  { additionalProperties: true },
+);
+
+export const CaptureStatsSchema = Type.Object(
+  {
+    path: Type.String({
+      description: 'Stats file (interpolated, `~` expanded).',
+      'x-default': `\`<agentDir>/${CAPTURE_STATS_DEFAULTS.fileName}\``,
+    }),
+    flushDelayMs: Type.Integer({
+      minimum: 0,
+      description: 'Delay before buffered stats are written.',
+      default: CAPTURE_STATS_DEFAULTS.flushDelayMs,
+    }),
+  },
+  { additionalProperties: true },
+);
+
+export const SettingsSchema = Type.Object(
+  {
+    toolPrefix: Type.Enum(['server', 'short', 'none'], {
+      description: 'Tool name prefix: `<server>__<tool>`, a shortened server name, or none.',
+      default: SETTINGS_DEFAULTS.toolPrefix,
+    }),
+    idleTimeout: Type.Number({
+      minimum: 0,
+      description: 'Minutes before an idle lazy server is closed; 0 = never.',
+      default: SETTINGS_DEFAULTS.idleTimeoutMinutes,
+    }),
+    toonEncode: Type.Union([Type.Boolean(), StringList], {
+      description: 'TOON-encode JSON text results: true for every server, or a list of servers.',
+      default: SETTINGS_DEFAULTS.toonEncode,
+    }),
+    captureStats: Type.Union([Type.Boolean(), CaptureStatsSchema], {
+      description: 'Record call statistics: true, or `{ path, flushDelayMs }`.',
+      default: SETTINGS_DEFAULTS.captureStats,
+    }),
+    proxyTool: Type.Boolean({
+      description:
+        'Also register the single `mcp` gateway tool, for models that cope badly with changing tool sets.',
+      default: SETTINGS_DEFAULTS.proxyTool,
+    }),
+    outputLimitBytes: Type.Integer({
+      minimum: 1,
+      description: 'Tool output above this many bytes is cut and the full text written to a temp file.',
+      default: SETTINGS_DEFAULTS.outputLimitBytes,
+    }),
+  },
+  {
+    additionalProperties: true,
+    description: 'Global settings (see the `settings` keys); project files override user files per key.',
+  },
+);
+
+export const IMPORT_NAMES = [
+  'cursor',
+  'claude-code',
+  'claude-desktop',
+  'codex',
+  'windsurf',
+  'vscode',
+  'opencode',
+] as const;
+export type ImportName = (typeof IMPORT_NAMES)[number];
+
+/** Top-level keys of a config file; the server maps are read by src/config/dialects.ts. */
+export const FileSchema = Type.Object(
+  {
+    mcpServers: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Servers by name (native format).',
+    }),
+    'mcp-servers': Type.Record(Type.String(), Type.Unknown(), { description: 'Same as `mcpServers`.' }),
+    servers: Type.Record(Type.String(), Type.Unknown(), {
+      description: "Servers by name (VS Code's format).",
+    }),
+    mcp_servers: Type.Record(Type.String(), Type.Unknown(), {
+      description: "Servers by name (Codex's format).",
+    }),
+    mcp: Type.Record(Type.String(), Type.Unknown(), { description: "Servers by name (OpenCode's format)." }),
+    imports: Type.Array(Type.Enum([...IMPORT_NAMES]), {
+      description: 'Other clients whose servers are added when their names are not defined here.',
+      default: [],
+    }),
+    settings: SettingsSchema,
+    inputs: Type.Array(Type.Unknown(), { description: "VS Code's prompted inputs: not supported, ignored." }),
+    $schema: Type.String({ description: 'Ignored.' }),
+  },
+  { additionalProperties: true },
+);
+
+export type SchemaNode = {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: SchemaNode[];
+  items?: SchemaNode;
+  properties?: Record<string, SchemaNode>;
+  patternProperties?: Record<string, SchemaNode>;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  minLength?: number;
+  pattern?: string;
+  description?: string;
+  default?: unknown;
+  'x-default'?: string;
+};
+
+export function node(schema: TSchema): SchemaNode {
+  return schema as unknown as SchemaNode;
+}
+
+export function propertiesOf(schema: TSchema): Record<string, TSchema> {
+  return (node(schema).properties ?? {}) as Record<string, TSchema>;
+}

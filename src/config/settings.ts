@@ -1,0 +1,128 @@
+// The `settings` block: validated per key (a bad value costs only that key), merged user ← project,
+// then turned into the Settings every consumer reads.
+
+import { isAbsolute, join, resolve } from 'node:path';
+import { CAPTURE_STATS_DEFAULTS, defaultSettings, MINUTE_MS } from './defaults.ts';
+import { diagnostic } from './diagnostics.ts';
+import { type InterpolationContext, interpolate } from './interpolate.ts';
+import { formatPath, type PathSegment } from './json-path.ts';
+import { isPlainObject } from './parse.ts';
+import { CaptureStatsSchema, propertiesOf, SettingsSchema } from './schema.ts';
+import { didYouMean } from './suggest.ts';
+import type { Diagnostic, Settings, ToolPrefix } from './types.ts';
+import { checkValue } from './validate.ts';
+
+/** Valid settings of one file, each remembering its file for later diagnostics. */
+export type SettingsLayer = Map<string, { value: unknown; file: string; path: PathSegment[] }>;
+
+const SETTING_PROPS = propertiesOf(SettingsSchema);
+const SETTING_KEYS = Object.keys(SETTING_PROPS);
+const CAPTURE_KEYS = Object.keys(propertiesOf(CaptureStatsSchema));
+
+export function readSettings(raw: unknown, file: string, diagnostics: Diagnostic[]): SettingsLayer {
+  const layer: SettingsLayer = new Map();
+  if (raw === undefined) return layer;
+  if (!isPlainObject(raw)) {
+    diagnostics.push(
+      diagnostic('error', 'invalid-setting', '"settings" must be an object; it is ignored.', {
+        file,
+        path: 'settings',
+      }),
+    );
+    return layer;
+  }
+  for (const [key, value] of Object.entries(raw)) {
+    const path: PathSegment[] = ['settings', key];
+    const schema = Object.hasOwn(SETTING_PROPS, key) ? SETTING_PROPS[key] : undefined;
+    if (schema === undefined) {
+      diagnostics.push(
+        diagnostic('warning', 'unknown-key', `Unknown setting "${key}" is ignored.`, {
+          file,
+          path: formatPath(path),
+          fix: didYouMean(key, SETTING_KEYS),
+        }),
+      );
+      continue;
+    }
+    const problem = checkValue(schema, value);
+    if (problem !== undefined) {
+      const where = formatPath([...path, ...problem.path]);
+      diagnostics.push(
+        diagnostic('error', 'invalid-setting', `${where} ${problem.message}; this value is ignored.`, {
+          file,
+          path: where,
+          fix: problem.fix,
+        }),
+      );
+      continue;
+    }
+    if (key === 'captureStats' && isPlainObject(value)) {
+      for (const inner of Object.keys(value)) {
+        if (CAPTURE_KEYS.includes(inner)) continue;
+        diagnostics.push(
+          diagnostic('warning', 'unknown-key', `Unknown setting "captureStats.${inner}" is ignored.`, {
+            file,
+            path: formatPath([...path, inner]),
+            fix: didYouMean(inner, CAPTURE_KEYS),
+          }),
+        );
+      }
+    }
+    layer.set(key, { value, file, path });
+  }
+  return layer;
+}
+
+export function buildSettings(
+  layers: SettingsLayer[],
+  agentDir: string,
+  context: InterpolationContext,
+  diagnostics: Diagnostic[],
+): Settings {
+  const merged: SettingsLayer = new Map();
+  for (const layer of layers) for (const [key, entry] of layer) merged.set(key, entry);
+  const settings = defaultSettings();
+  const get = (key: string) => merged.get(key)?.value;
+
+  const toolPrefix = get('toolPrefix');
+  if (toolPrefix !== undefined) settings.toolPrefix = toolPrefix as ToolPrefix;
+  const idle = get('idleTimeout');
+  if (typeof idle === 'number') settings.idleTimeoutMs = Math.round(idle * MINUTE_MS);
+  const toon = get('toonEncode');
+  if (typeof toon === 'boolean' || Array.isArray(toon))
+    settings.toonEncode = Array.isArray(toon) ? [...toon] : toon;
+  const proxy = get('proxyTool');
+  if (typeof proxy === 'boolean') settings.proxyTool = proxy;
+  const limit = get('outputLimitBytes');
+  if (typeof limit === 'number') settings.outputLimitBytes = limit;
+
+  const stats = merged.get('captureStats');
+  if (stats !== undefined && stats.value !== false) {
+    const options = isPlainObject(stats.value) ? stats.value : {};
+    const flushDelayMs =
+      typeof options.flushDelayMs === 'number' ? options.flushDelayMs : CAPTURE_STATS_DEFAULTS.flushDelayMs;
+    let path = join(agentDir, CAPTURE_STATS_DEFAULTS.fileName);
+    if (typeof options.path === 'string') {
+      const result = interpolate(options.path, context, true);
+      if (!result.ok) {
+        const where = formatPath([...stats.path, 'path']);
+        diagnostics.push(
+          diagnostic(
+            'error',
+            'missing-variable',
+            `${where} uses a variable that is not set; statistics stay off.`,
+            {
+              file: stats.file,
+              path: where,
+              fix: `Set the variable, or give a default with \${NAME:-value}.`,
+            },
+          ),
+        );
+        return settings;
+      }
+      path = isAbsolute(result.value) ? result.value : resolve(agentDir, result.value);
+    }
+    settings.captureStats = { path, flushDelayMs };
+  }
+  return settings;
+}

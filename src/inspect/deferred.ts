@@ -1,0 +1,46 @@
+// An `inspect` callback to hand to the root actor before we know whether inspection is on. Pi's flags
+// are only readable from session_start, but the root actor is created earlier: events until then are
+// held (bounded), then handed to the inspection, or dropped when inspection turns out to be off.
+
+import type { InspectionEvent } from 'xstate';
+import type { Inspection } from './inspector.ts';
+
+const HELD_LIMIT = 1000;
+
+export interface DeferredInspection {
+  /** Pass as `createActor(root, { inspect })`. */
+  inspect: (event: InspectionEvent) => void;
+  /** The first call decides: an Inspection receives the held events and all later ones; undefined drops them. */
+  attach(inspection: Inspection | undefined): void;
+  dispose(): Promise<void>;
+}
+
+export function createDeferredInspection(): DeferredInspection {
+  let held: InspectionEvent[] | undefined = [];
+  let target: Inspection | undefined;
+  let decided = false;
+
+  return {
+    inspect(event) {
+      if (target) return target.inspect(event);
+      if (!held) return;
+      held.push(event);
+      if (held.length > HELD_LIMIT) held.shift();
+    },
+    attach(inspection) {
+      if (decided) return;
+      decided = true;
+      const pending = held ?? [];
+      held = undefined;
+      target = inspection;
+      if (target) for (const event of pending) target.inspect(event);
+    },
+    async dispose() {
+      held = undefined;
+      decided = true;
+      const current = target;
+      target = undefined;
+      await current?.dispose();
+    },
+  };
+}

@@ -1,0 +1,475 @@
+// One MCP server's connection lifecycle. The chart is the specification (docs/statecharts/server.mmd,
+// generated from this file). No I/O here: `connect`, `watch` and `refresh` are placeholders that
+// src/actors/server-actor.ts provides with real effects, and tests provide with tiny fakes.
+//
+// State ids vs. DESIGN.md names: init, connecting, connected, needsAuth (= `needs-auth`), backoff,
+// closed. `connected` is parallel: `usage` runs the idle timer, `tools` / `resources` refresh the
+// catalog on list_changed notifications.
+
+import { type AnyActorRef, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+import type {
+  Connection,
+  ConnectErrorKind,
+  Connector,
+  ResourceDescriptor,
+  ServerCatalog,
+  ToolDescriptor,
+} from '../adapters/connection-port.ts';
+import type { Lifecycle, ServerDefinition } from '../config/types.ts';
+
+export const BACKOFF_BASE_MS = 1_000;
+export const BACKOFF_CAP_MS = 5 * 60_000;
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+const STDERR_TAIL_LINES = 20;
+const STDERR_TAIL_CHARS = 4_000;
+
+export type ServerState = 'init' | 'connecting' | 'connected' | 'needsAuth' | 'backoff' | 'closed';
+
+export interface ServerError {
+  kind: ConnectErrorKind | 'call';
+  message: string;
+  /** Epoch ms, for display only. */
+  at: number;
+}
+
+export interface KnownCatalog {
+  tools: ToolDescriptor[];
+  resources: ResourceDescriptor[];
+}
+
+export interface ServerInput {
+  definition: ServerDefinition;
+  generation: number;
+  /** The supervisor; receives SERVER.STATUS / SERVER.CATALOG. */
+  parentRef?: AnyActorRef;
+  connector: Connector;
+  /** From the metadata cache: what the server offered last time, before any connect. */
+  knownCatalog?: KnownCatalog;
+}
+
+export interface ServerContext {
+  name: string;
+  definition: ServerDefinition;
+  generation: number;
+  lifecycle: Lifecycle;
+  connector: Connector;
+  parentRef?: AnyActorRef;
+  knownCatalog?: KnownCatalog;
+  /** Consecutive failed attempts; 0 after a successful connect. */
+  attempt: number;
+  lastError?: ServerError;
+  /** The fraction of the backoff ceiling to wait, drawn on entering backoff (full jitter). */
+  jitter: number;
+  backoffDelayMs?: number;
+  /** Epoch ms when backoff ends; display only. */
+  nextRetryAt?: number;
+  stderrTail: string;
+  /** What the live server offered at the last connect or refresh. */
+  catalog?: ServerCatalog;
+  /** The live connection, only while `connected`. */
+  connection?: Connection;
+  /** Calls bracketed by CALL_STARTED / CALL_FINISHED that have not finished yet. */
+  inFlight: number;
+  lastUsedAt?: number;
+}
+
+export type ServerEvent =
+  | { type: 'CONNECT' }
+  | { type: 'CLOSE' }
+  | { type: 'RETRY' }
+  | { type: 'AUTHENTICATED' }
+  | { type: 'CALL_STARTED' }
+  | { type: 'CALL_FINISHED' }
+  | WatchEvent;
+
+/** What the watcher reports about a live connection. */
+export type WatchEvent =
+  | { type: 'TRANSPORT_CLOSED'; error?: string }
+  | { type: 'TOOLS_CHANGED' }
+  | { type: 'RESOURCES_CHANGED' }
+  | { type: 'STDERR'; line: string };
+
+export interface ServerStatus {
+  name: string;
+  generation: number;
+  state: ServerState;
+  lastError?: ServerError;
+}
+
+export interface ServerCatalogUpdate {
+  name: string;
+  generation: number;
+  catalog: ServerCatalog;
+}
+
+/** Sent to `parentRef`. */
+export type ServerToParentEvent =
+  | ({ type: 'SERVER.STATUS' } & ServerStatus)
+  | ({ type: 'SERVER.CATALOG' } & ServerCatalogUpdate);
+
+/** Emitted to host listeners (`actor.on(type, ...)`). `stderr` is for `debug: true` live output. */
+export type ServerEmitted =
+  | ({ type: 'status' } & ServerStatus)
+  | ({ type: 'catalog' } & ServerCatalogUpdate)
+  | { type: 'stderr'; name: string; generation: number; line: string };
+
+export interface ConnectInput {
+  definition: ServerDefinition;
+  connector: Connector;
+  /** Stderr lines while connecting (afterwards the watcher reports them). */
+  onStderr: (line: string) => void;
+}
+
+export interface WatchInput {
+  connection: Connection;
+}
+
+export type CatalogList = 'tools' | 'resources';
+
+export interface RefreshInput {
+  connection: Connection;
+  list: CatalogList;
+}
+
+export type RefreshOutput =
+  | { list: 'tools'; tools: ToolDescriptor[] }
+  | { list: 'resources'; resources: ResourceDescriptor[] };
+
+/** The longest backoff wait for a given attempt: base · 2^(attempt-1), capped. */
+export function backoffCeilingMs(attempt: number): number {
+  return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
+}
+
+/** Full jitter: anywhere between 0 and the ceiling; `jitter` is in [0, 1]. */
+export function fullJitterDelayMs(attempt: number, jitter: number): number {
+  return Math.floor(Math.min(1, Math.max(0, jitter)) * backoffCeilingMs(attempt));
+}
+
+export function startupTimeoutMs(definition: ServerDefinition): number {
+  return definition.startupTimeoutMs > 0 ? definition.startupTimeoutMs : DEFAULT_STARTUP_TIMEOUT_MS;
+}
+
+const CONNECT_ERROR_KINDS: ReadonlySet<string> = new Set<ConnectErrorKind>([
+  'auth',
+  'timeout',
+  'spawn',
+  'exited',
+  'protocol',
+  'http',
+  'network',
+  'aborted',
+  'config',
+]);
+
+/** Reads a ConnectError structurally (machines import no values from adapters). */
+function describeConnectError(error: unknown): { kind: ConnectErrorKind; message: string; stderrTail?: string } {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    kind?: unknown;
+    message?: unknown;
+    stderrTail?: unknown;
+  };
+  const kind = typeof e.kind === 'string' && CONNECT_ERROR_KINDS.has(e.kind) ? (e.kind as ConnectErrorKind) : 'protocol';
+  const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(error);
+  return typeof e.stderrTail === 'string' && e.stderrTail !== ''
+    ? { kind, message, stderrTail: e.stderrTail }
+    : { kind, message };
+}
+
+function appendTail(tail: string, line: string): string {
+  const lines = (tail === '' ? [] : tail.split('\n')).concat(line.replace(/\r?\n$/, ''));
+  const kept = lines.slice(-STDERR_TAIL_LINES).join('\n');
+  return kept.length > STDERR_TAIL_CHARS ? kept.slice(-STDERR_TAIL_CHARS) : kept;
+}
+
+function statusOf(context: ServerContext, state: ServerState): ServerStatus {
+  const status: ServerStatus = { name: context.name, generation: context.generation, state };
+  if (context.lastError) status.lastError = context.lastError;
+  return status;
+}
+
+export const serverMachine = setup({
+  types: {} as {
+    context: ServerContext;
+    input: ServerInput;
+    events: ServerEvent;
+    emitted: ServerEmitted;
+  },
+  actors: {
+    connect: fromPromise<Connection, ConnectInput>(async () => {
+      throw new Error('connect not provided');
+    }),
+    watch: fromCallback<WatchEvent, WatchInput>(() => {
+      throw new Error('watch not provided');
+    }),
+    refresh: fromPromise<RefreshOutput, RefreshInput>(async () => {
+      throw new Error('refresh not provided');
+    }),
+  },
+  guards: {
+    isAuthError: (_, params: { error: unknown }) => describeConnectError(params.error).kind === 'auth',
+    reconnectsByItself: ({ context }) => context.lifecycle !== 'lazy',
+    idleShutdownApplies: ({ context }) =>
+      context.lifecycle === 'lazy' && context.definition.idleTimeoutMs > 0 && context.inFlight === 0,
+  },
+  delays: {
+    startupTimeout: ({ context }) => startupTimeoutMs(context.definition),
+    idleTimeout: ({ context }) => context.definition.idleTimeoutMs,
+    backoff: ({ context }) => context.backoffDelayMs ?? BACKOFF_BASE_MS,
+  },
+  actions: {
+    notifyStatus: enqueueActions(({ context, enqueue }, params: { state: ServerState }) => {
+      const status = statusOf(context, params.state);
+      if (context.parentRef) enqueue.sendTo(context.parentRef, { type: 'SERVER.STATUS', ...status });
+      enqueue.emit({ type: 'status', ...status });
+    }),
+    notifyCatalog: enqueueActions(({ context, enqueue }) => {
+      if (!context.catalog) return;
+      const update: ServerCatalogUpdate = {
+        name: context.name,
+        generation: context.generation,
+        catalog: context.catalog,
+      };
+      if (context.parentRef) enqueue.sendTo(context.parentRef, { type: 'SERVER.CATALOG', ...update });
+      enqueue.emit({ type: 'catalog', ...update });
+    }),
+    storeConnection: assign((_, params: { connection: Connection }) => ({
+      connection: params.connection,
+      catalog: params.connection.catalog,
+      attempt: 0,
+      lastError: undefined,
+    })),
+    releaseConnection: assign({ connection: undefined }),
+    recordConnectError: assign(({ context }, params: { error: unknown }) => {
+      const { kind, message, stderrTail } = describeConnectError(params.error);
+      return {
+        lastError: { kind, message, at: Date.now() },
+        stderrTail: stderrTail ?? context.stderrTail,
+      };
+    }),
+    recordStartupTimeout: assign(({ context }) => ({
+      lastError: {
+        kind: 'timeout' as const,
+        message: `did not finish starting within ${Math.round(startupTimeoutMs(context.definition) / 1000)} s`,
+        at: Date.now(),
+      },
+    })),
+    recordTransportClosed: assign(({ context }, params: { error: string | undefined }) => ({
+      lastError: {
+        kind: context.definition.transport === 'stdio' ? ('exited' as const) : ('network' as const),
+        message: `connection lost${params.error ? `: ${params.error}` : ''}`,
+        at: Date.now(),
+      },
+    })),
+    recordRefreshError: assign((_, params: { list: CatalogList; error: unknown }) => ({
+      lastError: {
+        kind: 'call' as const,
+        message: `refreshing the ${params.list} list failed: ${describeConnectError(params.error).message}`,
+        at: Date.now(),
+      },
+    })),
+    storeRefresh: assign(({ context }, params: { output: RefreshOutput }) => {
+      if (!context.catalog) return {};
+      const { output } = params;
+      return {
+        catalog:
+          output.list === 'tools'
+            ? { ...context.catalog, tools: output.tools }
+            : { ...context.catalog, resources: output.resources },
+      };
+    }),
+    countAttempt: assign({ attempt: ({ context }) => context.attempt + 1 }),
+    /** The only source of randomness; tests provide a fixed value. */
+    drawJitter: assign({ jitter: () => Math.random() }),
+    scheduleRetry: assign(({ context }) => {
+      const delay = fullJitterDelayMs(context.attempt, context.jitter);
+      return { backoffDelayMs: delay, nextRetryAt: Date.now() + delay };
+    }),
+    clearRetry: assign({ backoffDelayMs: undefined, nextRetryAt: undefined }),
+    countCallStarted: assign({ inFlight: ({ context }) => context.inFlight + 1, lastUsedAt: () => Date.now() }),
+    countCallFinished: assign({
+      inFlight: ({ context }) => Math.max(0, context.inFlight - 1),
+      lastUsedAt: () => Date.now(),
+    }),
+    appendStderr: assign({ stderrTail: ({ context }, params: { line: string }) => appendTail(context.stderrTail, params.line) }),
+    emitStderr: emit(({ context }, params: { line: string }) => ({
+      type: 'stderr' as const,
+      name: context.name,
+      generation: context.generation,
+      line: params.line,
+    })),
+  },
+}).createMachine({
+  id: 'server',
+  initial: 'init',
+  context: ({ input }) => {
+    const context: ServerContext = {
+      name: input.definition.name,
+      definition: input.definition,
+      generation: input.generation,
+      lifecycle: input.definition.lifecycle,
+      connector: input.connector,
+      attempt: 0,
+      jitter: 1,
+      stderrTail: '',
+      inFlight: 0,
+    };
+    if (input.parentRef) context.parentRef = input.parentRef;
+    if (input.knownCatalog) context.knownCatalog = input.knownCatalog;
+    return context;
+  },
+  on: {
+    STDERR: {
+      actions: [
+        { type: 'appendStderr', params: ({ event }) => ({ line: event.line }) },
+        { type: 'emitStderr', params: ({ event }) => ({ line: event.line }) },
+      ],
+    },
+    CALL_STARTED: { actions: 'countCallStarted' },
+    CALL_FINISHED: { actions: 'countCallFinished' },
+  },
+  states: {
+    init: {
+      entry: { type: 'notifyStatus', params: { state: 'init' } },
+      on: { CONNECT: 'connecting', RETRY: 'connecting', CLOSE: 'closed' },
+    },
+    connecting: {
+      entry: { type: 'notifyStatus', params: { state: 'connecting' } },
+      invoke: {
+        id: 'connect',
+        src: 'connect',
+        input: ({ context, self }) => ({
+          definition: context.definition,
+          connector: context.connector,
+          onStderr: (line: string) => self.send({ type: 'STDERR', line }),
+        }),
+        onDone: {
+          target: 'connected',
+          actions: { type: 'storeConnection', params: ({ event }) => ({ connection: event.output }) },
+        },
+        onError: [
+          {
+            guard: { type: 'isAuthError', params: ({ event }) => ({ error: event.error }) },
+            target: 'needsAuth',
+            actions: { type: 'recordConnectError', params: ({ event }) => ({ error: event.error }) },
+          },
+          {
+            target: 'backoff',
+            actions: { type: 'recordConnectError', params: ({ event }) => ({ error: event.error }) },
+          },
+        ],
+      },
+      after: { startupTimeout: { target: 'backoff', actions: 'recordStartupTimeout' } },
+      on: { CLOSE: 'closed' },
+    },
+    connected: {
+      type: 'parallel',
+      entry: [{ type: 'notifyStatus', params: { state: 'connected' } }, 'notifyCatalog'],
+      exit: 'releaseConnection',
+      // The watcher's cleanup closes the connection: it runs on every exit and when the actor stops.
+      invoke: { id: 'watch', src: 'watch', input: ({ context }) => ({ connection: context.connection! }) },
+      on: {
+        TRANSPORT_CLOSED: [
+          {
+            guard: 'reconnectsByItself',
+            target: 'backoff',
+            actions: { type: 'recordTransportClosed', params: ({ event }) => ({ error: event.error }) },
+          },
+          {
+            target: 'closed',
+            actions: { type: 'recordTransportClosed', params: ({ event }) => ({ error: event.error }) },
+          },
+        ],
+        CLOSE: 'closed',
+      },
+      states: {
+        usage: {
+          initial: 'settling',
+          on: {
+            CALL_STARTED: { target: '.active', actions: 'countCallStarted' },
+            CALL_FINISHED: { target: '.settling', actions: 'countCallFinished' },
+          },
+          states: {
+            settling: { always: [{ guard: 'idleShutdownApplies', target: 'idle' }, { target: 'active' }] },
+            /** Nothing in flight: the idle timer runs (re-armed by every CALL_FINISHED). */
+            idle: { after: { idleTimeout: '#server.closed' } },
+            /** Calls in flight, or a lifecycle / setting without idle shutdown. */
+            active: {},
+          },
+        },
+        tools: {
+          initial: 'current',
+          states: {
+            current: { on: { TOOLS_CHANGED: 'refreshing' } },
+            refreshing: {
+              invoke: {
+                id: 'refreshTools',
+                src: 'refresh',
+                input: ({ context }) => ({ connection: context.connection!, list: 'tools' as const }),
+                onDone: {
+                  target: 'current',
+                  actions: [{ type: 'storeRefresh', params: ({ event }) => ({ output: event.output }) }, 'notifyCatalog'],
+                },
+                onError: {
+                  target: 'current',
+                  actions: {
+                    type: 'recordRefreshError',
+                    params: ({ event }) => ({ list: 'tools' as const, error: event.error }),
+                  },
+                },
+              },
+              // A change during a refresh may not be in its answer: start over.
+              on: { TOOLS_CHANGED: { target: 'refreshing', reenter: true } },
+            },
+          },
+        },
+        resources: {
+          initial: 'current',
+          states: {
+            current: { on: { RESOURCES_CHANGED: 'refreshing' } },
+            refreshing: {
+              invoke: {
+                id: 'refreshResources',
+                src: 'refresh',
+                input: ({ context }) => ({ connection: context.connection!, list: 'resources' as const }),
+                onDone: {
+                  target: 'current',
+                  actions: [{ type: 'storeRefresh', params: ({ event }) => ({ output: event.output }) }, 'notifyCatalog'],
+                },
+                onError: {
+                  target: 'current',
+                  actions: {
+                    type: 'recordRefreshError',
+                    params: ({ event }) => ({ list: 'resources' as const, error: event.error }),
+                  },
+                },
+              },
+              on: { RESOURCES_CHANGED: { target: 'refreshing', reenter: true } },
+            },
+          },
+        },
+      },
+    },
+    needsAuth: {
+      entry: { type: 'notifyStatus', params: { state: 'needsAuth' } },
+      // CONNECT is not handled here: ensureConnected answers it with a needs-auth error.
+      on: { AUTHENTICATED: 'connecting', RETRY: 'connecting', CLOSE: 'closed' },
+    },
+    backoff: {
+      entry: ['countAttempt', 'drawJitter', 'scheduleRetry', { type: 'notifyStatus', params: { state: 'backoff' } }],
+      exit: 'clearRetry',
+      // CONNECT is not handled here: callers fail fast (ensureConnected) until the delay is over.
+      after: { backoff: [{ guard: 'reconnectsByItself', target: 'connecting' }, { target: 'closed' }] },
+      on: { RETRY: 'connecting', CLOSE: 'closed' },
+    },
+    closed: {
+      entry: { type: 'notifyStatus', params: { state: 'closed' } },
+      on: { CONNECT: 'connecting', RETRY: 'connecting' },
+    },
+  },
+});
+
+/** The top-level state of a server snapshot (the `connected` region details aside). */
+export function serverStateOf(snapshot: { value: unknown }): ServerState {
+  const { value } = snapshot;
+  return (typeof value === 'string' ? value : Object.keys(value as object)[0]) as ServerState;
+}

@@ -1,0 +1,285 @@
+// The root supervisor: one per Pi runtime. Owns the session (start, stop, generation), spawns one
+// server actor per enabled server, and turns catalog changes and ToolSearch activations into effects
+// on the host. Pure: every effect is a named actor or action that the runtime provides.
+
+import { type AnyActorRef, assign, enqueueActions, fromPromise, setup } from 'xstate';
+import type { Connector, ServerCatalog } from '../adapters/connection-port.ts';
+import type { LoadedConfig, ServerDefinition } from '../config/types.ts';
+import { serverMachine } from './server.machine.ts';
+
+/** What Pi told us at session_start. */
+export interface StartRequest {
+  cwd: string;
+  projectTrusted: boolean;
+  reason?: string;
+}
+
+/** A server's tools and resources as far as we know them (from the cache or a live connection). */
+export type KnownCatalog = Pick<ServerCatalog, 'tools' | 'resources'> &
+  Partial<Pick<ServerCatalog, 'serverInfo' | 'instructions'>>;
+
+export interface LoadedSession {
+  config: LoadedConfig;
+  /** Valid metadata-cache entries by server name. */
+  cached: Record<string, KnownCatalog>;
+  /** ToolSearch's description for this session: built once, never changed. */
+  toolSearchDescription: string;
+}
+
+export interface SessionInput {
+  connector: Connector;
+}
+
+export interface SessionContext {
+  connector: Connector;
+  generation: number;
+  request?: StartRequest;
+  config?: LoadedConfig;
+  /** Known tools/resources per server; live catalogs replace cached ones. */
+  catalogs: Record<string, KnownCatalog>;
+  /** Servers whose catalog came from the cache and has not been confirmed live yet. */
+  fromCache: string[];
+  toolSearchDescription: string;
+  /** Tool names ToolSearch has activated this session. */
+  activated: string[];
+  /** Servers disabled for this session with /mcp disable. */
+  disabled: string[];
+}
+
+export type SessionEvent =
+  | { type: 'SESSION_START'; request: StartRequest }
+  | { type: 'SESSION_SHUTDOWN' }
+  | { type: 'TURN_END' }
+  | { type: 'SERVER.STATUS'; name: string; generation: number; state: string; lastError?: unknown }
+  | { type: 'SERVER.CATALOG'; name: string; generation: number; catalog: ServerCatalog }
+  | { type: 'ACTIVATE'; names: string[] }
+  | { type: 'RECONNECT'; server?: string }
+  | { type: 'ENABLE'; server: string }
+  | { type: 'DISABLE'; server: string };
+
+export const serverId = (name: string) => `server:${name}`;
+/** At most this many servers connect at once at session start. */
+export const WARMUP_CONCURRENCY = 10;
+
+function definitions(context: SessionContext): ServerDefinition[] {
+  return (context.config?.servers ?? []).filter((d) => !context.disabled.includes(d.name));
+}
+
+/** Servers to connect at start: eager and keep-alive ones, and every server we know no tools of. */
+export function warmupServers(context: SessionContext): string[] {
+  return definitions(context)
+    .filter((d) => d.lifecycle !== 'lazy' || !context.catalogs[d.name])
+    .map((d) => d.name);
+}
+
+export const sessionMachine = setup({
+  types: {} as {
+    input: SessionInput;
+    context: SessionContext;
+    events: SessionEvent;
+  },
+  actors: {
+    server: serverMachine,
+    loadSession: fromPromise<LoadedSession, { request: StartRequest; generation: number }>(async () => {
+      throw new Error('loadSession not provided');
+    }),
+    warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async () => {
+      throw new Error('warmup not provided');
+    }),
+    flushCache: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async () => {
+      throw new Error('flushCache not provided');
+    }),
+  },
+  actions: {
+    // Host effects, provided by the runtime (src/actors/session-actor.ts).
+    registerTools: () => {},
+    syncActiveTools: () => {},
+    publishStatus: () => {},
+    /** On SERVER.STATUS: tell the user once about a server that needs auth or failed. */
+    notifyStatus: () => {},
+    /** On SERVER.CATALOG: persist the server's catalog in the metadata cache. */
+    writeCache: () => {},
+    reportDiagnostics: () => {},
+
+    nextGeneration: assign({
+      generation: ({ context }) => context.generation + 1,
+      request: ({ context, event }) => (event.type === 'SESSION_START' ? event.request : context.request),
+      config: undefined,
+      catalogs: {},
+      fromCache: [],
+      toolSearchDescription: '',
+      activated: [],
+      disabled: [],
+    }),
+    assignLoaded: assign(({ event }) => {
+      const loaded = (event as unknown as { output: LoadedSession }).output;
+      return {
+        config: loaded.config,
+        catalogs: loaded.cached,
+        fromCache: Object.keys(loaded.cached),
+        toolSearchDescription: loaded.toolSearchDescription,
+      };
+    }),
+    assignCatalog: assign(({ context, event }) => {
+      if (event.type !== 'SERVER.CATALOG') return {};
+      return {
+        catalogs: { ...context.catalogs, [event.name]: event.catalog },
+        fromCache: context.fromCache.filter((n) => n !== event.name),
+      };
+    }),
+    assignActivated: assign(({ context, event }) =>
+      event.type === 'ACTIVATE' ? { activated: [...new Set([...context.activated, ...event.names])] } : {},
+    ),
+    spawnServers: enqueueActions(({ context, enqueue, self }) => {
+      for (const definition of definitions(context)) {
+        const known = context.catalogs[definition.name];
+        enqueue.spawnChild('server', {
+          id: serverId(definition.name),
+          systemId: serverId(definition.name),
+          input: {
+            definition,
+            generation: context.generation,
+            parentRef: self,
+            connector: context.connector,
+            ...(known ? { knownCatalog: { tools: known.tools, resources: known.resources } } : {}),
+          },
+        });
+      }
+    }),
+    stopServers: enqueueActions(({ context, enqueue, self }) => {
+      for (const id of Object.keys(self.getSnapshot()?.children ?? {})) enqueue.stopChild(id);
+      void context;
+    }),
+    reconnect: enqueueActions(({ context, event, enqueue }) => {
+      const only = event.type === 'RECONNECT' ? event.server : undefined;
+      for (const d of definitions(context)) {
+        if (only && d.name !== only) continue;
+        enqueue.sendTo(serverId(d.name), { type: 'CLOSE' });
+        enqueue.sendTo(serverId(d.name), { type: 'RETRY' });
+      }
+    }),
+    disableServer: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'DISABLE') return;
+      enqueue.stopChild(serverId(event.server));
+      enqueue.assign({ disabled: [...context.disabled, event.server] });
+    }),
+    enableServer: enqueueActions(({ context, event, enqueue, self }) => {
+      if (event.type !== 'ENABLE') return;
+      const definition = context.config?.servers.find((d) => d.name === event.server);
+      if (!definition) return;
+      enqueue.assign({ disabled: context.disabled.filter((n) => n !== event.server) });
+      const known = context.catalogs[definition.name];
+      enqueue.spawnChild('server', {
+        id: serverId(definition.name),
+        systemId: serverId(definition.name),
+        input: {
+          definition,
+          generation: context.generation,
+          parentRef: self,
+          connector: context.connector,
+          ...(known ? { knownCatalog: { tools: known.tools, resources: known.resources } } : {}),
+        },
+      });
+      if (definition.lifecycle !== 'lazy') enqueue.sendTo(serverId(definition.name), { type: 'CONNECT' });
+    }),
+    reviveServers: enqueueActions(({ context, enqueue }) => {
+      for (const d of definitions(context)) {
+        if (d.lifecycle !== 'lazy') enqueue.sendTo(serverId(d.name), { type: 'CONNECT' });
+      }
+    }),
+  },
+  guards: {
+    isCurrentGeneration: ({ context, event }) => 'generation' in event && event.generation === context.generation,
+    isActiveServer: ({ context, event }) =>
+      'server' in event &&
+      typeof event.server === 'string' &&
+      definitions(context).some((d) => d.name === event.server),
+    isDisabledServer: ({ context, event }) =>
+      'server' in event && typeof event.server === 'string' && context.disabled.includes(event.server),
+  },
+}).createMachine({
+  id: 'session',
+  context: ({ input }) => ({
+    connector: input.connector,
+    generation: 0,
+    catalogs: {},
+    fromCache: [],
+    toolSearchDescription: '',
+    activated: [],
+    disabled: [],
+  }),
+  initial: 'idle',
+  states: {
+    idle: {
+      on: { SESSION_START: { target: 'starting', actions: 'nextGeneration' } },
+    },
+    starting: {
+      entry: 'stopServers',
+      invoke: {
+        id: 'loadSession',
+        src: 'loadSession',
+        input: ({ context }) => ({ request: context.request!, generation: context.generation }),
+        onDone: { target: 'running', actions: ['assignLoaded', 'spawnServers'] },
+        onError: { target: 'idle' },
+      },
+      on: {
+        SESSION_START: { target: 'starting', reenter: true, actions: 'nextGeneration' },
+        SESSION_SHUTDOWN: { target: 'idle' },
+      },
+    },
+    running: {
+      entry: ['registerTools', 'syncActiveTools', 'publishStatus', 'reportDiagnostics'],
+      invoke: {
+        id: 'warmup',
+        src: 'warmup',
+        input: ({ context, self }) => ({
+          servers: warmupServers(context)
+            .map((name) => self.getSnapshot()?.children[serverId(name)] as AnyActorRef | undefined)
+            .filter((ref): ref is AnyActorRef => ref !== undefined),
+          limit: WARMUP_CONCURRENCY,
+        }),
+      },
+      on: {
+        'SERVER.CATALOG': {
+          guard: 'isCurrentGeneration',
+          actions: ['assignCatalog', 'registerTools', 'syncActiveTools', 'writeCache'],
+        },
+        'SERVER.STATUS': {
+          guard: 'isCurrentGeneration',
+          actions: ['publishStatus', 'notifyStatus'],
+        },
+        ACTIVATE: {
+          actions: ['assignActivated', 'syncActiveTools'],
+        },
+        RECONNECT: { actions: 'reconnect' },
+        DISABLE: {
+          guard: 'isActiveServer',
+          actions: ['disableServer', 'syncActiveTools', 'publishStatus'],
+        },
+        ENABLE: {
+          guard: 'isDisabledServer',
+          actions: ['enableServer', 'syncActiveTools', 'publishStatus'],
+        },
+        TURN_END: { actions: 'reviveServers' },
+        SESSION_START: { target: 'starting', actions: 'nextGeneration' },
+        SESSION_SHUTDOWN: { target: 'stopping' },
+      },
+    },
+    stopping: {
+      invoke: {
+        id: 'flushCache',
+        src: 'flushCache',
+        input: ({ context }) => ({
+          catalogs: context.catalogs,
+          live: Object.keys(context.catalogs).filter((n) => !context.fromCache.includes(n)),
+        }),
+        onDone: { target: 'idle' },
+        onError: { target: 'idle' },
+      },
+      exit: ['stopServers', 'publishStatus'],
+      on: {
+        SESSION_START: { target: 'starting', actions: 'nextGeneration' },
+      },
+    },
+  },
+});

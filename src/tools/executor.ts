@@ -1,0 +1,131 @@
+// Runs one MCP tool call for the model: lazy connect through the server actor, the call bracketed by
+// CALL_STARTED / CALL_FINISHED, then the result stages (content, TOON, output guard). Every failure
+// comes back as a tool result that says what happened and what to do; nothing is thrown.
+
+import type { CallToolResult, Connection } from '../adapters/connection-port.ts';
+import type { CatalogEntry } from '../catalog/catalog.ts';
+import type { Settings } from '../config/types.ts';
+import { ensureConnected, type ServerActorRef } from '../actors/ensure-connected.ts';
+import { mcpResultToPi, resourceResultToPi, type PiContent } from './content.ts';
+import { guardOutput } from './output-guard.ts';
+import { isArgumentError, summarizeParameters } from './param-summary.ts';
+import type { CallStats } from './stats.ts';
+import { maybeToon } from './toon.ts';
+
+export interface ToolResult {
+  content: PiContent[];
+  details: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export type ProgressUpdate = (partial: ToolResult) => void;
+
+export interface ExecutorDeps {
+  entry(name: string): CatalogEntry | undefined;
+  server(name: string): ServerActorRef | undefined;
+  settings: Settings;
+  tempDir: string;
+  stats?: CallStats;
+}
+
+export function errorResult(text: string, details: Record<string, unknown> = {}): ToolResult {
+  return { content: [{ type: 'text', text }], details, isError: true };
+}
+
+function toonEnabled(settings: Settings, server: string): boolean {
+  const t = settings.toonEncode;
+  return t === true || (Array.isArray(t) && t.includes(server));
+}
+
+function textBytes(content: PiContent[]): number {
+  let n = 0;
+  for (const c of content) n += c.type === 'text' ? Buffer.byteLength(c.text) : c.data.length;
+  return n;
+}
+
+function describeCallError(entry: CatalogEntry, error: unknown, signal?: AbortSignal): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (signal?.aborted) return `Call to ${entry.name} was cancelled.`;
+  if (isArgumentError(message)) {
+    return `${entry.name} rejected the arguments: ${message}\n${summarizeParameters(entry.inputSchema)}\nFix the arguments and call it again.`;
+  }
+  if (/timed out/i.test(message)) {
+    return `${entry.name} timed out: ${message}. The server may be busy; try again, or with a smaller request.`;
+  }
+  if (/closed|not connected|ECONNRESET|EPIPE|exited/i.test(message)) {
+    return `Server "${entry.server}" dropped the connection during ${entry.name}: ${message}. It will be restarted on the next call; retry once.`;
+  }
+  return `${entry.name} failed: ${message}`;
+}
+
+/** A server that rejects arguments in an error result (as the SDK's servers do) gets the schema summary. */
+function withParameterHint(entry: CatalogEntry, content: PiContent[]): PiContent[] {
+  const text = content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  if (!isArgumentError(text)) return content;
+  return [...content, { type: 'text', text: `${summarizeParameters(entry.inputSchema)}\nFix the arguments and call it again.` }];
+}
+
+async function invoke(
+  connection: Connection,
+  entry: CatalogEntry,
+  args: Record<string, unknown>,
+  tempDir: string,
+  signal: AbortSignal | undefined,
+  onUpdate?: ProgressUpdate,
+): Promise<CallToolResult | PiContent[]> {
+  const onProgress = onUpdate
+    ? (p: { progress: number; total?: number; message?: string }) => {
+        const of = p.total !== undefined ? `/${p.total}` : '';
+        const text = `${entry.name}: progress ${p.progress}${of}${p.message ? ` — ${p.message}` : ''}`;
+        onUpdate({ content: [{ type: 'text', text }], details: { progress: p } });
+      }
+    : undefined;
+  const options = { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) };
+  if (entry.kind === 'resource' && entry.uri) {
+    const result = await connection.readResource(entry.uri, options);
+    return resourceResultToPi(result, { tempDir });
+  }
+  return connection.callTool(entry.tool, args, options);
+}
+
+export async function executeTool(
+  deps: ExecutorDeps,
+  name: string,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+  onUpdate?: ProgressUpdate,
+): Promise<ToolResult> {
+  const entry = deps.entry(name);
+  if (!entry) return errorResult(`Tool ${name} is no longer provided by any MCP server. Use ToolSearch to find a replacement.`);
+  const actor = deps.server(entry.server);
+  if (!actor) {
+    return errorResult(`MCP server "${entry.server}" is not running in this session (disabled or removed). Run /mcp to see the servers.`, { server: entry.server });
+  }
+  const started = performance.now();
+  const ready = await ensureConnected(actor, signal ? { signal } : {});
+  if (!ready.ok) return errorResult(ready.error.message, { server: entry.server, unavailable: ready.error.kind });
+
+  actor.send({ type: 'CALL_STARTED' });
+  let ok = false;
+  let content: PiContent[] = [];
+  try {
+    const raw = await invoke(ready.connection, entry, args, deps.tempDir, signal, onUpdate);
+    const converted = Array.isArray(raw)
+      ? { content: raw, isError: false }
+      : mcpResultToPi(raw, { tempDir: deps.tempDir });
+    ok = !converted.isError;
+    if (!ok) converted.content = withParameterHint(entry, converted.content);
+    content = guardOutput(maybeToon(converted.content, toonEnabled(deps.settings, entry.server)), {
+      limitBytes: deps.settings.outputLimitBytes,
+      tempDir: deps.tempDir,
+      label: entry.name,
+    });
+    return { content, details: { server: entry.server, tool: entry.tool }, isError: !ok };
+  } catch (error) {
+    content = [{ type: 'text', text: describeCallError(entry, error, signal) }];
+    return { content, details: { server: entry.server, tool: entry.tool }, isError: true };
+  } finally {
+    actor.send({ type: 'CALL_FINISHED' });
+    deps.stats?.record({ server: entry.server, tool: entry.tool, ok, ms: performance.now() - started, bytes: textBytes(content) });
+  }
+}

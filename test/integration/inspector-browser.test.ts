@@ -1,0 +1,165 @@
+// The local visual inspector in a real headless Chromium (the Debian package, installed with apt-get
+// when missing). A real server actor (production server logic, scripted Connector) sends real,
+// redacted inspection events to the inspector server while the page is open; the highlighted state
+// must follow the server from connecting to connected to backoff.
+
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Actor, createActor, SimulatedClock } from 'xstate';
+import { serverLogic } from '../../src/actors/server-actor.ts';
+import { createInspection, type Inspection } from '../../src/inspect/inspector.ts';
+import { secretsOfServers } from '../../src/inspect/secrets.ts';
+import { type InspectorServer, startInspectorServer } from '../../src/inspect/server.ts';
+import { CHROMIUM_ARGS, ensureChromium } from '../fixtures/inspect/chromium.ts';
+import { createFakeConnection, createScriptedConnector } from '../fixtures/inspect/scripted-connector.ts';
+import { SECRET_VALUES, secretServerDefinition } from '../fixtures/inspect/secret-config.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const STATECHARTS = join(ROOT, 'docs', 'statecharts');
+/** Written when missing, or refreshed with UPDATE_INSPECTOR_SCREENSHOT=1 (it changes on every run). */
+const DOCS_SCREENSHOT = join(ROOT, 'docs', 'inspector.png');
+const CARD = '[data-actor="server:fixture"]';
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+
+let browser: Browser | undefined;
+let server: InspectorServer | undefined;
+let inspection: Inspection | undefined;
+let actor: Actor<typeof serverLogic> | undefined;
+let shots: string;
+
+beforeAll(() => {
+  const started = Date.now();
+  const setup = ensureChromium();
+  console.info(
+    `chromium: ${setup.installMs > 0 ? `installed with apt-get in ${(setup.installMs / 1000).toFixed(1)} s` : 'already installed'} (setup ${Date.now() - started} ms)`,
+  );
+  shots = mkdtempSync(join(tmpdir(), 'inspector-browser-'));
+}, 15 * 60_000);
+
+afterAll(async () => {
+  actor?.stop();
+  await inspection?.dispose();
+  await browser?.close();
+  await server?.close();
+  if (shots) rmSync(shots, { recursive: true, force: true });
+});
+
+/** Waits until the card shows `state` and exactly the expected chart nodes are highlighted. */
+async function expectHighlighted(page: Page, state: string, highlighted: string[]): Promise<void> {
+  // These callbacks run in the page; the project compiles without the DOM lib, hence `any`.
+  await page.waitForFunction(
+    ([selector, wantState, wantIds]) => {
+      const card = (globalThis as any).document.querySelector(selector);
+      if (card?.dataset.rendered !== 'true' || card.dataset.state !== wantState) return false;
+      const ids = [...card.querySelectorAll('svg g.current-state')].map((g: any) => g.dataset.stateId).sort();
+      return JSON.stringify(ids) === JSON.stringify([...wantIds].sort());
+    },
+    [CARD, state, highlighted] as const,
+    { timeout: 20_000 },
+  );
+  // The highlight is visible, not only a class: a state box is filled, a composite state outlined.
+  const look = await page
+    .locator(`${CARD} svg g.current-state[data-state-id="${state}"]`)
+    .evaluate((group: any) => {
+      const rect = group.querySelector('rect');
+      const style = rect ? (globalThis as any).getComputedStyle(rect) : undefined;
+      return {
+        composite: group.classList.contains('statediagram-cluster') as boolean,
+        fill: style?.fill as string | undefined,
+        stroke: style?.stroke as string | undefined,
+      };
+    });
+  if (look.composite) expect(look.stroke).toBe('rgb(230, 81, 0)');
+  else expect(look.fill).toBe('rgb(255, 224, 130)');
+}
+
+async function screenshot(page: Page, name: string): Promise<string> {
+  const file = join(shots, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  expect(readFileSync(file).subarray(0, 4).equals(PNG_SIGNATURE)).toBe(true);
+  return file;
+}
+
+describe('local visual inspector in headless Chromium', () => {
+  it('highlights a server going connecting → connected → backoff, live', async () => {
+    expect(
+      existsSync(join(STATECHARTS, 'server.mmd')),
+      'docs/statecharts/server.mmd (run scripts/statecharts.ts)',
+    ).toBe(true);
+    server = await startInspectorServer({ statechartsDir: STATECHARTS });
+    const definition = secretServerDefinition('fixture');
+    inspection = createInspection(
+      { kind: 'websocket', url: server.wsUrl },
+      { secrets: () => secretsOfServers([definition]) },
+    );
+
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    const offline: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith('http://127.0.0.1:') && !request.url().startsWith('ws://127.0.0.1:')) {
+        if (!request.url().startsWith('data:')) offline.push(request.url());
+      }
+    });
+    await page.goto(server.url);
+
+    const scripted = createScriptedConnector();
+    actor = createActor(serverLogic, {
+      input: { definition, generation: 1, connector: scripted.connector },
+      systemId: 'server:fixture',
+      clock: new SimulatedClock(),
+      inspect: inspection.inspect,
+    }).start();
+    await expectHighlighted(page, 'init', ['init']);
+
+    actor.send({ type: 'CONNECT' });
+    await expectHighlighted(page, 'connecting', ['connecting']);
+    await screenshot(page, 'connecting');
+
+    const connection = createFakeConnection();
+    (await scripted.nextAttempt()).resolve(connection);
+    await expectHighlighted(page, 'connected', [
+      'connected',
+      'connected_resources',
+      'connected_resources_current',
+      'connected_tools',
+      'connected_tools_current',
+      'connected_usage',
+      'connected_usage_active',
+    ]);
+    await screenshot(page, 'connected');
+
+    connection.report({ type: 'closed', error: 'pipe closed' });
+    await expectHighlighted(page, 'backoff', ['backoff']);
+    const last = await screenshot(page, 'backoff');
+    if (!existsSync(DOCS_SCREENSHOT) || process.env.UPDATE_INSPECTOR_SCREENSHOT === '1') {
+      mkdirSync(dirname(DOCS_SCREENSHOT), { recursive: true });
+      writeFileSync(DOCS_SCREENSHOT, readFileSync(last));
+    }
+
+    // The live log followed the same journey, and the page shows the last error.
+    const log = await page.locator('#log li[data-kind="snapshot"]').allTextContents();
+    const order = ['→ connecting', '→ connected', '→ backoff'].map((needle) =>
+      log.findIndex((line) => line.includes(needle)),
+    );
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => b - a)); // newest first
+    await expect
+      .poll(() => page.locator(`${CARD} .error`).textContent())
+      .toBe('last error: connection lost: pipe closed');
+
+    const html = await page.content();
+    for (const secret of SECRET_VALUES) expect(html).not.toContain(secret);
+    expect(pageErrors).toEqual([]);
+    expect(offline).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,186 @@
+// Tiny fakes for server machine tests: a Connection that records close() and lets the test emit
+// transport events, and a Connector whose attempts the test settles by hand. Everything else is the
+// real server logic (src/actors/server-actor.ts) driven by a SimulatedClock.
+
+import { assign, createActor, SimulatedClock } from 'xstate';
+import { vi } from 'vitest';
+import {
+  type CallToolResult,
+  type Connection,
+  type ConnectionEvent,
+  ConnectError,
+  type ConnectErrorKind,
+  type ConnectOptions,
+  type Connector,
+  type ReadResourceResult,
+  type ResourceDescriptor,
+  type ServerCatalog,
+  type ToolDescriptor,
+} from '../../src/adapters/connection-port.ts';
+import { serverLogic } from '../../src/actors/server-actor.ts';
+import type { Lifecycle, ServerDefinition } from '../../src/config/types.ts';
+import type { ServerInput } from '../../src/machines/server.machine.ts';
+
+export function definition(overrides: Partial<ServerDefinition> = {}): ServerDefinition {
+  return {
+    name: 'demo',
+    source: { file: '/tmp/mcp.json', kind: 'user', keyPath: 'mcpServers.demo' },
+    transport: 'stdio',
+    command: 'demo-server',
+    args: [],
+    env: {},
+    headers: {},
+    lifecycle: 'lazy',
+    idleTimeoutMs: 600_000,
+    startupTimeoutMs: 30_000,
+    requestTimeoutMs: 60_000,
+    exposeResources: false,
+    directTools: false,
+    excludeTools: [],
+    exposure: 'deferred',
+    toolExposure: [],
+    debug: false,
+    ...overrides,
+  };
+}
+
+export function tool(name: string): ToolDescriptor {
+  return { name, inputSchema: { type: 'object' } };
+}
+
+export class FakeConnection implements Connection {
+  readonly catalog: ServerCatalog;
+  closeCount = 0;
+  tools: ToolDescriptor[];
+  resources: ResourceDescriptor[] = [];
+  private readonly listeners = new Set<(event: ConnectionEvent) => void>();
+
+  constructor(tools: ToolDescriptor[] = [tool('echo')]) {
+    this.tools = tools;
+    this.catalog = {
+      serverInfo: { name: 'fake', version: '1.0.0' },
+      capabilities: { tools: { listChanged: true } },
+      tools,
+      resources: [],
+      transport: 'stdio',
+    };
+  }
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  emit(event: ConnectionEvent): void {
+    for (const listener of [...this.listeners]) listener(event);
+  }
+
+  onEvent(listener: (event: ConnectionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async listTools(): Promise<ToolDescriptor[]> {
+    return this.tools;
+  }
+
+  async listResources(): Promise<ResourceDescriptor[]> {
+    return this.resources;
+  }
+
+  async callTool(): Promise<CallToolResult> {
+    return { content: [{ type: 'text', text: 'ok' }] };
+  }
+
+  async readResource(): Promise<ReadResourceResult> {
+    return { contents: [] };
+  }
+
+  stderrTail(): string {
+    return '';
+  }
+
+  async close(): Promise<void> {
+    this.closeCount++;
+  }
+}
+
+export interface Attempt {
+  definition: ServerDefinition;
+  options: ConnectOptions;
+  /** Resolves the attempt with a new FakeConnection (or the one given). */
+  succeed(connection?: FakeConnection): FakeConnection;
+  fail(kind: ConnectErrorKind, message?: string, stderrTail?: string): void;
+}
+
+/** A Connector whose every attempt waits for the test; an aborted attempt rejects like the real one. */
+export function scriptedConnector(): { connector: Connector; attempts: Attempt[]; connections: FakeConnection[] } {
+  const attempts: Attempt[] = [];
+  const connections: FakeConnection[] = [];
+  const connector: Connector = (def, options) =>
+    new Promise<Connection>((resolve, reject) => {
+      options.signal.addEventListener('abort', () => reject(new ConnectError('aborted', 'aborted')), { once: true });
+      attempts.push({
+        definition: def,
+        options,
+        succeed(connection = new FakeConnection()) {
+          connections.push(connection);
+          resolve(connection);
+          return connection;
+        },
+        fail(kind, message = `${kind} failure`, stderrTail) {
+          reject(new ConnectError(kind, message, stderrTail === undefined ? {} : { stderrTail }));
+        },
+      });
+    });
+  return { connector, attempts, connections };
+}
+
+/** The real server logic with a fixed jitter (1 = always the ceiling) instead of Math.random. */
+export function logicWithJitter(jitter: number) {
+  return serverLogic.provide({ actions: { drawJitter: assign({ jitter }) } });
+}
+
+/**
+ * Starts the real server logic with a scripted connector and a SimulatedClock. Date.now is faked
+ * (only Date: real timers keep running) so display fields like nextRetryAt are exact.
+ */
+export function startServer(
+  options: { lifecycle?: Lifecycle; definition?: Partial<ServerDefinition>; jitter?: number | 'random' } & Partial<
+    Pick<ServerInput, 'parentRef' | 'knownCatalog'>
+  > = {},
+) {
+  vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
+  const { connector, attempts, connections } = scriptedConnector();
+  const clock = new SimulatedClock();
+  const input: ServerInput = {
+    definition: definition({ lifecycle: options.lifecycle ?? 'lazy', ...options.definition }),
+    generation: 7,
+    connector,
+  };
+  if (options.parentRef) input.parentRef = options.parentRef;
+  if (options.knownCatalog) input.knownCatalog = options.knownCatalog;
+  const logic = options.jitter === 'random' ? serverLogic : logicWithJitter(options.jitter ?? 1);
+  const actor = createActor(logic, { clock, input }).start();
+  return {
+    actor,
+    clock,
+    attempts,
+    connections,
+    advance(ms: number) {
+      vi.setSystemTime(Date.now() + ms);
+      clock.increment(ms);
+    },
+    current(): Attempt {
+      const attempt = attempts.at(-1);
+      if (!attempt) throw new Error('no connect attempt was made');
+      return attempt;
+    },
+    /** Every connection except the live one was closed exactly once; the live one is open. */
+    closedExactlyOnceExceptLive(): boolean {
+      const live = actor.getSnapshot().context.connection;
+      return connections.every((c) => (c === live ? c.closeCount === 0 : c.closeCount === 1));
+    },
+  };
+}
+
+export type Harness = ReturnType<typeof startServer>;

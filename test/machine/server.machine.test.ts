@@ -1,0 +1,508 @@
+// Every row of DESIGN.md's server state table, the backoff sequence, idle shutdown and the catalog
+// refresh, on the real server logic with a scripted connector and a SimulatedClock.
+
+import { createActor, fromTransition, waitFor } from 'xstate';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConnectError, type Connection, type Connector } from '../../src/adapters/connection-port.ts';
+import { serverLogic } from '../../src/actors/server-actor.ts';
+import {
+  BACKOFF_CAP_MS,
+  backoffCeilingMs,
+  fullJitterDelayMs,
+  type ServerEmitted,
+  type ServerToParentEvent,
+  serverStateOf,
+} from '../../src/machines/server.machine.ts';
+import { definition, FakeConnection, type Harness, startServer, tool } from './fakes.ts';
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+const stateOf = (h: Harness) => serverStateOf(h.actor.getSnapshot());
+
+async function connect(h: Harness, connection?: FakeConnection): Promise<FakeConnection> {
+  h.actor.send({ type: 'CONNECT' });
+  const live = h.current().succeed(connection);
+  await waitFor(h.actor, (s) => s.matches('connected'));
+  return live;
+}
+
+async function failConnect(h: Harness, kind: ConstructorParameters<typeof ConnectError>[0] = 'network') {
+  h.current().fail(kind, `${kind} went wrong`);
+  await waitFor(h.actor, (s) => !s.matches('connecting'));
+}
+
+describe('init', () => {
+  it('starts in init without connecting', () => {
+    const h = startServer();
+    expect(stateOf(h)).toBe('init');
+    expect(h.attempts).toHaveLength(0);
+  });
+
+  it('CONNECT → connecting, handing the definition and an abort signal to the connector', () => {
+    const h = startServer();
+    h.actor.send({ type: 'CONNECT' });
+    expect(stateOf(h)).toBe('connecting');
+    expect(h.attempts).toHaveLength(1);
+    expect(h.current().definition.name).toBe('demo');
+    expect(h.current().options.signal.aborted).toBe(false);
+  });
+
+  it('RETRY → connecting; CLOSE → closed', () => {
+    const a = startServer();
+    a.actor.send({ type: 'RETRY' });
+    expect(stateOf(a)).toBe('connecting');
+    const b = startServer();
+    b.actor.send({ type: 'CLOSE' });
+    expect(stateOf(b)).toBe('closed');
+    expect(b.attempts).toHaveLength(0);
+  });
+});
+
+describe('connecting', () => {
+  it('done → connected with the connection and catalog; attempt and last error reset', async () => {
+    const h = startServer({ lifecycle: 'keep-alive' });
+    h.actor.send({ type: 'CONNECT' });
+    await failConnect(h);
+    h.actor.send({ type: 'RETRY' });
+    const live = h.current().succeed(new FakeConnection([tool('a'), tool('b')]));
+    await waitFor(h.actor, (s) => s.matches('connected'));
+    const { context } = h.actor.getSnapshot();
+    expect(context.connection).toBe(live);
+    expect(context.catalog?.tools.map((t) => t.name)).toEqual(['a', 'b']);
+    expect(context.attempt).toBe(0);
+    expect(context.lastError).toBeUndefined();
+    expect(live.listenerCount).toBe(1);
+  });
+
+  it('auth error → needsAuth, recorded, not counted as an attempt', async () => {
+    const h = startServer();
+    h.actor.send({ type: 'CONNECT' });
+    await failConnect(h, 'auth');
+    expect(stateOf(h)).toBe('needsAuth');
+    const { context } = h.actor.getSnapshot();
+    expect(context.lastError).toEqual({ kind: 'auth', message: 'auth went wrong', at: Date.now() });
+    expect(context.attempt).toBe(0);
+  });
+
+  it('other error → backoff with attempt 1, the error and the stderr tail', async () => {
+    const h = startServer();
+    h.actor.send({ type: 'CONNECT' });
+    h.current().fail('exited', 'process exited with code 1', 'Error: missing API_KEY');
+    await waitFor(h.actor, (s) => s.matches('backoff'));
+    const { context } = h.actor.getSnapshot();
+    expect(context.attempt).toBe(1);
+    expect(context.lastError).toMatchObject({ kind: 'exited', message: 'process exited with code 1' });
+    expect(context.stderrTail).toBe('Error: missing API_KEY');
+  });
+
+  it('a rejection that is not a ConnectError still lands in backoff', async () => {
+    const connector: Connector = async () => {
+      throw new TypeError('boom');
+    };
+    const actor = createActor(serverLogic, { input: { definition: definition(), generation: 1, connector } }).start();
+    actor.send({ type: 'CONNECT' });
+    await waitFor(actor, (s) => s.matches('backoff'));
+    expect(actor.getSnapshot().context.lastError).toMatchObject({ kind: 'protocol', message: 'boom' });
+    actor.stop();
+  });
+
+  it('after startupTimeout → backoff, and the attempt is aborted', () => {
+    const h = startServer({ definition: { startupTimeoutMs: 5_000 } });
+    h.actor.send({ type: 'CONNECT' });
+    h.advance(4_999);
+    expect(stateOf(h)).toBe('connecting');
+    h.advance(1);
+    expect(stateOf(h)).toBe('backoff');
+    expect(h.current().options.signal.aborted).toBe(true);
+    expect(h.actor.getSnapshot().context.lastError).toMatchObject({
+      kind: 'timeout',
+      message: 'did not finish starting within 5 s',
+    });
+  });
+
+  it('CLOSE → closed, and the attempt is aborted', () => {
+    const h = startServer();
+    h.actor.send({ type: 'CONNECT' });
+    h.actor.send({ type: 'CLOSE' });
+    expect(stateOf(h)).toBe('closed');
+    expect(h.current().options.signal.aborted).toBe(true);
+  });
+
+  it('CONNECT while connecting joins the running attempt', () => {
+    const h = startServer();
+    h.actor.send({ type: 'CONNECT' });
+    h.actor.send({ type: 'CONNECT' });
+    expect(h.attempts).toHaveLength(1);
+  });
+
+  it('a connection that arrives after the attempt was aborted is closed, not leaked', async () => {
+    const late = new FakeConnection();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // A connector that ignores the abort signal and answers late.
+    const connector: Connector = async () => {
+      await gate;
+      return late;
+    };
+    const actor = createActor(serverLogic, { input: { definition: definition(), generation: 1, connector } }).start();
+    actor.send({ type: 'CONNECT' });
+    actor.send({ type: 'CLOSE' });
+    release();
+    await vi.waitFor(() => expect(late.closeCount).toBe(1));
+    expect(serverStateOf(actor.getSnapshot())).toBe('closed');
+    actor.stop();
+  });
+
+  it('stderr while connecting goes to the tail and to listeners', () => {
+    const h = startServer();
+    const lines: string[] = [];
+    h.actor.on('stderr', (e) => lines.push(e.line));
+    h.actor.send({ type: 'CONNECT' });
+    h.current().options.onStderr?.('starting up');
+    expect(h.actor.getSnapshot().context.stderrTail).toBe('starting up');
+    expect(lines).toEqual(['starting up']);
+  });
+});
+
+describe('connected', () => {
+  it('idle past idleTimeout with nothing in flight → closed, closing the connection once', async () => {
+    const h = startServer({ definition: { idleTimeoutMs: 60_000 } });
+    const live = await connect(h);
+    h.advance(59_999);
+    expect(stateOf(h)).toBe('connected');
+    h.advance(1);
+    expect(stateOf(h)).toBe('closed');
+    expect(live.closeCount).toBe(1);
+    expect(live.listenerCount).toBe(0);
+    expect(h.actor.getSnapshot().context.connection).toBeUndefined();
+  });
+
+  it('idle shutdown waits for in-flight calls and re-arms when the last one finishes', async () => {
+    const h = startServer({ definition: { idleTimeoutMs: 60_000 } });
+    await connect(h);
+    h.actor.send({ type: 'CALL_STARTED' });
+    h.actor.send({ type: 'CALL_STARTED' });
+    h.advance(10 * 60_000);
+    expect(stateOf(h)).toBe('connected');
+    h.actor.send({ type: 'CALL_FINISHED' });
+    h.advance(10 * 60_000);
+    expect(stateOf(h)).toBe('connected');
+    expect(h.actor.getSnapshot().context.inFlight).toBe(1);
+    h.actor.send({ type: 'CALL_FINISHED' });
+    expect(h.actor.getSnapshot().context).toMatchObject({ inFlight: 0, lastUsedAt: Date.now() });
+    h.advance(59_999);
+    expect(stateOf(h)).toBe('connected');
+    h.advance(1);
+    expect(stateOf(h)).toBe('closed');
+  });
+
+  it('every finished call restarts the idle timer', async () => {
+    const h = startServer({ definition: { idleTimeoutMs: 60_000 } });
+    await connect(h);
+    h.advance(50_000);
+    h.actor.send({ type: 'CALL_STARTED' });
+    h.actor.send({ type: 'CALL_FINISHED' });
+    h.advance(59_999);
+    expect(stateOf(h)).toBe('connected');
+    h.advance(1);
+    expect(stateOf(h)).toBe('closed');
+  });
+
+  it.each([
+    ['eager', 600_000],
+    ['keep-alive', 600_000],
+    ['lazy', 0],
+  ] as const)('%s with idleTimeoutMs %i never closes when idle', async (lifecycle, idleTimeoutMs) => {
+    const h = startServer({ lifecycle, definition: { idleTimeoutMs } });
+    await connect(h);
+    h.advance(24 * 60 * 60_000);
+    expect(stateOf(h)).toBe('connected');
+  });
+
+  it('transport lost, lazy → closed with the error; the next CONNECT reconnects', async () => {
+    const h = startServer();
+    const first = await connect(h);
+    first.emit({ type: 'closed', error: 'EPIPE' });
+    expect(stateOf(h)).toBe('closed');
+    expect(first.closeCount).toBe(1);
+    expect(h.actor.getSnapshot().context.lastError).toMatchObject({ kind: 'exited', message: 'connection lost: EPIPE' });
+    await connect(h);
+    expect(h.attempts).toHaveLength(2);
+    expect(h.closedExactlyOnceExceptLive()).toBe(true);
+  });
+
+  it.each(['keep-alive', 'eager'] as const)('transport lost, %s → backoff, then reconnects by itself', async (lifecycle) => {
+    const h = startServer({ lifecycle, definition: { transport: 'http', url: 'http://127.0.0.1:1/mcp' } });
+    const first = await connect(h);
+    first.emit({ type: 'closed' });
+    expect(stateOf(h)).toBe('backoff');
+    expect(h.actor.getSnapshot().context).toMatchObject({
+      attempt: 1,
+      backoffDelayMs: 1_000,
+      lastError: { kind: 'network', message: 'connection lost' },
+    });
+    h.advance(1_000);
+    expect(stateOf(h)).toBe('connecting');
+    h.current().succeed();
+    await waitFor(h.actor, (s) => s.matches('connected'));
+    expect(h.attempts).toHaveLength(2);
+    expect(h.closedExactlyOnceExceptLive()).toBe(true);
+  });
+
+  it('CLOSE → closed, closing the connection once', async () => {
+    const h = startServer({ lifecycle: 'keep-alive' });
+    const live = await connect(h);
+    h.actor.send({ type: 'CLOSE' });
+    expect(stateOf(h)).toBe('closed');
+    expect(live.closeCount).toBe(1);
+  });
+
+  it('stopping the actor closes the live connection', async () => {
+    const h = startServer();
+    const live = await connect(h);
+    h.actor.stop();
+    expect(live.closeCount).toBe(1);
+    expect(live.listenerCount).toBe(0);
+  });
+
+  it('tools/list_changed refreshes the tool list and reports the new catalog', async () => {
+    const h = startServer();
+    const catalogs: string[][] = [];
+    h.actor.on('catalog', (e) => catalogs.push(e.catalog.tools.map((t) => t.name)));
+    const live = await connect(h);
+    live.tools = [tool('echo'), tool('added')];
+    live.emit({ type: 'tools-changed' });
+    await waitFor(h.actor, (s) => s.context.catalog?.tools.length === 2);
+    await waitFor(h.actor, (s) => s.matches({ connected: { tools: 'current' } }));
+    expect(catalogs).toEqual([['echo'], ['echo', 'added']]);
+  });
+
+  it('resources/list_changed refreshes the resource list', async () => {
+    const h = startServer();
+    const live = await connect(h);
+    live.resources = [{ uri: 'file:///a', name: 'a' }];
+    live.emit({ type: 'resources-changed' });
+    await waitFor(h.actor, (s) => s.context.catalog?.resources.length === 1);
+    expect(h.actor.getSnapshot().context.catalog?.tools.map((t) => t.name)).toEqual(['echo']);
+  });
+
+  it('a failed refresh keeps the old list and records the error', async () => {
+    const h = startServer();
+    const live = await connect(h);
+    live.listTools = async () => {
+      throw new Error('Method not found');
+    };
+    live.emit({ type: 'tools-changed' });
+    await waitFor(h.actor, (s) => s.context.lastError !== undefined);
+    expect(stateOf(h)).toBe('connected');
+    expect(h.actor.getSnapshot().context.lastError).toMatchObject({
+      kind: 'call',
+      message: 'refreshing the tools list failed: Method not found',
+    });
+    expect(h.actor.getSnapshot().context.catalog?.tools.map((t) => t.name)).toEqual(['echo']);
+  });
+
+  it('stderr lines are kept as a bounded tail and emitted', async () => {
+    const h = startServer();
+    const live = await connect(h);
+    const lines: string[] = [];
+    h.actor.on('stderr', (e) => lines.push(e.line));
+    for (let i = 1; i <= 30; i++) live.emit({ type: 'stderr', line: `line ${i}` });
+    const tail = h.actor.getSnapshot().context.stderrTail.split('\n');
+    expect(tail).toHaveLength(20);
+    expect(tail[0]).toBe('line 11');
+    expect(tail.at(-1)).toBe('line 30');
+    expect(lines).toHaveLength(30);
+  });
+});
+
+describe('needsAuth', () => {
+  async function inNeedsAuth() {
+    const h = startServer();
+    h.actor.send({ type: 'CONNECT' });
+    await failConnect(h, 'auth');
+    return h;
+  }
+
+  it('AUTHENTICATED → connecting', async () => {
+    const h = await inNeedsAuth();
+    h.actor.send({ type: 'AUTHENTICATED' });
+    expect(stateOf(h)).toBe('connecting');
+    expect(h.attempts).toHaveLength(2);
+  });
+
+  it('CONNECT stays (no new attempt); RETRY → connecting; CLOSE → closed', async () => {
+    const h = await inNeedsAuth();
+    h.actor.send({ type: 'CONNECT' });
+    expect(stateOf(h)).toBe('needsAuth');
+    expect(h.attempts).toHaveLength(1);
+    h.actor.send({ type: 'RETRY' });
+    expect(stateOf(h)).toBe('connecting');
+    const g = await inNeedsAuth();
+    g.actor.send({ type: 'CLOSE' });
+    expect(stateOf(g)).toBe('closed');
+  });
+});
+
+describe('backoff', () => {
+  it.each([
+    ['lazy', 'closed'],
+    ['eager', 'connecting'],
+    ['keep-alive', 'connecting'],
+  ] as const)('%s: when the delay is over → %s', async (lifecycle, next) => {
+    const h = startServer({ lifecycle });
+    h.actor.send({ type: 'CONNECT' });
+    await failConnect(h);
+    h.advance(999);
+    expect(stateOf(h)).toBe('backoff');
+    h.advance(1);
+    expect(stateOf(h)).toBe(next);
+    expect(h.actor.getSnapshot().context).toMatchObject({ backoffDelayMs: undefined, nextRetryAt: undefined });
+  });
+
+  it('CONNECT stays (callers fail fast); RETRY → connecting; CLOSE → closed', async () => {
+    const h = startServer();
+    h.actor.send({ type: 'CONNECT' });
+    await failConnect(h);
+    h.actor.send({ type: 'CONNECT' });
+    expect(stateOf(h)).toBe('backoff');
+    expect(h.attempts).toHaveLength(1);
+    h.actor.send({ type: 'RETRY' });
+    expect(stateOf(h)).toBe('connecting');
+    await failConnect(h);
+    h.actor.send({ type: 'CLOSE' });
+    expect(stateOf(h)).toBe('closed');
+    // The timer was cancelled with the state.
+    h.advance(BACKOFF_CAP_MS);
+    expect(stateOf(h)).toBe('closed');
+  });
+
+  it('waits 1 s, 2 s, 4 s … doubling up to the 5 min cap (jitter at its maximum)', async () => {
+    const h = startServer({ lifecycle: 'keep-alive', jitter: 1 });
+    h.actor.send({ type: 'CONNECT' });
+    const delays: number[] = [];
+    for (let attempt = 1; attempt <= 11; attempt++) {
+      await failConnect(h);
+      const { context } = h.actor.getSnapshot();
+      expect(context.attempt).toBe(attempt);
+      expect(context.nextRetryAt).toBe(Date.now() + (context.backoffDelayMs ?? Number.NaN));
+      delays.push(context.backoffDelayMs ?? Number.NaN);
+      h.advance((context.backoffDelayMs ?? 0) - 1);
+      expect(stateOf(h)).toBe('backoff');
+      h.advance(1);
+      expect(stateOf(h)).toBe('connecting');
+    }
+    expect(delays).toEqual([
+      1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 300_000, 300_000,
+    ]);
+  });
+
+  it('full jitter scales the ceiling by the drawn fraction', async () => {
+    const h = startServer({ lifecycle: 'keep-alive', jitter: 0.5 });
+    h.actor.send({ type: 'CONNECT' });
+    const delays: number[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await failConnect(h);
+      delays.push(h.actor.getSnapshot().context.backoffDelayMs ?? Number.NaN);
+      h.advance(delays.at(-1) ?? 0);
+    }
+    expect(delays).toEqual([500, 1_000, 2_000]);
+  });
+
+  it('the unprovided drawJitter draws from Math.random', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.25);
+    const h = startServer({ lifecycle: 'keep-alive', jitter: 'random' });
+    h.actor.send({ type: 'CONNECT' });
+    await failConnect(h);
+    expect(h.actor.getSnapshot().context.backoffDelayMs).toBe(250);
+  });
+
+  it('fullJitterDelayMs stays within [0, ceiling] and the ceiling is capped', () => {
+    expect(backoffCeilingMs(1)).toBe(1_000);
+    expect(backoffCeilingMs(10)).toBe(BACKOFF_CAP_MS);
+    expect(backoffCeilingMs(10_000)).toBe(BACKOFF_CAP_MS);
+    expect(fullJitterDelayMs(3, 0)).toBe(0);
+    expect(fullJitterDelayMs(3, 0.999)).toBe(3_996);
+    expect(fullJitterDelayMs(3, 7)).toBe(4_000);
+  });
+});
+
+describe('closed', () => {
+  it('CONNECT → connecting; RETRY → connecting', () => {
+    const a = startServer();
+    a.actor.send({ type: 'CLOSE' });
+    a.actor.send({ type: 'CONNECT' });
+    expect(stateOf(a)).toBe('connecting');
+    const b = startServer();
+    b.actor.send({ type: 'CLOSE' });
+    b.actor.send({ type: 'RETRY' });
+    expect(stateOf(b)).toBe('connecting');
+  });
+});
+
+describe('reports', () => {
+  function recorder() {
+    return createActor(
+      fromTransition((events: ServerToParentEvent[], event: ServerToParentEvent) => [...events, event], []),
+    ).start();
+  }
+
+  it('the parent gets SERVER.STATUS on every state entry and SERVER.CATALOG after connect and refresh', async () => {
+    const parent = recorder();
+    const h = startServer({ parentRef: parent });
+    const emitted: ServerEmitted[] = [];
+    h.actor.on('*', (e) => emitted.push(e));
+    const live = await connect(h);
+    live.tools = [tool('echo'), tool('new')];
+    live.emit({ type: 'tools-changed' });
+    await waitFor(h.actor, (s) => s.context.catalog?.tools.length === 2);
+    live.emit({ type: 'closed', error: 'gone' });
+
+    const events = parent.getSnapshot().context;
+    expect(events.map((e) => (e.type === 'SERVER.STATUS' ? e.state : 'catalog'))).toEqual([
+      'init',
+      'connecting',
+      'connected',
+      'catalog',
+      'catalog',
+      'closed',
+    ]);
+    expect(events.every((e) => e.name === 'demo' && e.generation === 7)).toBe(true);
+    expect(events.at(-1)).toMatchObject({
+      type: 'SERVER.STATUS',
+      state: 'closed',
+      lastError: { kind: 'exited', message: 'connection lost: gone' },
+    });
+    const catalogEvent = events[3];
+    expect(catalogEvent?.type === 'SERVER.CATALOG' && catalogEvent.catalog.tools.map((t) => t.name)).toEqual(['echo']);
+    // Host listeners hear the same payloads (they subscribed after `init` was reported).
+    expect(emitted.map((e) => e.type)).toEqual(['status', 'status', 'catalog', 'catalog', 'status']);
+    expect(emitted[0]).toEqual({ type: 'status', name: 'demo', generation: 7, state: 'connecting' });
+  });
+
+  it('keeps the cached catalog it was given until a live one arrives', async () => {
+    const knownCatalog = { tools: [tool('cached')], resources: [] };
+    const h = startServer({ knownCatalog });
+    expect(h.actor.getSnapshot().context.knownCatalog).toEqual(knownCatalog);
+    expect(h.actor.getSnapshot().context.catalog).toBeUndefined();
+    await connect(h);
+    expect(h.actor.getSnapshot().context.catalog?.tools.map((t) => t.name)).toEqual(['echo']);
+  });
+});
+
+describe('connector contract', () => {
+  it('an adapter that rejects with ConnectError("auth") reaches needsAuth through the real connect actor', async () => {
+    const connector: Connector = async (): Promise<Connection> => {
+      throw new ConnectError('auth', 'HTTP 401');
+    };
+    const actor = createActor(serverLogic, { input: { definition: definition(), generation: 1, connector } }).start();
+    actor.send({ type: 'CONNECT' });
+    await waitFor(actor, (s) => s.matches('needsAuth'));
+    actor.stop();
+  });
+});

@@ -1,0 +1,63 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { serverLogic } from '../../../src/actors/server-actor.ts';
+import { createDeferredInspection, createInspection } from '../../../src/inspect/inspector.ts';
+import { createScriptedConnector } from '../../fixtures/inspect/scripted-connector.ts';
+import { secretServerDefinition } from '../../fixtures/inspect/secret-config.ts';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'inspect-deferred-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const startServer = (inspect: (event: any) => void) =>
+  createActor(serverLogic, {
+    input: {
+      definition: secretServerDefinition(),
+      generation: 1,
+      connector: createScriptedConnector().connector,
+    },
+    systemId: 'server:late',
+    inspect,
+  }).start();
+
+const linesOf = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+
+describe('createDeferredInspection', () => {
+  it('holds events until inspection is attached, then delivers them and everything after', async () => {
+    const deferred = createDeferredInspection();
+    const actor = startServer(deferred.inspect);
+    const file = join(dir, 'events.jsonl');
+    deferred.attach(createInspection({ kind: 'jsonl', file }, { secrets: () => [] }));
+    actor.send({ type: 'CONNECT' });
+    actor.stop();
+    await deferred.dispose();
+
+    const events = linesOf(file);
+    expect(events[0]).toMatchObject({ type: '@xstate.actor', systemId: 'server:late' });
+    const states = events.filter((e) => e.type === '@xstate.snapshot' && e.sessionId === actor.sessionId);
+    expect(states.map((e) => e.snapshot.value).slice(0, 2)).toEqual(['init', 'connecting']);
+  });
+
+  it('drops what it held when inspection is off, and the first decision stays', async () => {
+    const deferred = createDeferredInspection();
+    const actor = startServer(deferred.inspect);
+    deferred.attach(undefined);
+    const file = join(dir, 'never.jsonl');
+    const late = createInspection({ kind: 'jsonl', file }, { secrets: () => [] });
+    deferred.attach(late);
+    actor.send({ type: 'CONNECT' });
+    actor.stop();
+    await deferred.dispose();
+    await late.dispose();
+    expect(readFileSync(file, 'utf8')).toBe('');
+  });
+});
