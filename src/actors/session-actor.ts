@@ -4,8 +4,8 @@
 import { type Actor, type AnyActorRef, createActor, fromPromise, type InspectionEvent, waitFor } from 'xstate';
 import type { Connector, ServerCatalog } from '../adapters/connection-port.ts';
 import { buildCatalog, type Catalog, type CatalogEntry, type ServerTools } from '../catalog/catalog.ts';
-import { type CacheStore, configHash } from '../catalog/cache.ts';
-import type { LoadedConfig } from '../config/types.ts';
+import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
+import type { DirectToolsSpec, LoadedConfig, ServerDefinition } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
 import {
   type KnownCatalog,
@@ -129,6 +129,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const config = options.loadConfig(input.request);
         const cached: Record<string, KnownCatalog> = {};
         if (options.cache) {
+          config.diagnostics.push(...options.cache.read().diagnostics);
           for (const def of config.servers) {
             const entry = options.cache.validEntry(def);
             if (entry) cached[def.name] = entry;
@@ -146,17 +147,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         };
         await Promise.all(Array.from({ length: Math.min(input.limit, queue.length) }, worker));
       }),
-      flushCache: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async ({ input }) => {
-        const config = actor.getSnapshot().context.config;
-        if (!options.cache || !config) return;
-        const updates: Parameters<CacheStore['write']>[0] = {};
-        for (const name of input.live) {
-          const def = config.servers.find((d) => d.name === name);
-          const known = input.catalogs[name];
-          if (def && known) updates[name] = cacheEntry(def, known);
-        }
-        if (Object.keys(updates).length > 0) await options.cache.write(updates);
-      }),
+      shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[]; servers: AnyActorRef[] }>(
+        async ({ input }) => {
+          const closing = input.servers.map((ref) => (ref as ServerActorRef).getSnapshot().context.connection?.close());
+          const config = actor.getSnapshot().context.config;
+          if (options.cache && config) {
+            const updates: Parameters<CacheStore['write']>[0] = {};
+            for (const name of input.live) {
+              const def = config.servers.find((d) => d.name === name);
+              const known = input.catalogs[name];
+              if (def && known) updates[name] = cachedServerFromCatalog(def, known);
+            }
+            if (Object.keys(updates).length > 0) await options.cache.write(updates);
+          }
+          await Promise.allSettled(closing);
+        },
+      ),
     },
     actions: {
       registerTools: ({ context }) => {
@@ -188,7 +194,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const params = event;
         const def = context.config?.servers.find((d) => d.name === params.name);
         if (!options.cache || !def) return;
-        options.cache.write({ [params.name]: cacheEntry(def, params.catalog) }).catch((error: unknown) => {
+        options.cache.write({ [params.name]: cachedServerFromCatalog(def, params.catalog) }).catch((error: unknown) => {
           logger.warn(`cache write failed: ${String(error)}`);
         });
       },
@@ -264,6 +270,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async start(request) {
       actor.send({ type: 'SESSION_START', request });
       await waitFor(actor, (s) => !s.matches('starting'));
+      // Direct tools must exist for the first model request: wait (bounded by each server's startup
+      // timeout) for servers that should have direct tools but are not in the cache yet.
+      const context = actor.getSnapshot().context;
+      const refs = childRefs();
+      const waiting = (context.config?.servers ?? []).filter(
+        (d) => !context.catalogs[d.name] && refs[d.name] && mayHaveDirectTools(d, context.config!.settings.directToolsEnv),
+      );
+      await Promise.all(waiting.map((d) => ensureConnected(refs[d.name]!)));
     },
     async stop() {
       if (actor.getSnapshot().matches('idle')) return;
@@ -285,19 +299,13 @@ const defaultSettingsForCalls = {
   outputLimitBytes: 50 * 1024,
 } as const;
 
-function entrySummary(e: CatalogEntry) {
-  return { name: e.name, server: e.server, tool: e.tool };
+function mayHaveDirectTools(def: ServerDefinition, env: DirectToolsSpec | undefined): boolean {
+  if (env) return env.kind === 'all' || (env.kind === 'list' && (env.servers.includes(def.name) || env.tools.some((t) => t.server === def.name)));
+  return def.directTools !== false || def.exposure === 'direct' || def.toolExposure.some((r) => r.exposure === 'direct');
 }
 
-function cacheEntry(def: Parameters<typeof configHash>[0], known: KnownCatalog | ServerCatalog) {
-  return {
-    configHash: configHash(def),
-    tools: known.tools,
-    resources: known.resources,
-    cachedAt: Date.now(),
-    ...(known.serverInfo ? { serverInfo: known.serverInfo } : {}),
-    ...(known.instructions ? { instructions: known.instructions } : {}),
-  };
+function entrySummary(e: CatalogEntry) {
+  return { name: e.name, server: e.server, tool: e.tool };
 }
 
 function sameKey(a: unknown, b: unknown): boolean {

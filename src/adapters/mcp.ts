@@ -140,7 +140,11 @@ class SessionOpener {
     try {
       return await this.attempt('streamable-http', signal);
     } catch (error) {
-      if (only === undefined && error instanceof ConnectError && (error.status === 404 || error.status === 405)) {
+      if (
+        only === undefined &&
+        error instanceof ConnectError &&
+        (error.status === 404 || error.status === 405)
+      ) {
         return this.attempt('sse', signal);
       }
       throw error;
@@ -236,11 +240,20 @@ function httpHeaders(def: ServerDefinition): Record<string, string> {
   return headers;
 }
 
-/** The SDK Transport over our process-group-aware stdio process. */
+/**
+ * The SDK Transport over our process-group-aware stdio process.
+ *
+ * Messages are handed to the SDK one per macrotask: the SDK runs notification handlers in a microtask
+ * but settles responses at once, so a progress notification and the response right behind it in the
+ * same stdout chunk would otherwise lose the progress (the request is already gone when it runs).
+ */
 class GroupStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  private readonly inbox: JSONRPCMessage[] = [];
+  private delivering = false;
+  private closedAfterInbox = false;
 
   constructor(
     private readonly process: StdioProcess,
@@ -248,7 +261,29 @@ class GroupStdioTransport implements Transport {
   ) {
     process.onLine = (line) => this.receive(line);
     process.onError = (error) => this.onerror?.(error);
-    process.onExit = () => this.onclose?.();
+    process.onExit = () => {
+      // Whatever the server said before it went away is delivered before the close.
+      this.closedAfterInbox = true;
+      if (!this.delivering) this.onclose?.();
+    };
+  }
+
+  private deliver(message: JSONRPCMessage): void {
+    this.inbox.push(message);
+    if (this.delivering) return;
+    this.delivering = true;
+    setImmediate(() => this.deliverNext());
+  }
+
+  private deliverNext(): void {
+    const message = this.inbox.shift();
+    if (message) this.onmessage?.(message);
+    if (this.inbox.length > 0) {
+      setImmediate(() => this.deliverNext());
+      return;
+    }
+    this.delivering = false;
+    if (this.closedAfterInbox) this.onclose?.();
   }
 
   async start(): Promise<void> {
@@ -276,11 +311,15 @@ class GroupStdioTransport implements Transport {
       this.tail.addLine(`[stdout] ${line}`);
       return;
     }
-    this.onmessage?.(message.data);
+    this.deliver(message.data);
   }
 }
 
-async function closeSession(session: Session, options: McpConnectorOptions, graceful: boolean): Promise<void> {
+async function closeSession(
+  session: Session,
+  options: McpConnectorOptions,
+  graceful: boolean,
+): Promise<void> {
   if (session.process && !graceful) {
     // Start the hard stop first; the client's close below then joins it.
     const stopped = session.process.stop({ graceful: false });
@@ -289,7 +328,10 @@ async function closeSession(session: Session, options: McpConnectorOptions, grac
   }
   const transport = session.transport;
   if (graceful && transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
-    await Promise.race([transport.terminateSession().catch(() => {}), sleep(options.terminateSessionMs ?? 500)]);
+    await Promise.race([
+      transport.terminateSession().catch(() => {}),
+      sleep(options.terminateSessionMs ?? 500),
+    ]);
   }
   await session.client.close().catch(() => {});
   if (session.process) await session.process.stop({ graceful }).catch(() => {});
@@ -391,7 +433,10 @@ async function paginate<T>(
 }
 
 function toToolDescriptor(tool: SdkTool): ToolDescriptor {
-  const descriptor: ToolDescriptor = { name: tool.name, inputSchema: tool.inputSchema as Record<string, unknown> };
+  const descriptor: ToolDescriptor = {
+    name: tool.name,
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+  };
   const title = tool.title ?? tool.annotations?.title;
   if (title !== undefined) descriptor.title = title;
   if (tool.description !== undefined) descriptor.description = tool.description;
@@ -453,7 +498,11 @@ class McpConnection implements Connection {
     );
   }
 
-  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
     if (this.taskRequired.has(name)) {
       throw new CallError(
         'unsupported',
@@ -475,7 +524,11 @@ class McpConnection implements Connection {
 
   async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
     const result = await this.run(`resources/read ${uri}`, options.signal, (client) =>
-      client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, this.callRequestOptions(options)),
+      client.request(
+        { method: 'resources/read', params: { uri } },
+        ReadResourceResultSchema,
+        this.callRequestOptions(options),
+      ),
     );
     return {
       contents: result.contents.map((item) => ({
@@ -532,7 +585,11 @@ class McpConnection implements Connection {
   }
 
   /** Runs a request on the current session; an expired HTTP session is renewed once and the request retried. */
-  private async run<T>(what: string, signal: AbortSignal | undefined, request: (client: Client) => Promise<T>): Promise<T> {
+  private async run<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    request: (client: Client) => Promise<T>,
+  ): Promise<T> {
     if (signal?.aborted) throw this.toCallError(signal.reason, what, signal);
     if (this.lostError !== undefined) throw this.closedError(what);
     let session = this.renewing ? await this.renewing.catch(() => this.session) : this.session;
@@ -615,7 +672,10 @@ class McpConnection implements Connection {
   }
 
   private closedError(what: string): CallError {
-    const reason = this.lostError === 'closed' || this.lostError === undefined ? 'is closed' : `is gone: ${this.lostError}`;
+    const reason =
+      this.lostError === 'closed' || this.lostError === undefined
+        ? 'is closed'
+        : `is gone: ${this.lostError}`;
     return new CallError('closed', `${what} failed: the connection to "${this.def.name}" ${reason}`);
   }
 
@@ -633,15 +693,22 @@ class McpConnection implements Connection {
       return new CallError('aborted', `${what} on "${this.def.name}" was cancelled`, { cause: error });
     }
     if (this.lostError !== undefined) return this.closedError(what);
-    if (isAuthError(error)) return new CallError('auth', this.authMessage(httpStatus(error)), { cause: error });
+    if (isAuthError(error))
+      return new CallError('auth', this.authMessage(httpStatus(error)), { cause: error });
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout) {
-        return new CallError('timeout', `${what} on "${this.def.name}" timed out`, { code: error.code, cause: error });
+        return new CallError('timeout', `${what} on "${this.def.name}" timed out`, {
+          code: error.code,
+          cause: error,
+        });
       }
       if (error.code === ErrorCode.ConnectionClosed) {
         const exit = this.session.process?.exitInfo;
         const reason = exit ? describeExit(exit.code, exit.signal, this.tail) : 'the connection closed';
-        return new CallError('closed', `${what} failed: "${this.def.name}" ${reason}`, { code: error.code, cause: error });
+        return new CallError('closed', `${what} failed: "${this.def.name}" ${reason}`, {
+          code: error.code,
+          cause: error,
+        });
       }
       return new CallError('server', `${what} failed: ${stripMcpPrefix(error.message)}`, {
         code: error.code,
@@ -650,15 +717,22 @@ class McpConnection implements Connection {
     }
     const status = httpStatus(error);
     if (status !== undefined) {
-      return new CallError('http', `${what} failed: HTTP ${status} from "${this.def.name}"`, { code: status, cause: error });
+      return new CallError('http', `${what} failed: HTTP ${status} from "${this.def.name}"`, {
+        code: status,
+        cause: error,
+      });
     }
     if (networkCode(error) !== undefined) {
       return new CallError('network', `${what} failed: ${describe(error)}`, { cause: error });
     }
     if (isValidationError(error)) {
-      return new CallError('protocol', `${what}: "${this.def.name}" sent an invalid answer: ${describe(error)}`, {
-        cause: error,
-      });
+      return new CallError(
+        'protocol',
+        `${what}: "${this.def.name}" sent an invalid answer: ${describe(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     if (error instanceof Error && error.message === 'Not connected') return this.closedError(what);
     return new CallError('protocol', `${what} failed: ${describe(error)}`, { cause: error });
@@ -728,7 +802,11 @@ function toConnectError(
     }
     const exit = process?.exitInfo;
     if (exit?.unexpected) {
-      return new ConnectError('exited', `"${name}" ${describeExit(exit.code, exit.signal, tail)} during startup`, stderr);
+      return new ConnectError(
+        'exited',
+        `"${name}" ${describeExit(exit.code, exit.signal, tail)} during startup`,
+        stderr,
+      );
     }
   }
   if (isAuthError(error)) {
@@ -744,7 +822,11 @@ function toConnectError(
   if (kind !== 'stdio' && networkCode(error) !== undefined) {
     return new ConnectError('network', `Cannot reach "${name}": ${describe(error)}`);
   }
-  return new ConnectError('protocol', `"${name}" did not complete the MCP handshake: ${describe(error)}`, stderr);
+  return new ConnectError(
+    'protocol',
+    `"${name}" did not complete the MCP handshake: ${describe(error)}`,
+    stderr,
+  );
 }
 
 function isConnectionClosed(error: unknown): boolean {
@@ -823,7 +905,9 @@ function describe(error: unknown): string {
     const code = networkCode(error);
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
     const message = stripMcpPrefix(error.message);
-    return code && !message.includes(code) && !cause.includes(code) ? `${message}${cause} (${code})` : `${message}${cause}`;
+    return code && !message.includes(code) && !cause.includes(code)
+      ? `${message}${cause} (${code})`
+      : `${message}${cause}`;
   }
   return String(error);
 }

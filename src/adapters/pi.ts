@@ -88,7 +88,8 @@ export const STATUS_KEY = 'mcp';
 /** Tools of Pi's built-in MCP that must never stay active next to ours. */
 const BUILTIN_MCP_TOOL = /^(mcp__|tool_search$|list_mcp_resources$|list_mcp_resource_templates$|read_mcp_resource$)/;
 
-export function bridgePi(pi: PiHost, options: PiBridgeOptions): void {
+/** Wires the extension into Pi; returns the session runtime (for tests and embedding). */
+export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   const env = options.env ?? process.env;
   const homeDir = options.homeDir ?? homedir();
   const agentDir = agentDirFrom(env, homeDir);
@@ -214,12 +215,16 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): void {
   });
   pi.on('session_shutdown', async () => {
     await guarded('session_shutdown', () => runtime.stop());
+    await inspection.dispose();
   });
+
+  return runtime;
 
   /** Direct tools exist before the first prompt: registered at load from config + cache. */
   function registerDirectToolsFromCache() {
     safely(() => {
       const config = load({ cwd: process.cwd(), projectTrusted: false });
+      cache.read();
       const cached = Object.fromEntries(
         config.servers.flatMap((d) => {
           const entry = cache.validEntry(d);

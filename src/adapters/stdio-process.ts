@@ -92,7 +92,7 @@ export class StdioProcess {
 
   write(text: string): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || !stdin.writable || this.exited) return Promise.reject(new Error('Not connected'));
+    if (!stdin?.writable || this.exited) return Promise.reject(new Error('Not connected'));
     return new Promise<void>((resolve, reject) => {
       stdin.write(text, (error) => (error ? reject(error) : resolve()));
     });

@@ -18,6 +18,7 @@ import type {
   ToolDescriptor,
 } from '../adapters/connection-port.ts';
 import type { Diagnostic, ServerDefinition } from '../config/types.ts';
+import type { Logger } from '../logger.ts';
 import {
   acquireFileLock,
   errorCode,
@@ -40,10 +41,8 @@ export interface CachedServer {
   instructions?: string;
 }
 
-/** The part of the project logger the cache needs (structural, so any logger fits). */
-export interface CacheLogger {
-  warn(message: string): void;
-}
+/** The part of the project logger the cache needs. */
+export type CacheLogger = Pick<Logger, 'warn'>;
 
 export interface CacheReadResult {
   /** Well-formed entries, stale ones included (`validEntry` decides what may be used). */

@@ -58,7 +58,7 @@ const MAX_FUZZY_EXPANSIONS = 6;
 /** Inside a phrase ("web page"), the single words still count, a little less than the phrase. */
 const PHRASE_WORD_WEIGHT = 0.8;
 /** Words that quantify rather than name what is wanted. */
-const WEAK_WORDS = new Set(['everyth', 'everything', 'anyth', 'anything', 'all', 'every', 'whole', 'entire', 'entirely', 'each', 'many', 'much', 'more', 'most', 'few', 'several', 'various', 'new', 'latest', 'current', 'specific', 'certain', 'given', 'particular']);
+const WEAK_WORDS = new Set(['everyth', 'everything', 'anyth', 'anything', 'all', 'every', 'whole', 'entire', 'entirely', 'each', 'much', 'more', 'most', 'few', 'various', 'new', 'latest', 'current', 'specific', 'certain', 'given', 'particular']);
 const WEAK_WORD_WEIGHT = 0.3;
 
 /** Ranking signals on top of BM25F. */
@@ -76,11 +76,50 @@ const ACTION_VERBS = new Set(
     'reply respond answer run execute exec invoke launch trigger start stop terminate kill cancel close open ' +
     'navigate visit go click press type fill hover drag drop upload download export import move copy clone ' +
     'fork merge install upgrade deploy scale restart apply push approve mark resolve assign toggle switch enable ' +
-    'disable record capture take grab compress convert translate remember tell notify invite share schedule'
+    'disable record capture take grab compress convert translate remember tell notify invite share schedule link'
   )
     .split(/\s+/)
     .map(stem),
 );
+/**
+ * What a query wants done, by the verbs in it, against what a tool does, by the verbs in its name.
+ * A query that only creates should not get a tool that only lists; one that adds should not get one
+ * that removes (opposites cost more). Queries with verbs of several kinds, or none, are not judged.
+ */
+const CRUD_VERBS: Record<string, string> = {
+  create: 'create add new make generate insert install register post open launch spawn init compose link',
+  delete: 'delete remove drop erase destroy purge uninstall forget clear discard wipe',
+  update: 'update edit modify change patch alter set rename replace move toggle mark assign upgrade write append',
+  read: 'get list find search read retrieve fetch show describe view lookup inspect browse',
+  run: 'run exec execute invoke trigger evaluate perform',
+};
+/** Running something may well be how one reads (a query, a report). */
+const COMPATIBLE_KINDS: Record<string, string> = { run: 'read' };
+const OPPOSED_VERBS: Array<[string, string]> = [
+  ['create', 'delete'],
+  ['run exec execute start launch spawn trigger', 'stop kill terminate halt cancel abort'],
+  ['upload', 'download'],
+];
+const CRUD_MISMATCH_PENALTY = 0.85;
+const OPPOSITION_PENALTY = 0.75;
+/** A query word in exactly the form the tool name uses ("workflows" in list-workflows) is a little better. */
+const SURFACE_FORM_BOOST = 0.06;
+
+const CRUD_CLASS = new Map<string, string[]>();
+for (const [kind, verbs] of Object.entries(CRUD_VERBS)) {
+  for (const verb of verbs.split(' ').map(stem)) CRUD_CLASS.set(verb, [...(CRUD_CLASS.get(verb) ?? []), kind]);
+}
+const OPPOSED_SIDES: Array<[Set<string>, Set<string>]> = OPPOSED_VERBS.map(([a, b]) => {
+  const side = (words: string) => new Set(words.split(' ').flatMap((w) => (CRUD_VERBS[w] ?? w).split(' ')).map(stem));
+  return [side(a), side(b)];
+});
+
+function crudKinds(words: Iterable<string>): Set<string> {
+  const kinds = new Set<string>();
+  for (const w of words) for (const kind of CRUD_CLASS.get(w) ?? []) kinds.add(kind);
+  return kinds;
+}
+
 const LOOKUP_VERBS = new Set(
   'get list find search read retrieve fetch query show describe view lookup inspect'.split(' ').map(stem),
 );
@@ -106,6 +145,8 @@ interface QueryUnit {
   required: boolean;
   /** How much finding this unit in a tool's name says: its idf (rare words say more), times `weight`. */
   importance: number;
+  /** The query's own spelling of the unit's words where stemming changed it ("workflows"). */
+  surface: string[];
 }
 
 function lowerBound(sorted: readonly string[], value: string): number {
@@ -146,6 +187,8 @@ class ToolSearchIndex implements SearchIndex {
   readonly #distinctivePostings = new Map<string, Int32Array>();
   readonly #distinctiveCount: Uint16Array;
   readonly #lookupName: Uint8Array;
+  /** Per doc: the tool name's words as written (lowercased, unstemmed). */
+  readonly #nameWords: string[][];
   readonly #exact = new Map<string, number[]>();
   /** Importance of a query word the catalog never uses: that of a word in half the tools. */
   readonly #unknownIdf: number;
@@ -179,6 +222,7 @@ class ToolSearchIndex implements SearchIndex {
       for (const t of seen) df.set(t, (df.get(t) ?? 0) + 1);
     }
     this.#nameSequence = fields.map((f) => splitGluedNames(f, df));
+    this.#nameWords = docs.map((d) => splitWords(d.tool));
 
     const avgLength = {} as Record<FieldKey, number>;
     for (const key of FIELD_KEYS) {
@@ -328,6 +372,9 @@ class ToolSearchIndex implements SearchIndex {
     ranked.sort((a, b) => b.score - a.score || a.doc - b.doc);
     const head = ranked.slice(0, RERANK_DEPTH);
     const lookupQuery = !units.some((u) => u.words.some((w) => ACTION_VERBS.has(w)));
+    const queryWords = new Set(units.filter((u) => u.required).flatMap((u) => u.words));
+    const inflected = units.flatMap((u) => u.surface);
+    const queryKinds = crudKinds(queryWords);
     let requiredImportance = 0;
     for (const unit of units) if (unit.required) requiredImportance += unit.importance;
     this.#nameMatch(units, lookupQuery);
@@ -340,6 +387,8 @@ class ToolSearchIndex implements SearchIndex {
       c.score *= 1 + NAME_MATCH_BOOST * f;
       c.score *= 1 + NAME_ORDER_BOOST * this.#orderedPairs(units, d);
       if (lookupQuery && this.#lookupName[d] === 1) c.score *= LOOKUP_PRIOR;
+      c.score *= this.#intentFit(queryWords, queryKinds, d);
+      c.score *= 1 + SURFACE_FORM_BOOST * this.#surfaceMatches(inflected, d);
       if (process.env.SEARCH_DEBUG) console.log('DBG', this.#names[d], JSON.stringify({ base: c.score / (1 + NAME_MATCH_BOOST * f), precision, recall, f, pairs: this.#orderedPairs(units, d), final: c.score }));
     }
     for (const a of [this.#inName, this.#covered]) a.fill(0);
@@ -396,6 +445,33 @@ class ToolSearchIndex implements SearchIndex {
     return pairs;
   }
 
+  /** 1, or a penalty when the tool's name says it does something else than the query asks (see CRUD_VERBS). */
+  #intentFit(queryWords: Set<string>, queryKinds: Set<string>, doc: number): number {
+    const name = this.#nameSequence[doc]!;
+    for (const [a, b] of OPPOSED_SIDES) {
+      const queryA = [...queryWords].some((w) => a.has(w));
+      const queryB = [...queryWords].some((w) => b.has(w));
+      if (queryA === queryB) continue;
+      const [wanted, opposite] = queryA ? [a, b] : [b, a];
+      if (name.some((t) => opposite.has(t)) && !name.some((t) => wanted.has(t))) return OPPOSITION_PENALTY;
+    }
+    if (queryKinds.size !== 1) return 1;
+    const nameKinds = crudKinds(name);
+    if (nameKinds.size === 0) return 1;
+    for (const kind of queryKinds) {
+      if (nameKinds.has(kind) || nameKinds.has(COMPATIBLE_KINDS[kind] ?? '')) return 1;
+    }
+    return CRUD_MISMATCH_PENALTY;
+  }
+
+  #surfaceMatches(inflected: string[], doc: number): number {
+    if (inflected.length === 0) return 0;
+    const words = this.#nameWords[doc]!;
+    let count = 0;
+    for (const w of inflected) if (words.includes(w)) count++;
+    return count;
+  }
+
   #analyzeQuery(query: string): QueryUnit[] {
     const words = splitWords(query).slice(0, MAX_QUERY_WORDS);
     const stems = words.map(stem);
@@ -424,7 +500,8 @@ class ToolSearchIndex implements SearchIndex {
       if (inPhrase[i] || !isContentWord(words[i]!) || seen.has(stems[i]!)) continue;
       seen.add(stems[i]!);
       const weight = WEAK_WORDS.has(stems[i]!) ? WEAK_WORD_WEIGHT : 1;
-      units.push(this.#unit([stems[i]!], this.#expand(stems[i]!), weight, true));
+      const surface = words[i] !== stems[i] ? [words[i]!] : [];
+      units.push(this.#unit([stems[i]!], this.#expand(stems[i]!), weight, true, surface));
     }
     // Glued forms of neighbouring words: "sequential thinking" → sequentialthinking, "who am i" → whoami.
     for (let i = 0; i < words.length; i++) {
@@ -440,14 +517,20 @@ class ToolSearchIndex implements SearchIndex {
     return units;
   }
 
-  #unit(words: string[], weights: Map<string, number>, weight: number, required: boolean): QueryUnit {
+  #unit(
+    words: string[],
+    weights: Map<string, number>,
+    weight: number,
+    required: boolean,
+    surface: string[] = [],
+  ): QueryUnit {
     const expansions: Expansion[] = [];
     for (const [term, w] of weights) {
       const postings = this.#postings.get(term);
       if (postings) expansions.push({ term, weight: w, idf: this.#idf.get(term)!, postings });
     }
     const own = this.#idf.get(words[0]!) ?? this.#unknownIdf;
-    return { words, weight, expansions, required, importance: own * weight };
+    return { words, weight, expansions, required, importance: own * weight, surface };
   }
 
   /** The terms that may stand for a query word, with weights: itself, synonyms, prefixes, typos. */

@@ -208,23 +208,9 @@ export function checkTopLevel(
   file: string,
   diagnostics: Diagnostic[],
 ): void {
+  noteInputs(object, file, diagnostics);
   for (const key of Object.keys(object)) {
-    if (key === 'inputs') {
-      diagnostics.push(
-        diagnostic(
-          'info',
-          'vscode-inputs',
-          '"inputs" (VS Code prompted values) are not supported and are ignored.',
-          {
-            file,
-            path: 'inputs',
-            fix: `Pass such values through environment variables: \${NAME}.`,
-          },
-        ),
-      );
-      continue;
-    }
-    if (TOP_LEVEL_KEYS.includes(key)) continue;
+    if (key === 'inputs' || TOP_LEVEL_KEYS.includes(key)) continue;
     diagnostics.push(
       diagnostic('warning', 'unknown-key', `Unknown top-level key "${key}" is ignored.`, {
         file,
@@ -233,6 +219,23 @@ export function checkTopLevel(
       }),
     );
   }
+}
+
+/** VS Code's `inputs` are prompted by VS Code; we cannot ask, so they are ignored (info). */
+export function noteInputs(object: Record<string, unknown>, file: string, diagnostics: Diagnostic[]): void {
+  if (!Object.hasOwn(object, 'inputs')) return;
+  diagnostics.push(
+    diagnostic(
+      'info',
+      'vscode-inputs',
+      '"inputs" (VS Code prompted values) are not supported and are ignored.',
+      {
+        file,
+        path: 'inputs',
+        fix: `Pass such values through environment variables: \${NAME}.`,
+      },
+    ),
+  );
 }
 
 export function readImports(

@@ -12,6 +12,7 @@ import { DIRECT_TOOLS_ENV, parseDirectToolsEnv } from './direct-tools-env.ts';
 import {
   checkTopLevel,
   entriesOf,
+  noteInputs,
   type RawEntry,
   type ReadFile,
   type ReadState,
@@ -384,6 +385,7 @@ class Loader {
       this.consumed.add(location.file);
       const doc = readDocument(location.file, 'import', this.read);
       if (doc === undefined) continue;
+      noteInputs(doc, location.file, this.diagnostics);
       const origin = { file: location.file, kind: 'import' as const, importedFrom: client, foreign: true };
       const entries: RawEntry[] = [];
       if (location.claudeLocalScope) entries.push(...this.claudeLocalEntries(doc, origin));

@@ -2,7 +2,7 @@
 // not parse is dropped as a whole by the caller. Objects are built with own properties only, so a
 // key named `__proto__` is just a key.
 
-import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
+import { type Node, type ParseError, parseTree, printParseErrorCode, stripComments } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import type { PathSegment } from './json-path.ts';
 
@@ -58,6 +58,8 @@ const JSON_REASONS: Record<string, string> = {
 };
 
 function parseJsonText(text: string): ParseResult {
+  // Only comments: as good as empty.
+  if (stripComments(text).trim() === '') return { ok: true, empty: true };
   const errors: ParseError[] = [];
   let root: Node | undefined;
   try {
@@ -71,7 +73,6 @@ function parseJsonText(text: string): ParseResult {
     const code = printParseErrorCode(first.error);
     return { ok: false, line, column, reason: JSON_REASONS[code] ?? code };
   }
-  // Only comments: as good as empty.
   if (root === undefined) return { ok: true, empty: true };
   const duplicateKeys: PathSegment[][] = [];
   try {

@@ -8,12 +8,17 @@ import { CAPTURE_STATS_DEFAULTS, OAUTH_DEFAULTS, SERVER_DEFAULTS, SETTINGS_DEFAU
 const EXPOSURES = ['direct', 'deferred', 'codemode', 'hidden'];
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
 
+/** Every key of a config object is optional; defaults come from defaults.ts. */
+function optional(properties: Record<string, TSchema>): Record<string, TSchema> {
+  return Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)]));
+}
+
 /** Scalars users write where strings are meant (`"args": ["--port", 8080]`); turned into strings. */
 const Stringish = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
 const StringList = Type.Array(Type.String());
 
 export const OAuthSchema = Type.Object(
-  {
+  optional({
     grantType: Type.Enum(['authorization_code', 'client_credentials'], {
       description: 'OAuth grant. `client_credentials` needs `clientId` and `clientSecret`.',
       default: OAUTH_DEFAULTS.grantType,
@@ -36,7 +41,7 @@ export const OAuthSchema = Type.Object(
       description: "How the client registers (Pi's built-in format).",
       'x-default': '`auto`',
     }),
-  },
+  }),
   {
     additionalProperties: true,
     description: 'OAuth client settings (see the `oauth` keys); validated now, used by /mcp-auth.',
@@ -45,7 +50,7 @@ export const OAuthSchema = Type.Object(
 
 /** Per-server keys of the native format (shared by Pi, pi-mcp-adapter, Cursor, Claude, VS Code, Windsurf). */
 export const ServerSchema = Type.Object(
-  {
+  optional({
     enabled: Type.Boolean({
       description: 'Set to false to keep the entry but not start it.',
       default: SERVER_DEFAULTS.enabled,
@@ -143,12 +148,12 @@ export const ServerSchema = Type.Object(
       default: {},
     }),
     debug: Type.Boolean({ description: "Log the server's stderr.", default: SERVER_DEFAULTS.debug }),
-  },
+  }),
   { additionalProperties: true },
 );
 
 export const CaptureStatsSchema = Type.Object(
-  {
+  optional({
     path: Type.String({
       description: 'Stats file (interpolated, `~` expanded).',
       'x-default': `\`<agentDir>/${CAPTURE_STATS_DEFAULTS.fileName}\``,
@@ -158,12 +163,12 @@ export const CaptureStatsSchema = Type.Object(
       description: 'Delay before buffered stats are written.',
       default: CAPTURE_STATS_DEFAULTS.flushDelayMs,
     }),
-  },
+  }),
   { additionalProperties: true },
 );
 
 export const SettingsSchema = Type.Object(
-  {
+  optional({
     toolPrefix: Type.Enum(['server', 'short', 'none'], {
       description: 'Tool name prefix: `<server>__<tool>`, a shortened server name, or none.',
       default: SETTINGS_DEFAULTS.toolPrefix,
@@ -191,7 +196,7 @@ export const SettingsSchema = Type.Object(
       description: 'Tool output above this many bytes is cut and the full text written to a temp file.',
       default: SETTINGS_DEFAULTS.outputLimitBytes,
     }),
-  },
+  }),
   {
     additionalProperties: true,
     description: 'Global settings (see the `settings` keys); project files override user files per key.',
@@ -211,7 +216,7 @@ export type ImportName = (typeof IMPORT_NAMES)[number];
 
 /** Top-level keys of a config file; the server maps are read by src/config/dialects.ts. */
 export const FileSchema = Type.Object(
-  {
+  optional({
     mcpServers: Type.Record(Type.String(), Type.Unknown(), {
       description: 'Servers by name (native format).',
     }),
@@ -230,7 +235,7 @@ export const FileSchema = Type.Object(
     settings: SettingsSchema,
     inputs: Type.Array(Type.Unknown(), { description: "VS Code's prompted inputs: not supported, ignored." }),
     $schema: Type.String({ description: 'Ignored.' }),
-  },
+  }),
   { additionalProperties: true },
 );
 

@@ -86,9 +86,12 @@ export const sessionMachine = setup({
     warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async () => {
       throw new Error('warmup not provided');
     }),
-    flushCache: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async () => {
-      throw new Error('flushCache not provided');
-    }),
+    /** Flushes live catalogs to the metadata cache and closes every connection (processes ended). */
+    shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[]; servers: AnyActorRef[] }>(
+      async () => {
+        throw new Error('shutdown not provided');
+      },
+    ),
   },
   actions: {
     // Host effects, provided by the runtime (src/actors/session-actor.ts).
@@ -146,9 +149,10 @@ export const sessionMachine = setup({
         });
       }
     }),
-    stopServers: enqueueActions(({ context, enqueue, self }) => {
-      for (const id of Object.keys(self.getSnapshot()?.children ?? {})) enqueue.stopChild(id);
-      void context;
+    stopServers: enqueueActions(({ enqueue, self }) => {
+      for (const id of Object.keys(self.getSnapshot()?.children ?? {})) {
+        if (id.startsWith('server:')) enqueue.stopChild(id);
+      }
     }),
     reconnect: enqueueActions(({ context, event, enqueue }) => {
       const only = event.type === 'RECONNECT' ? event.server : undefined;
@@ -233,8 +237,9 @@ export const sessionMachine = setup({
         id: 'warmup',
         src: 'warmup',
         input: ({ context, self }) => ({
+          // Children spawned on the way into this state are not in the snapshot yet; the system knows them.
           servers: warmupServers(context)
-            .map((name) => self.getSnapshot()?.children[serverId(name)] as AnyActorRef | undefined)
+            .map((name) => self.system.get(serverId(name)) as AnyActorRef | undefined)
             .filter((ref): ref is AnyActorRef => ref !== undefined),
           limit: WARMUP_CONCURRENCY,
         }),
@@ -267,11 +272,14 @@ export const sessionMachine = setup({
     },
     stopping: {
       invoke: {
-        id: 'flushCache',
-        src: 'flushCache',
-        input: ({ context }) => ({
+        id: 'shutdown',
+        src: 'shutdown',
+        input: ({ context, self }) => ({
           catalogs: context.catalogs,
           live: Object.keys(context.catalogs).filter((n) => !context.fromCache.includes(n)),
+          servers: Object.entries(self.getSnapshot()?.children ?? {})
+            .filter(([id]) => id.startsWith('server:'))
+            .map(([, ref]) => ref as AnyActorRef),
         }),
         onDone: { target: 'idle' },
         onError: { target: 'idle' },

@@ -97,7 +97,7 @@ it(`${WRITERS} processes x ${WRITES_EACH} writes: no entry lost, never a torn fi
         problems.push(`unparseable (${text.length} bytes): ${String(error)}`);
       }
     }
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 1));
   }
   const results = await allExited;
   const elapsed = performance.now() - started;

@@ -48,7 +48,49 @@ function undouble(word: string): string {
   return word;
 }
 
+/**
+ * Words the suffix rules would damage ("news" is not the plural of "new", a "setting" is not "set"),
+ * and common technical words with a short form that descriptions use interchangeably.
+ */
+const LEMMAS: Record<string, string> = {
+  news: 'news',
+  series: 'series',
+  species: 'species',
+  always: 'always',
+  perhaps: 'perhaps',
+  canvas: 'canvas',
+  alias: 'alias',
+  thing: 'thing',
+  setting: 'setting',
+  settings: 'setting',
+  config: 'config',
+  configs: 'config',
+  configuration: 'config',
+  configurations: 'config',
+  configure: 'config',
+  configured: 'config',
+  configuring: 'config',
+  information: 'info',
+  documentation: 'docs',
+  docs: 'docs',
+  application: 'app',
+  applications: 'app',
+  apps: 'app',
+  authentication: 'auth',
+  authenticate: 'auth',
+  authorization: 'auth',
+  authorize: 'auth',
+  repository: 'repo',
+  repositories: 'repo',
+  repos: 'repo',
+  directories: 'directory',
+  statistics: 'stats',
+  statistic: 'stats',
+};
+
 function stemUncached(word: string): string {
+  const lemma = LEMMAS[word];
+  if (lemma !== undefined) return lemma;
   if (word.length <= 3 || /\d/.test(word) || !/^[a-z]+$/.test(word)) return word;
   let w = word;
   // plurals

@@ -5,7 +5,12 @@ import { afterEach, expect, vi } from 'vitest';
 import type { Connection, ConnectionEvent, Connector } from '../../../src/adapters/connection-port.ts';
 import { connectMcp } from '../../../src/adapters/mcp.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
-import { type HttpFixture, listDescendants, processesInGroup, startHttpFixture } from '../../fixtures/servers/spawn.ts';
+import {
+  type HttpFixture,
+  listDescendants,
+  processesInGroup,
+  startHttpFixture,
+} from '../../fixtures/servers/spawn.ts';
 
 export function useAdapterHarness(connector: Connector = connectMcp) {
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -14,7 +19,10 @@ export function useAdapterHarness(connector: Connector = connectMcp) {
 
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-    await vi.waitFor(() => expect(listDescendants(process.pid)).toEqual([]), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(listDescendants(process.pid)).toEqual([]), {
+      timeout: 10_000,
+      interval: 20,
+    });
     for (const pgid of groups.splice(0)) expect(processesInGroup(pgid)).toEqual([]);
   });
 

@@ -9,7 +9,8 @@ import { recordEvents, rejectionOf, textOf, useAdapterHarness } from './harness.
 
 const harness = useAdapterHarness();
 
-const initializeCount = (requests: string[]) => requests.filter((line) => line.endsWith(' initialize')).length;
+const initializeCount = (requests: string[]) =>
+  requests.filter((line) => line.endsWith(' initialize')).length;
 
 describe('Streamable HTTP', () => {
   test('connects, lists and calls', async () => {
@@ -26,7 +27,8 @@ describe('Streamable HTTP', () => {
     const progress: number[] = [];
     await connection.callTool('progress', { steps: 2 }, { onProgress: (p) => progress.push(p.progress) });
     expect(progress).toEqual([1, 2]);
-    expect(server.requests().filter((line) => line.includes('tools/list'))).toHaveLength(3);
+    // The fixture's request log arrives over its stderr pipe, which may trail the HTTP answers.
+    await vi.waitFor(() => expect(server.requests().filter((line) => line.includes('tools/list'))).toHaveLength(3));
   });
 
   test('sends configured headers and the bearer token', async () => {
@@ -62,7 +64,7 @@ describe('Streamable HTTP', () => {
     expect(error).toBeInstanceOf(ConnectError);
     expect(error.kind).toBe('http');
     expect(error.status).toBe(503);
-    expect(server.requests()).toEqual(['POST /mcp']);
+    await vi.waitFor(() => expect(server.requests()).toEqual(['POST /mcp']));
   });
 
   test('connection refused is a network error', async () => {
@@ -78,14 +80,16 @@ describe('Streamable HTTP', () => {
     const connection = await harness.connect(httpDefinition(server.url));
     const events = recordEvents(connection);
     await connection.callTool('change_lists', {});
-    await vi.waitFor(() => expect(events).toEqual([{ type: 'tools-changed' }, { type: 'resources-changed' }]));
+    await vi.waitFor(() =>
+      expect(events).toEqual([{ type: 'tools-changed' }, { type: 'resources-changed' }]),
+    );
   });
 
   test('close ends the session on the server (DELETE) and is idempotent', async () => {
     const server = await harness.http();
     const connection = await harness.connect(httpDefinition(server.url));
     await Promise.all([connection.close(), connection.close()]);
-    expect(server.requests()).toContain('DELETE /mcp');
+    await vi.waitFor(() => expect(server.requests()).toContain('DELETE /mcp'));
     expect((await rejectionOf(connection.callTool('echo', { text: 'x' }))).kind).toBe('closed');
   });
 });
@@ -96,19 +100,21 @@ describe('SSE fallback', () => {
     const connection = await harness.connect(httpDefinition(server.url));
     expect(connection.catalog.transport).toBe('sse');
     expect(textOf(await connection.callTool('echo', { text: 'over sse' }))).toBe('over sse');
-    expect(server.requests().slice(0, 2)).toEqual(['POST /mcp', 'GET /mcp']);
+    await vi.waitFor(() => expect(server.requests().slice(0, 2)).toEqual(['POST /mcp', 'GET /mcp']));
   });
 
   test('transport sse goes straight to SSE', async () => {
     const server = await harness.http(['--sse-only']);
     const connection = await harness.connect(httpDefinition(server.url, { transport: 'sse' }));
     expect(connection.catalog.transport).toBe('sse');
-    expect(server.requests()[0]).toBe('GET /mcp');
+    await vi.waitFor(() => expect(server.requests()[0]).toBe('GET /mcp'));
   });
 
   test('SSE passes the bearer token too', async () => {
     const server = await harness.http(['--sse-only', '--require-token', 'tok']);
-    const connection = await harness.connect(httpDefinition(server.url, { auth: 'bearer', bearerToken: 'tok' }));
+    const connection = await harness.connect(
+      httpDefinition(server.url, { auth: 'bearer', bearerToken: 'tok' }),
+    );
     expect(connection.catalog.transport).toBe('sse');
     expect(textOf(await connection.callTool('add', { a: 2, b: 2 }))).toBe('4');
   });
@@ -121,7 +127,7 @@ describe('expired sessions', () => {
     const events = recordEvents(connection);
     await connection.callTool('forget_sessions', {});
     expect(textOf(await connection.callTool('echo', { text: 'after restart' }))).toBe('after restart');
-    expect(initializeCount(server.requests())).toBe(2);
+    await vi.waitFor(() => expect(initializeCount(server.requests())).toBe(2));
     expect(events).toContainEqual({ type: 'tools-changed' });
     expect(events.filter((event) => event.type === 'closed')).toEqual([]);
   });
@@ -131,7 +137,7 @@ describe('expired sessions', () => {
     const connection = await harness.connect(httpDefinition(server.url));
     await connection.callTool('forget_sessions', {});
     expect(textOf(await connection.callTool('add', { a: 20, b: 22 }))).toBe('42');
-    expect(initializeCount(server.requests())).toBe(2);
+    await vi.waitFor(() => expect(initializeCount(server.requests())).toBe(2));
   });
 
   test('concurrent calls on an expired session share one renewal', async () => {
@@ -142,7 +148,7 @@ describe('expired sessions', () => {
       ['a', 'b', 'c'].map((text) => connection.callTool('echo', { text }).then(textOf)),
     );
     expect(results).toEqual(['a', 'b', 'c']);
-    expect(initializeCount(server.requests())).toBe(2);
+    await vi.waitFor(() => expect(initializeCount(server.requests())).toBe(2));
   });
 
   test('a real server restart on the same port is survived', async () => {
@@ -151,7 +157,7 @@ describe('expired sessions', () => {
     await first.stop();
     const second = await harness.http([], { port: first.port });
     expect(textOf(await connection.callTool('echo', { text: 'hello again' }))).toBe('hello again');
-    expect(initializeCount(second.requests())).toBe(1);
+    await vi.waitFor(() => expect(initializeCount(second.requests())).toBe(1));
   });
 
   test('when renewal fails, the caller gets the reason and the owner a closed event', async () => {
@@ -165,10 +171,12 @@ describe('expired sessions', () => {
     expect(error).toBeInstanceOf(CallError);
     expect(error.kind).toBe('closed');
     expect(error.message).toMatch(/session expired.*reconnecting failed: .*HTTP 404/);
-    expect(events).toEqual([{ type: 'closed', error: expect.stringMatching(/session expired.*reconnecting failed/) }]);
+    expect(events).toEqual([
+      { type: 'closed', error: expect.stringMatching(/session expired.*reconnecting failed/) },
+    ]);
     expect((await rejectionOf(connection.callTool('echo', { text: 'y' }))).kind).toBe('closed');
     // Renewal keeps the transport that worked: no SSE attempt.
-    expect(second.requests()).toEqual(['POST /mcp', 'POST /mcp']);
+    await vi.waitFor(() => expect(second.requests()).toEqual(['POST /mcp', 'POST /mcp']));
   });
 
   test('a 401 in the middle of a session: kind auth for the caller, closed for the owner', async () => {

@@ -15,7 +15,12 @@ const transports: Array<[string, () => Promise<Connection>]> = [
     'stdio',
     () =>
       harness.connect(
-        serverDefinition({ name: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING_ENTRY] }),
+        serverDefinition({
+          name: 'everything',
+          transport: 'stdio',
+          command: process.execPath,
+          args: [EVERYTHING_ENTRY],
+        }),
       ),
   ],
   [
@@ -45,7 +50,9 @@ describe.each(transports)('server-everything over %s', (transport, connect) => {
   test('echo and get-sum', async () => {
     const connection = await connect();
     expect(textOf(await connection.callTool('echo', { message: 'hello' }))).toBe('Echo: hello');
-    expect(textOf(await connection.callTool('get-sum', { a: 19, b: 23 }))).toBe('The sum of 19 and 23 is 42.');
+    expect(textOf(await connection.callTool('get-sum', { a: 19, b: 23 }))).toBe(
+      'The sum of 19 and 23 is 42.',
+    );
   });
 
   test('trigger-long-running-operation reports progress', async () => {

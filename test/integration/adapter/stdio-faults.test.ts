@@ -53,7 +53,9 @@ describe('startup failures', () => {
   });
 
   test('a cwd that does not exist: kind config, nothing spawned', async () => {
-    const error = await rejectionOf(harness.connect(stdioDefinition([], { cwd: join(REPO_ROOT, 'no-such-dir') })));
+    const error = await rejectionOf(
+      harness.connect(stdioDefinition([], { cwd: join(REPO_ROOT, 'no-such-dir') })),
+    );
     expect(error.kind).toBe('config');
     expect(error.message).toMatch(/cwd that is not a directory/);
   });
@@ -70,14 +72,18 @@ describe('startup failures', () => {
   });
 
   test('hang on initialize past startupTimeoutMs: kind timeout', async () => {
-    const error = await rejectionOf(harness.connect(stdioDefinition(['--hang-initialize'], { startupTimeoutMs: 300 })));
+    const error = await rejectionOf(
+      harness.connect(stdioDefinition(['--hang-initialize'], { startupTimeoutMs: 300 })),
+    );
     expect(error.kind).toBe('timeout');
     expect(error.message).toMatch(/did not answer within 300 ms/);
     expect(listDescendants(process.pid)).toEqual([]);
   });
 
   test('slow start past the timeout fails; within it, connects', async () => {
-    const slow = await rejectionOf(harness.connect(stdioDefinition(['--slow-start-ms', '5000'], { startupTimeoutMs: 300 })));
+    const slow = await rejectionOf(
+      harness.connect(stdioDefinition(['--slow-start-ms', '5000'], { startupTimeoutMs: 300 })),
+    );
     expect(slow.kind).toBe('timeout');
     const connection = await harness.connect(stdioDefinition(['--slow-start-ms', '300']));
     expect(connection.catalog.tools.length).toBeGreaterThan(0);
@@ -124,7 +130,9 @@ describe('process groups: nothing survives', () => {
     const grandchild = await grandchildPid(() => connection.stderrTail());
     const events = recordEvents(connection);
     await rejectionOf(connection.callTool('crash', { code: 9 }));
-    await vi.waitFor(() => expect(events).toContainEqual({ type: 'closed', error: expect.stringMatching(/code 9/) }));
+    await vi.waitFor(() =>
+      expect(events).toContainEqual({ type: 'closed', error: expect.stringMatching(/code 9/) }),
+    );
     await vi.waitFor(() => expect(isAlive(grandchild)).toBe(false));
     expect(processesInGroup(connection.pid!)).toEqual([]);
   });

@@ -43,8 +43,12 @@ describe('connect', () => {
       inputSchema: { type: 'object', required: ['a', 'b'] },
       annotations: { readOnlyHint: true },
     });
-    expect(catalog.tools.find((tool) => tool.name === 'structured')?.outputSchema).toMatchObject({ type: 'object' });
-    expect(catalog.resources.map((resource) => resource.uri)).toEqual([1, 2, 3, 4, 5, 6].map((n) => `fixture://doc/${n}`));
+    expect(catalog.tools.find((tool) => tool.name === 'structured')?.outputSchema).toMatchObject({
+      type: 'object',
+    });
+    expect(catalog.resources.map((resource) => resource.uri)).toEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => `fixture://doc/${n}`),
+    );
     expect(catalog.resources[0]).toEqual({
       uri: 'fixture://doc/1',
       name: 'doc-1',
@@ -59,12 +63,15 @@ describe('connect', () => {
     const connection = await harness.connect(stdioDefinition(['--pages', '3']));
     expect(connection.catalog.tools.map((tool) => tool.name)).toEqual(ALL_TOOLS);
     expect(connection.catalog.resources).toHaveLength(6);
-    const tail = connection.stderrTail();
-    for (const cursor of ['-', 'page-1', 'page-2']) {
-      expect(tail).toContain(`fixture: tools/list cursor=${cursor}`);
-      expect(tail).toContain(`fixture: resources/list cursor=${cursor}`);
-    }
-    expect(tail).not.toContain('cursor=page-3');
+    // The fixture logs each page request on stderr, a pipe that may trail its stdout answers.
+    await vi.waitFor(() => {
+      const tail = connection.stderrTail();
+      for (const cursor of ['-', 'page-1', 'page-2']) {
+        expect(tail).toContain(`fixture: tools/list cursor=${cursor}`);
+        expect(tail).toContain(`fixture: resources/list cursor=${cursor}`);
+      }
+    });
+    expect(connection.stderrTail()).not.toContain('cursor=page-3');
     // Later listings paginate too.
     expect((await connection.listTools()).map((tool) => tool.name)).toEqual(ALL_TOOLS);
     expect(await connection.listResources()).toHaveLength(6);
@@ -79,7 +86,7 @@ describe('connect', () => {
 
   test('still connects when resources/list fails: tools are what matter', async () => {
     const connection = await harness.connect(stdioDefinition(['--resources-fail']));
-    expect(connection.stderrTail()).toContain('fixture: resources/list');
+    await vi.waitFor(() => expect(connection.stderrTail()).toContain('fixture: resources/list'));
     expect(connection.catalog.resources).toEqual([]);
     expect(connection.catalog.tools.map((tool) => tool.name)).toEqual(ALL_TOOLS);
   });
@@ -89,7 +96,9 @@ describe('connect', () => {
     harness.defer(async () => rmSync(cwd, { recursive: true, force: true }));
     process.env.PI_MCP_TEST_NOT_INHERITED = 'leak';
     harness.defer(async () => delete process.env.PI_MCP_TEST_NOT_INHERITED);
-    const connection = await harness.connect(stdioDefinition([], { env: { FIXTURE_TOKEN: 'abc', HOME: '/custom-home' }, cwd }));
+    const connection = await harness.connect(
+      stdioDefinition([], { env: { FIXTURE_TOKEN: 'abc', HOME: '/custom-home' }, cwd }),
+    );
     const reported = JSON.parse(textOf(await connection.callTool('environment', {})));
     expect(reported.cwd).toBe(cwd);
     expect(reported.env.FIXTURE_TOKEN).toBe('abc');
@@ -102,7 +111,9 @@ describe('connect', () => {
 describe('callTool', () => {
   test('maps results: text, structuredContent, isError', async () => {
     const connection = await harness.connect(stdioDefinition());
-    expect(await connection.callTool('echo', { text: 'hello' })).toEqual({ content: [{ type: 'text', text: 'hello' }] });
+    expect(await connection.callTool('echo', { text: 'hello' })).toEqual({
+      content: [{ type: 'text', text: 'hello' }],
+    });
     expect(textOf(await connection.callTool('add', { a: 2, b: 40 }))).toBe('42');
     expect(await connection.callTool('structured', {})).toEqual({
       content: [{ type: 'text', text: '{"value":42}' }],
@@ -131,7 +142,11 @@ describe('callTool', () => {
   test('reports progress notifications to onProgress', async () => {
     const connection = await harness.connect(stdioDefinition());
     const progress: unknown[] = [];
-    const result = await connection.callTool('progress', { steps: 3 }, { onProgress: (p) => progress.push(p) });
+    const result = await connection.callTool(
+      'progress',
+      { steps: 3 },
+      { onProgress: (p) => progress.push(p) },
+    );
     expect(textOf(result)).toBe('done after 3 steps');
     expect(progress).toEqual([
       { progress: 1, total: 3, message: 'step 1' },
@@ -159,7 +174,11 @@ describe('callTool', () => {
     const result = await connection.callTool('progress', args, { timeoutMs: 400, onProgress: () => {} });
     expect(textOf(result)).toBe('done after 12 steps');
     const error = await rejectionOf(
-      connection.callTool('progress', args, { timeoutMs: 400, onProgress: () => {}, resetTimeoutOnProgress: false }),
+      connection.callTool('progress', args, {
+        timeoutMs: 400,
+        onProgress: () => {},
+        resetTimeoutOnProgress: false,
+      }),
     );
     expect(error.kind).toBe('timeout');
   });
@@ -170,7 +189,10 @@ describe('callTool', () => {
     const call = connection.callTool(
       'hang',
       {},
-      { signal: controller.signal, onProgress: (p) => p.message === 'started' && controller.abort('user pressed Esc') },
+      {
+        signal: controller.signal,
+        onProgress: (p) => p.message === 'started' && controller.abort('user pressed Esc'),
+      },
     );
     const error = await rejectionOf(call);
     expect(error).toBeInstanceOf(CallError);
@@ -180,7 +202,9 @@ describe('callTool', () => {
       expect(cancelled).toEqual([{ tool: 'hang', reason: 'user pressed Esc' }]);
     });
     // An already-aborted signal never reaches the server.
-    const early = await rejectionOf(connection.callTool('echo', { text: 'x' }, { signal: AbortSignal.abort() }));
+    const early = await rejectionOf(
+      connection.callTool('echo', { text: 'x' }, { signal: AbortSignal.abort() }),
+    );
     expect(early.kind).toBe('aborted');
   });
 
@@ -198,7 +222,9 @@ describe('notifications and output', () => {
     expect(connection.catalog.capabilities).toMatchObject({ tools: { listChanged: true } });
     const events = recordEvents(connection);
     expect(textOf(await connection.callTool('change_lists', {}))).toBe('added added_1');
-    await vi.waitFor(() => expect(events).toEqual([{ type: 'tools-changed' }, { type: 'resources-changed' }]));
+    await vi.waitFor(() =>
+      expect(events).toEqual([{ type: 'tools-changed' }, { type: 'resources-changed' }]),
+    );
     expect((await connection.listTools()).map((tool) => tool.name)).toContain('added_1');
     expect((await connection.listResources()).map((resource) => resource.uri)).toContain('fixture://added/1');
   });
@@ -208,7 +234,7 @@ describe('notifications and output', () => {
     const connection = await harness.connect(stdioDefinition(['--chatty-stderr', '300']), {
       onStderr: (line) => lines.push(line),
     });
-    await vi.waitFor(() => expect(lines).toContain('chatty stderr line 300 of 300: ' + 'x'.repeat(60)));
+    await vi.waitFor(() => expect(lines).toContain(`chatty stderr line 300 of 300: ${'x'.repeat(60)}`));
     expect(lines.filter((line) => line.startsWith('chatty stderr line'))).toHaveLength(300);
     const tail = connection.stderrTail();
     const tailLines = tail.split('\n');
@@ -217,7 +243,9 @@ describe('notifications and output', () => {
     expect(tail).not.toContain('chatty stderr line 1 of 300');
     const events = recordEvents(connection, true);
     await connection.callTool('echo', { text: 'x' });
-    await vi.waitFor(() => expect(events).toContainEqual({ type: 'stderr', line: 'chatty stderr: calling echo' }));
+    await vi.waitFor(() =>
+      expect(events).toContainEqual({ type: 'stderr', line: 'chatty stderr: calling echo' }),
+    );
     expect(connection.stderrTail().split('\n').at(-1)).toBe('chatty stderr: calling echo');
   });
 

@@ -1,0 +1,175 @@
+// The whole extension in-process: bridgePi on a recording PiHost, real config files, real fixture MCP
+// servers over stdio and HTTP. Asserts what Pi would send the model (registered and active tools),
+// what tool calls return, what /mcp says, and that no process or actor outlives the session.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from 'xstate';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { connectMcp } from '../../src/adapters/mcp.ts';
+import { bridgePi } from '../../src/adapters/pi.ts';
+import type { Runtime } from '../../src/actors/session-actor.ts';
+import { type HttpFixture, listDescendants, startHttpFixture, stdioFixture } from '../fixtures/servers/spawn.ts';
+import { RecordingPi } from '../support/recording-pi.ts';
+
+let root: string;
+let agentDir: string;
+let project: string;
+const runtimes: Runtime[] = [];
+const fixtures: HttpFixture[] = [];
+
+function writeUserConfig(config: unknown) {
+  writeFileSync(join(agentDir, 'mcp.json'), JSON.stringify(config));
+}
+
+function boot(options: { trusted?: boolean } = {}) {
+  const pi = new RecordingPi(project, options.trusted ?? true);
+  const runtime = bridgePi(pi, { connector: connectMcp, env: { PI_CODING_AGENT_DIR: agentDir }, homeDir: root });
+  runtimes.push(runtime);
+  return { pi, runtime };
+}
+
+const stdio = (flags: string[] = [], extra: Record<string, unknown> = {}) => ({ ...stdioFixture(flags), ...extra });
+const text = (result: { content: Array<{ type: string; text?: string }> }) =>
+  result.content.map((c) => c.text ?? '').join('\n');
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'pi-mcp-supervisor-'));
+  agentDir = join(root, 'agent');
+  project = join(root, 'project');
+  mkdirSync(agentDir, { recursive: true });
+  mkdirSync(project, { recursive: true });
+});
+
+afterEach(async () => {
+  for (const runtime of runtimes.splice(0)) {
+    await runtime.stop();
+    runtime.dispose();
+  }
+  for (const fixture of fixtures.splice(0)) await fixture.stop();
+  expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toEqual([]);
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('supervisor with real servers', () => {
+  it('registers every tool, activates only builtins + ToolSearch + direct tools, and loads more on search', async () => {
+    writeUserConfig({
+      mcpServers: {
+        alpha: stdio([], { directTools: ['echo'] }),
+        beta: stdio(['--name', 'beta']),
+      },
+    });
+    const { pi, runtime } = boot();
+    await pi.emit('session_start', { reason: 'startup' });
+    // Direct tools are there for the first request: session_start waited for alpha (not cached).
+    expect(pi.activeMcp()).toEqual(['ToolSearch', 'alpha__echo']);
+
+    // First run, no cache: every server is connected once, in the background, to learn its tools.
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.alpha && s.context.catalogs.beta));
+    expect(pi.tools.has('alpha__add')).toBe(true);
+    expect(pi.tools.has('beta__add')).toBe(true);
+    expect(pi.activeMcp()).toEqual(['ToolSearch', 'alpha__echo']);
+    const description = pi.tools.get('ToolSearch')!.description;
+
+    const found = await pi.callTool('ToolSearch', { query: 'add two numbers' });
+    expect(text(found)).toMatch(/Loaded \d+ tools?/);
+    expect(pi.activeMcp()).toContain('beta__add');
+    expect(pi.activeMcp()).toContain('alpha__add');
+
+    const sum = await pi.callTool('beta__add', { a: 2, b: 40 });
+    expect(sum.isError).toBeFalsy();
+    expect(text(sum)).toContain('42');
+
+    const selected = await pi.callTool('ToolSearch', { query: 'select:beta__progress,nope__x' });
+    expect(text(selected)).toContain('beta__progress');
+    expect(pi.activeMcp()).toContain('beta__progress');
+    expect(pi.tools.get('ToolSearch')!.description).toBe(description);
+  });
+
+  it('a list_changed adds the new tool, registered but inactive, and ToolSearch keeps its description', async () => {
+    writeUserConfig({ mcpServers: { live: stdio(['--list-changed']) } });
+    const { pi, runtime } = boot();
+    await pi.emit('session_start', {});
+    const description = pi.tools.get('ToolSearch')!.description;
+    await pi.callTool('ToolSearch', { query: 'select:live__change_lists' });
+    const changed = await pi.callTool('live__change_lists', {});
+    expect(text(changed)).toContain('added_1');
+    await waitFor(runtime.actor, (s) => s.context.catalogs.live?.tools.some((t) => t.name === 'added_1') ?? false);
+    expect(pi.tools.has('live__added_1')).toBe(true);
+    expect(pi.activeMcp()).not.toContain('live__added_1');
+    expect(pi.tools.get('ToolSearch')!.description).toBe(description);
+    const found = await pi.callTool('ToolSearch', { query: 'select:live__added_1' });
+    expect(text(found)).toContain('live__added_1');
+  });
+
+  it('reconnect over HTTP picks up tools the server added meanwhile', async () => {
+    const http = await startHttpFixture();
+    fixtures.push(http);
+    writeUserConfig({ mcpServers: { web: { url: http.url } } });
+    const { pi, runtime } = boot();
+    await pi.emit('session_start', {});
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.web));
+    expect(pi.tools.has('web__echo')).toBe(true);
+    await pi.callTool('ToolSearch', { query: 'select:web__change_lists' });
+    await pi.callTool('web__change_lists', {});
+    const status = await pi.command('mcp', 'reconnect web');
+    expect(status).toMatch(/web: connected/);
+    await waitFor(runtime.actor, (s) => s.context.catalogs.web?.tools.some((t) => t.name === 'added_1') ?? false);
+    expect(pi.tools.has('web__added_1')).toBe(true);
+  });
+
+  it('answers the model with actionable errors for a crashing server and a 401 server', async () => {
+    const auth = await startHttpFixture(['--require-token', 'right-token']);
+    fixtures.push(auth);
+    writeUserConfig({
+      mcpServers: {
+        broken: stdio(['--crash-on-start']),
+        locked: { url: auth.url },
+      },
+    });
+    const { pi } = boot();
+    await pi.emit('session_start', {});
+    const search = await pi.callTool('ToolSearch', { query: 'echo' });
+    expect(text(search)).toMatch(/broken/);
+    expect(text(search)).toMatch(/\/mcp-auth locked/);
+    const status = await pi.command('mcp');
+    expect(status).toMatch(/broken: failed, retrying|broken: idle/);
+    expect(status).toMatch(/refuses to start/);
+    expect(status).toMatch(/locked: needs auth/);
+    expect(pi.notifications.filter((n) => n.level === 'warning' && n.message.includes('locked'))).toHaveLength(1);
+  });
+
+  it('skips project servers until the project is trusted, and says how to trust it', async () => {
+    mkdirSync(join(project, '.pi'));
+    writeFileSync(join(project, '.pi', 'mcp.json'), JSON.stringify({ mcpServers: { local: stdio() } }));
+    const { pi } = boot({ trusted: false });
+    await pi.emit('session_start', {});
+    expect([...pi.tools.keys()].some((n) => n.startsWith('local__'))).toBe(false);
+    expect(await pi.command('mcp')).toMatch(/local: skipped/);
+  });
+
+  it('three rapid session starts with slow connects: the last generation survives, nothing leaks', async () => {
+    writeUserConfig({ mcpServers: { slow: stdio(['--slow-start-ms', '300'], { lifecycle: 'eager' }) } });
+    const { pi, runtime } = boot();
+    await Promise.all([pi.emit('session_start', {}), pi.emit('session_start', {}), pi.emit('session_start', {})]);
+    await waitFor(runtime.actor, (s) => s.matches('running'));
+    expect(runtime.actor.getSnapshot().context.generation).toBe(3);
+    const slow = runtime.servers().slow!;
+    await waitFor(slow, (s) => s.matches('connected'), { timeout: 15_000 });
+    expect(Object.keys(runtime.servers())).toEqual(['slow']);
+    await waitForServerProcesses(1);
+    await pi.emit('session_shutdown', {});
+    expect(runtime.actor.getSnapshot().matches('idle')).toBe(true);
+    expect(Object.keys(runtime.servers())).toEqual([]);
+    await waitForServerProcesses(0);
+  });
+});
+
+/** Polls the real process table until exactly `n` stdio fixture processes are ours. */
+function waitForServerProcesses(n: number) {
+  return vi.waitFor(
+    () => expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toHaveLength(n),
+    { timeout: 10_000, interval: 50 },
+  );
+}

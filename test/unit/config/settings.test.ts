@@ -1,0 +1,142 @@
+// Defaults (applied once, in defaults.ts), settings, and MCP_DIRECT_TOOLS.
+
+import { describe, expect, it } from 'vitest';
+import { defaultSettings, SERVER_DEFAULTS, SETTINGS_DEFAULTS } from '../../../src/config/defaults.ts';
+import { parseDirectToolsEnv } from '../../../src/config/direct-tools-env.ts';
+import type { Diagnostic } from '../../../src/config/types.ts';
+import { loadMemory, server, USER_FILE } from './helpers.ts';
+
+const json = (value: unknown) => JSON.stringify(value);
+
+describe('defaults', () => {
+  it('a minimal stdio server gets every default', () => {
+    const config = loadMemory({ [USER_FILE]: json({ mcpServers: { s: { command: 'srv' } } }) });
+    expect(server(config, 's')).toEqual({
+      name: 's',
+      source: { file: USER_FILE, kind: 'user', keyPath: 'mcpServers.s' },
+      transport: 'stdio',
+      command: 'srv',
+      args: [],
+      env: {},
+      headers: {},
+      lifecycle: 'lazy',
+      idleTimeoutMs: 10 * 60_000,
+      startupTimeoutMs: 30_000,
+      requestTimeoutMs: 60_000,
+      exposeResources: true,
+      directTools: false,
+      excludeTools: [],
+      exposure: 'deferred',
+      toolExposure: [],
+      debug: false,
+    });
+  });
+
+  it('eager and keep-alive servers never close when idle, unless told', () => {
+    const config = loadMemory({
+      [USER_FILE]: json({
+        mcpServers: {
+          e: { command: 'e', lifecycle: 'eager' },
+          k: { command: 'k', lifecycle: 'keep-alive' },
+          t: { command: 't', lifecycle: 'keep-alive', idleTimeout: 3 },
+        },
+      }),
+    });
+    expect(server(config, 'e').idleTimeoutMs).toBe(0);
+    expect(server(config, 'k').idleTimeoutMs).toBe(0);
+    expect(server(config, 't').idleTimeoutMs).toBe(180_000);
+  });
+
+  it('settings default to the documented values', () => {
+    expect(loadMemory({}).settings).toEqual(defaultSettings());
+    expect(defaultSettings()).toEqual({
+      toolPrefix: 'server',
+      idleTimeoutMs: 600_000,
+      toonEncode: false,
+      captureStats: false,
+      proxyTool: false,
+      outputLimitBytes: 51_200,
+    });
+    expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);
+    expect(SETTINGS_DEFAULTS.outputLimitBytes).toBe(50 * 1024);
+  });
+});
+
+describe('settings', () => {
+  it('captureStats: true writes to the agent dir', () => {
+    const config = loadMemory({ [USER_FILE]: json({ settings: { captureStats: true, proxyTool: true, toonEncode: true } }) });
+    expect(config.settings).toMatchObject({
+      captureStats: { path: '/home/u/.pi/agent/mcp-stats.json', flushDelayMs: 500 },
+      proxyTool: true,
+      toonEncode: true,
+    });
+  });
+
+  it('captureStats paths: relative to the agent dir, variables interpolated, a missing one turns stats off', () => {
+    const relative = loadMemory({ [USER_FILE]: json({ settings: { captureStats: { path: 'stats/s.json' } } }) });
+    expect(relative.settings.captureStats).toEqual({ path: '/home/u/.pi/agent/stats/s.json', flushDelayMs: 500 });
+    const variable = loadMemory(
+      { [USER_FILE]: json({ settings: { captureStats: { path: '${STATS_DIR}/s.json', flushDelayMs: 0 } } }) },
+      { env: { STATS_DIR: '/var/stats' } },
+    );
+    expect(variable.settings.captureStats).toEqual({ path: '/var/stats/s.json', flushDelayMs: 0 });
+    const missing = loadMemory({ [USER_FILE]: json({ settings: { captureStats: { path: '${STATS_DIR}/s.json' } } }) });
+    expect(missing.settings.captureStats).toBe(false);
+    expect(missing.diagnostics.map((d) => d.message)).toEqual([
+      'settings.captureStats.path uses a variable that is not set; statistics stay off.',
+    ]);
+  });
+
+  it('unknown keys inside captureStats are reported', () => {
+    const config = loadMemory({ [USER_FILE]: json({ settings: { captureStats: { pth: 'x' } } }) });
+    expect(config.diagnostics.map((d) => [d.message, d.fix])).toEqual([
+      ['Unknown setting "captureStats.pth" is ignored.', 'Did you mean "path"?'],
+    ]);
+  });
+
+  it('a settings block that is not an object is reported and ignored', () => {
+    const config = loadMemory({ [USER_FILE]: json({ settings: ['x'] }) });
+    expect(config.diagnostics.map((d) => d.message)).toEqual(['"settings" must be an object; it is ignored.']);
+    expect(config.settings).toEqual(defaultSettings());
+  });
+});
+
+describe('MCP_DIRECT_TOOLS', () => {
+  const parse = (raw: string | undefined) => {
+    const diagnostics: Diagnostic[] = [];
+    return { spec: parseDirectToolsEnv(raw, diagnostics), diagnostics };
+  };
+
+  it('is absent when unset or blank', () => {
+    expect(parse(undefined).spec).toBeUndefined();
+    expect(parse('  ').spec).toBeUndefined();
+  });
+
+  it('understands *, __none__ and lists of server and server/tool', () => {
+    expect(parse('*').spec).toEqual({ kind: 'all' });
+    expect(parse('__none__').spec).toEqual({ kind: 'none' });
+    expect(parse(' github , filesystem/read_file,github,filesystem/read_file ').spec).toEqual({
+      kind: 'list',
+      servers: ['github'],
+      tools: [{ server: 'filesystem', tool: 'read_file' }],
+    });
+    expect(parse('a/b/c').spec).toEqual({ kind: 'list', servers: [], tools: [{ server: 'a', tool: 'b/c' }] });
+  });
+
+  it('__none__ mixed with names wins, with a warning', () => {
+    const result = parse('github,__none__');
+    expect(result.spec).toEqual({ kind: 'none' });
+    expect(result.diagnostics.map((d) => d.message)).toEqual([
+      'MCP_DIRECT_TOOLS mixes __none__ with other entries; no tool is direct.',
+    ]);
+  });
+
+  it('reaches settings.directToolsEnv through loadConfig', () => {
+    const config = loadMemory(
+      { [USER_FILE]: json({ mcpServers: { github: { command: 'g' } } }) },
+      { env: { MCP_DIRECT_TOOLS: 'github' } },
+    );
+    expect(config.settings.directToolsEnv).toEqual({ kind: 'list', servers: ['github'], tools: [] });
+    expect(config.diagnostics).toEqual([]);
+  });
+});
