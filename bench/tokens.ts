@@ -1,14 +1,20 @@
 // Turn-one context cost of MCP, in o200k tokens: what our extension adds to the first request
 // (ToolSearch's declaration) vs registering every tool directly, vs a seed-style catalog description
 // that lists every deferred tool. Run: npx tsx bench/tokens.ts
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
-import { buildCatalog } from '../src/catalog/catalog.ts';
 import { sessionDescription } from '../src/actors/session-actor.ts';
-import { TOOL_SEARCH_NAME, toolSearchParameters } from '../src/tools/tool-search.ts';
-import { FIVE_SERVERS, readCatalogs, stdioDefinition, syntheticCatalogs, type CatalogFile } from './support/catalogs.ts';
+import { buildCatalog } from '../src/catalog/catalog.ts';
 import type { LoadedConfig } from '../src/config/types.ts';
+import { TOOL_SEARCH_NAME, toolSearchParameters } from '../src/tools/tool-search.ts';
+import {
+  type CatalogFile,
+  FIVE_SERVERS,
+  readCatalogs,
+  stdioDefinition,
+  syntheticCatalogs,
+} from './support/catalogs.ts';
 
 const enc = new Tiktoken(o200k);
 export const tokens = (text: string) => enc.encode(text).length;
@@ -24,19 +30,31 @@ function configOf(catalogs: CatalogFile[]): LoadedConfig {
     skipped: [],
     diagnostics: [],
     files: [],
-    settings: { toolPrefix: 'server', idleTimeoutMs: 600_000, toonEncode: false, captureStats: false, proxyTool: false, outputLimitBytes: 51_200 },
+    settings: {
+      toolPrefix: 'server',
+      idleTimeoutMs: 600_000,
+      toonEncode: false,
+      captureStats: false,
+      proxyTool: false,
+      outputLimitBytes: 51_200,
+    },
   };
 }
 
 export function measure(catalogs: CatalogFile[]) {
   const config = configOf(catalogs);
-  const cached = Object.fromEntries(catalogs.map((c) => [c.server, { tools: c.tools, resources: c.resources ?? [] }]));
+  const cached = Object.fromEntries(
+    catalogs.map((c) => [c.server, { tools: c.tools, resources: c.resources ?? [] }]),
+  );
   const ours = declarationTokens(TOOL_SEARCH_NAME, sessionDescription(config, cached), toolSearchParameters);
   const catalog = buildCatalog(
     config.servers.map((definition) => ({ definition, ...cached[definition.name] })),
     { toolPrefix: 'server' },
   );
-  const direct = catalog.entries.reduce((n, e) => n + declarationTokens(e.name, e.description, e.inputSchema), 0);
+  const direct = catalog.entries.reduce(
+    (n, e) => n + declarationTokens(e.name, e.description, e.inputSchema),
+    0,
+  );
   const seedStyle = declarationTokens(
     TOOL_SEARCH_NAME,
     `Search and load MCP tools. Available deferred tools:\n${catalog.entries.map((e) => `- ${e.name}: ${e.description.split('\n')[0]}`).join('\n')}`,

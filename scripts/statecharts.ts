@@ -33,12 +33,16 @@ function mermaidId(node: AnyStateNode): string {
 
 /** Keeps text inside Mermaid's label grammar. */
 function clean(text: string): string {
-  return text.replace(/[;#{}:]/g, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[;#{}:]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function nameOf(thing: unknown): string {
   if (typeof thing === 'string') return thing;
-  if (thing && typeof thing === 'object' && 'type' in thing && typeof thing.type === 'string') return thing.type;
+  if (thing && typeof thing === 'object' && 'type' in thing && typeof thing.type === 'string')
+    return thing.type;
   if (typeof thing === 'function') {
     const type = (thing as { type?: unknown }).type;
     if (typeof type === 'string') return type.replace(/^xstate\./, '');
@@ -50,7 +54,10 @@ function nameOf(thing: unknown): string {
 /** `xstate.raise` / `xstate.cancel` in entry/exit are how XState arms `after` timers: not ours. */
 function actionNames(actions: readonly unknown[]): string[] {
   return actions
-    .filter((a) => !(typeof a === 'function' && /^xstate\.(raise|cancel)$/.test(String((a as { type?: unknown }).type))))
+    .filter(
+      (a) =>
+        !(typeof a === 'function' && /^xstate\.(raise|cancel)$/.test(String((a as { type?: unknown }).type))),
+    )
     .map(nameOf);
 }
 
@@ -61,7 +68,9 @@ function eventLabel(t: Transition): string {
   if (type.startsWith('xstate.error.actor.')) return `onError(${type.slice('xstate.error.actor.'.length)})`;
   if (type.startsWith('xstate.done.state.')) return 'onDone';
   if (type.startsWith('xstate.after.')) {
-    return typeof t.delay === 'number' ? `after ${t.delay} ms` : `after ${typeof t.delay === 'string' ? t.delay : 'delay'}`;
+    return typeof t.delay === 'number'
+      ? `after ${t.delay} ms`
+      : `after ${typeof t.delay === 'string' ? t.delay : 'delay'}`;
   }
   return type;
 }
@@ -197,7 +206,9 @@ export async function generateCharts(): Promise<Chart[]> {
   for (const file of files) {
     const path = join(MACHINES_DIR, file);
     const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
-    const machines = new Set(Object.values(module).filter((v): v is AnyStateMachine => v instanceof StateMachine));
+    const machines = new Set(
+      Object.values(module).filter((v): v is AnyStateMachine => v instanceof StateMachine),
+    );
     for (const machine of machines) {
       const source = relative(ROOT, path);
       const previous = seen.get(machine.id);

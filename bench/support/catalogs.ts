@@ -20,7 +20,9 @@ export function hasSharedCatalog(): boolean {
 }
 
 export function readCatalogs(names?: string[]): CatalogFile[] {
-  const files = readdirSync(CATALOG_DIR).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(CATALOG_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   return files
     .map((f) => JSON.parse(readFileSync(join(CATALOG_DIR, f), 'utf8')) as CatalogFile)
     .filter((c) => !names || names.includes(c.server));

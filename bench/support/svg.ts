@@ -48,7 +48,9 @@ export function formatNumber(value: number): string {
 export function barChartSvg(chart: BarChart): string {
   const series = [...new Set(chart.groups.flatMap((g) => g.bars.map((b) => b.series)))];
   const color = (s: string) => PALETTE[series.indexOf(s) % PALETTE.length]!;
-  const values = chart.groups.flatMap((g) => g.bars.map((b) => b.value)).filter((v) => Number.isFinite(v) && v > 0);
+  const values = chart.groups
+    .flatMap((g) => g.bars.map((b) => b.value))
+    .filter((v) => Number.isFinite(v) && v > 0);
   if (chart.marker) values.push(chart.marker.value);
   const max = Math.max(...values, 1e-9);
   const min = Math.min(...values, max);

@@ -108,7 +108,10 @@ function settledResult(snapshot: Snapshot, sawConnecting: boolean): EnsureResult
   }
 }
 
-export function ensureConnected(actor: ServerActorRef, options: { signal?: AbortSignal } = {}): Promise<EnsureResult> {
+export function ensureConnected(
+  actor: ServerActorRef,
+  options: { signal?: AbortSignal } = {},
+): Promise<EnsureResult> {
   const { signal } = options;
   const before = actor.getSnapshot();
   if (signal?.aborted) return Promise.resolve(aborted(before.context));

@@ -15,10 +15,13 @@ const STATE_LABEL: Record<string, string> = {
 
 export function stateOf(ref: ServerActorRef): string {
   const value = ref.getSnapshot().value;
-  return typeof value === 'string' ? value : Object.keys(value)[0] ?? 'unknown';
+  return typeof value === 'string' ? value : (Object.keys(value)[0] ?? 'unknown');
 }
 
-export function statusLine(context: SessionContext, refs: Record<string, ServerActorRef>): string | undefined {
+export function statusLine(
+  context: SessionContext,
+  refs: Record<string, ServerActorRef>,
+): string | undefined {
   const total = context.config?.servers.length ?? 0;
   if (total === 0) return undefined;
   const states = Object.values(refs).map(stateOf);
@@ -42,7 +45,10 @@ function lastLines(text: string, n: number): string {
 }
 
 /** One block per server: state, lifecycle, tool count, last error with the stderr tail, hints. */
-export function describeServers(refs: Record<string, ServerActorRef>, options: { brief?: boolean } = {}): string {
+export function describeServers(
+  refs: Record<string, ServerActorRef>,
+  options: { brief?: boolean } = {},
+): string {
   const blocks: string[] = [];
   for (const [name, ref] of Object.entries(refs).sort(([a], [b]) => a.localeCompare(b))) {
     const state = stateOf(ref);
@@ -50,20 +56,30 @@ export function describeServers(refs: Record<string, ServerActorRef>, options: {
     const tools = ctx.catalog?.tools.length;
     const head = `${name}: ${STATE_LABEL[state] ?? state}`;
     if (options.brief) {
-      if (state === 'needsAuth') blocks.push(`MCP server ${name} needs authentication: run /mcp-auth ${name}`);
+      if (state === 'needsAuth')
+        blocks.push(`MCP server ${name} needs authentication: run /mcp-auth ${name}`);
       else if (ctx.lastError) blocks.push(`MCP server ${name} failed: ${ctx.lastError.message}`);
       else blocks.push(`MCP server ${head}`);
       continue;
     }
-    const lines = [`${head} — ${ctx.definition.lifecycle}, ${ctx.definition.transport}${tools !== undefined ? `, ${tools} tools` : ''}`];
+    const lines = [
+      `${head} — ${ctx.definition.lifecycle}, ${ctx.definition.transport}${tools !== undefined ? `, ${tools} tools` : ''}`,
+    ];
     if (ctx.inFlight > 0) lines.push(`  ${ctx.inFlight} call(s) in flight`);
     if (state === 'needsAuth') lines.push(`  needs authentication: run /mcp-auth ${name}`);
     if (state === 'backoff' && ctx.nextRetryAt) {
-      lines.push(`  next try in ${Math.max(0, Math.round((ctx.nextRetryAt - Date.now()) / 1000))}s (attempt ${ctx.attempt}); /mcp reconnect ${name} retries now`);
+      lines.push(
+        `  next try in ${Math.max(0, Math.round((ctx.nextRetryAt - Date.now()) / 1000))}s (attempt ${ctx.attempt}); /mcp reconnect ${name} retries now`,
+      );
     }
     if (ctx.lastError) lines.push(`  last error${ago(ctx.lastError.at)}: ${ctx.lastError.message}`);
     if (ctx.lastError && ctx.stderrTail) {
-      lines.push('  stderr:', ...lastLines(ctx.stderrTail, 5).split('\n').map((l: string) => `    ${l}`));
+      lines.push(
+        '  stderr:',
+        ...lastLines(ctx.stderrTail, 5)
+          .split('\n')
+          .map((l: string) => `    ${l}`),
+      );
     }
     blocks.push(lines.join('\n'));
   }

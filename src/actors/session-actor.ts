@@ -1,10 +1,17 @@
 // The session runtime: the session machine with its real effects provided, plus the two things the
 // host calls into it for — ToolSearch and MCP tool calls. Host-agnostic: Pi and the CLI both use it.
 
-import { type Actor, type AnyActorRef, createActor, fromPromise, type InspectionEvent, waitFor } from 'xstate';
-import type { Connector, ServerCatalog } from '../adapters/connection-port.ts';
-import { buildCatalog, type Catalog, type CatalogEntry, type ServerTools } from '../catalog/catalog.ts';
+import {
+  type Actor,
+  type AnyActorRef,
+  createActor,
+  fromPromise,
+  type InspectionEvent,
+  waitFor,
+} from 'xstate';
+import type { Connector } from '../adapters/connection-port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
+import { buildCatalog, type Catalog, type CatalogEntry, type ServerTools } from '../catalog/catalog.ts';
 import type { DirectToolsSpec, LoadedConfig, ServerDefinition } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -46,7 +53,12 @@ export interface Runtime {
   catalog(): Catalog;
   servers(): Record<string, ServerActorRef>;
   toolSearch(query: string, signal?: AbortSignal): Promise<ToolResult>;
-  callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal, onUpdate?: ProgressUpdate): Promise<ToolResult>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    onUpdate?: ProgressUpdate,
+  ): Promise<ToolResult>;
   /** Sends SESSION_START and resolves when the session is running (or failed to start). */
   start(request: StartRequest): Promise<void>;
   /** Sends SESSION_SHUTDOWN and resolves when every server is closed. */
@@ -63,25 +75,27 @@ function serverTools(context: Pick<SessionContext, 'config' | 'catalogs' | 'disa
     });
 }
 
-export function sessionDescription(config: LoadedConfig, cached: Record<string, KnownCatalog>): string {
-  const catalog = buildCatalog(
-    config.servers.map((definition) => {
-      const known = cached[definition.name];
-      return known ? { definition, tools: known.tools, resources: known.resources } : { definition };
-    }),
-    { toolPrefix: config.settings.toolPrefix, directToolsEnv: config.settings.directToolsEnv },
-  );
+/** The session's catalog from config + cache, and ToolSearch's description built from it. */
+export function describeSession(config: LoadedConfig, cached: Record<string, KnownCatalog>) {
+  const catalog = buildCatalog(serverTools({ config, catalogs: cached, disabled: [] }), {
+    toolPrefix: config.settings.toolPrefix,
+    ...(config.settings.directToolsEnv ? { directToolsEnv: config.settings.directToolsEnv } : {}),
+  });
   const deferred = catalog.entries.filter((e) => e.exposure === 'deferred');
   const summaries = config.servers.map((d) => {
     const names = catalog.entries.filter((e) => e.server === d.name).map((e) => e.tool);
-    const line = serverLine(d.description, names);
+    const line = serverLine(d.name, d.description, names);
     return {
       name: d.name,
       ...(line ? { line } : {}),
       ...(cached[d.name] ? { toolCount: names.length } : {}),
     };
   });
-  return buildToolSearchDescription(deferred, summaries);
+  return { catalog, description: buildToolSearchDescription(deferred, summaries) };
+}
+
+export function sessionDescription(config: LoadedConfig, cached: Record<string, KnownCatalog>): string {
+  return describeSession(config, cached).description;
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
@@ -92,8 +106,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let describedGeneration = -1;
 
   function catalogOf(context: SessionContext): Catalog {
-    const key = [context.config, context.catalogs, context.disabled];
-    if (current && current.generation === context.generation && sameKey(current.key, key)) return current.catalog;
+    const key = catalogKey(context);
+    if (current && current.generation === context.generation && sameKey(current.key, key))
+      return current.catalog;
     const settings = context.config?.settings;
     const previous = current?.generation === context.generation ? current.catalog : undefined;
     const catalog = buildCatalog(serverTools(context), {
@@ -101,7 +116,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ...(settings?.directToolsEnv ? { directToolsEnv: settings.directToolsEnv } : {}),
       ...(previous ? { previous } : {}),
     });
-    for (const w of catalog.warnings) if (!current || !current.catalog.warnings.includes(w)) logger.warn(w);
+    for (const w of catalog.warnings) if (!current?.catalog.warnings.includes(w)) logger.warn(w);
     current = { generation: context.generation, key, catalog };
     return catalog;
   }
@@ -125,18 +140,27 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const logic = sessionMachine.provide({
     actors: {
       server: serverLogic,
-      loadSession: fromPromise<LoadedSession, { request: StartRequest; generation: number }>(async ({ input }) => {
-        const config = options.loadConfig(input.request);
-        const cached: Record<string, KnownCatalog> = {};
-        if (options.cache) {
-          config.diagnostics.push(...options.cache.read().diagnostics);
-          for (const def of config.servers) {
-            const entry = options.cache.validEntry(def);
-            if (entry) cached[def.name] = entry;
+      loadSession: fromPromise<LoadedSession, { request: StartRequest; generation: number }>(
+        async ({ input }) => {
+          const config = options.loadConfig(input.request);
+          const cached: Record<string, KnownCatalog> = {};
+          if (options.cache) {
+            config.diagnostics.push(...options.cache.read().diagnostics);
+            for (const def of config.servers) {
+              const entry = options.cache.validEntry(def);
+              if (entry) cached[def.name] = entry;
+            }
           }
-        }
-        return { config, cached, toolSearchDescription: sessionDescription(config, cached) };
-      }),
+          const { catalog, description } = describeSession(config, cached);
+          // The same catalog serves registration when the session enters running (same config, same cache).
+          current = {
+            generation: input.generation,
+            key: catalogKey({ config, catalogs: cached, disabled: [] }),
+            catalog,
+          };
+          return { config, cached, toolSearchDescription: description };
+        },
+      ),
       warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async ({ input, signal }) => {
         const queue = [...input.servers] as ServerActorRef[];
         const worker = async () => {
@@ -147,22 +171,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         };
         await Promise.all(Array.from({ length: Math.min(input.limit, queue.length) }, worker));
       }),
-      shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[]; servers: AnyActorRef[] }>(
-        async ({ input }) => {
-          const closing = input.servers.map((ref) => (ref as ServerActorRef).getSnapshot().context.connection?.close());
-          const config = actor.getSnapshot().context.config;
-          if (options.cache && config) {
-            const updates: Parameters<CacheStore['write']>[0] = {};
-            for (const name of input.live) {
-              const def = config.servers.find((d) => d.name === name);
-              const known = input.catalogs[name];
-              if (def && known) updates[name] = cachedServerFromCatalog(def, known);
-            }
-            if (Object.keys(updates).length > 0) await options.cache.write(updates);
+      shutdown: fromPromise<
+        void,
+        { catalogs: Record<string, KnownCatalog>; live: string[]; servers: AnyActorRef[] }
+      >(async ({ input }) => {
+        const closing = input.servers.map((ref) =>
+          (ref as ServerActorRef).getSnapshot().context.connection?.close(),
+        );
+        const config = actor.getSnapshot().context.config;
+        if (options.cache && config) {
+          const updates: Parameters<CacheStore['write']>[0] = {};
+          for (const name of input.live) {
+            const def = config.servers.find((d) => d.name === name);
+            const known = input.catalogs[name];
+            if (def && known) updates[name] = cachedServerFromCatalog(def, known);
           }
-          await Promise.allSettled(closing);
-        },
-      ),
+          if (Object.keys(updates).length > 0) await options.cache.write(updates);
+        }
+        await Promise.allSettled(closing);
+      }),
     },
     actions: {
       registerTools: ({ context }) => {
@@ -194,9 +221,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const params = event;
         const def = context.config?.servers.find((d) => d.name === params.name);
         if (!options.cache || !def) return;
-        options.cache.write({ [params.name]: cachedServerFromCatalog(def, params.catalog) }).catch((error: unknown) => {
-          logger.warn(`cache write failed: ${String(error)}`);
-        });
+        options.cache
+          .write({ [params.name]: cachedServerFromCatalog(def, params.catalog) })
+          .catch((error: unknown) => {
+            logger.warn(`cache write failed: ${String(error)}`);
+          });
+      },
+      reportLoadFailure: ({ event }) => {
+        const error = (event as { error?: unknown }).error;
+        logger.error(`MCP session failed to start: ${String(error)}`);
+        host.notify(`MCP is off for this session: loading the configuration failed (${String(error)}).`, 'error');
       },
       reportDiagnostics: ({ context }) => {
         for (const d of context.config?.diagnostics ?? []) {
@@ -225,7 +259,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function waitForUnknownServers(signal?: AbortSignal): Promise<string[]> {
     const context = actor.getSnapshot().context;
     const refs = childRefs();
-    const unknown = serverTools(context).filter((s) => !s.tools).map((s) => s.definition.name);
+    const unknown = serverTools(context)
+      .filter((s) => !s.tools)
+      .map((s) => s.definition.name);
     const results = await Promise.all(
       unknown.map(async (name) => {
         const ref = refs[name];
@@ -246,9 +282,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const notes = await waitForUnknownServers(signal);
       const context = actor.getSnapshot().context;
       const outcome = searchCatalog(catalogOf(context), query, new Set(activeNames(context)));
-      if (outcome.kind === 'loaded') actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });
+      if (outcome.kind === 'loaded')
+        actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });
       const loaded = outcome.kind === 'loaded' ? outcome.entries.map(entrySummary) : [];
-      return { content: [{ type: 'text', text: renderSearchOutcome(query, outcome, notes) }], details: { query, loaded } };
+      return {
+        content: [{ type: 'text', text: renderSearchOutcome(query, outcome, notes) }],
+        details: { query, loaded },
+      };
     },
     async callTool(name, args, signal, onUpdate) {
       await waitFor(actor, (s) => !s.matches('starting'), signal ? { signal } : {}).catch(() => undefined);
@@ -275,7 +315,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const context = actor.getSnapshot().context;
       const refs = childRefs();
       const waiting = (context.config?.servers ?? []).filter(
-        (d) => !context.catalogs[d.name] && refs[d.name] && mayHaveDirectTools(d, context.config!.settings.directToolsEnv),
+        (d) =>
+          !context.catalogs[d.name] &&
+          refs[d.name] &&
+          mayHaveDirectTools(d, context.config!.settings.directToolsEnv),
       );
       await Promise.all(waiting.map((d) => ensureConnected(refs[d.name]!)));
     },
@@ -300,12 +343,25 @@ const defaultSettingsForCalls = {
 } as const;
 
 function mayHaveDirectTools(def: ServerDefinition, env: DirectToolsSpec | undefined): boolean {
-  if (env) return env.kind === 'all' || (env.kind === 'list' && (env.servers.includes(def.name) || env.tools.some((t) => t.server === def.name)));
-  return def.directTools !== false || def.exposure === 'direct' || def.toolExposure.some((r) => r.exposure === 'direct');
+  if (env)
+    return (
+      env.kind === 'all' ||
+      (env.kind === 'list' &&
+        (env.servers.includes(def.name) || env.tools.some((t) => t.server === def.name)))
+    );
+  return (
+    def.directTools !== false ||
+    def.exposure === 'direct' ||
+    def.toolExposure.some((r) => r.exposure === 'direct')
+  );
 }
 
 function entrySummary(e: CatalogEntry) {
   return { name: e.name, server: e.server, tool: e.tool };
+}
+
+function catalogKey(context: Pick<SessionContext, 'config' | 'catalogs' | 'disabled'>): unknown[] {
+  return [context.config, context.catalogs, context.disabled.join('\n')];
 }
 
 function sameKey(a: unknown, b: unknown): boolean {

@@ -10,7 +10,9 @@ import type { WatchEvent, WatchInput } from '../machines/server.machine.ts';
 function toWatchEvent(event: ConnectionEvent): WatchEvent {
   switch (event.type) {
     case 'closed':
-      return event.error === undefined ? { type: 'TRANSPORT_CLOSED' } : { type: 'TRANSPORT_CLOSED', error: event.error };
+      return event.error === undefined
+        ? { type: 'TRANSPORT_CLOSED' }
+        : { type: 'TRANSPORT_CLOSED', error: event.error };
     case 'tools-changed':
       return { type: 'TOOLS_CHANGED' };
     case 'resources-changed':

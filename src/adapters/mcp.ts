@@ -53,6 +53,7 @@ import {
   type ServerCatalog,
   type ToolDescriptor,
 } from './connection-port.ts';
+import { EventHub } from './event-hub.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { StdioProcess } from './stdio-process.ts';
 
@@ -145,7 +146,17 @@ class SessionOpener {
         error instanceof ConnectError &&
         (error.status === 404 || error.status === 405)
       ) {
-        return this.attempt('sse', signal);
+        try {
+          return await this.attempt('sse', signal);
+        } catch (sseError) {
+          if (!(sseError instanceof ConnectError) || sseError.kind === 'aborted') throw sseError;
+          const message = `${sseError.message} (Streamable HTTP answered HTTP ${error.status}; the SSE fallback failed too)`;
+          throw new ConnectError(
+            sseError.kind,
+            message,
+            sseError.status === undefined ? {} : { status: sseError.status },
+          );
+        }
       }
       throw error;
     }
@@ -166,7 +177,8 @@ class SessionOpener {
       return session;
     } catch (error) {
       // A process that died while we were talking to it: let its exit be recorded before classifying.
-      if (session.process && !signal.aborted) await session.process.waitForExit(250);
+      const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+      if (session.process && !signal.aborted && !timedOut) await session.process.waitForExit(250);
       await closeSession(session, this.options, false);
       throw toConnectError(error, def, kind, signal, this.tail, session.process);
     } finally {
@@ -189,7 +201,10 @@ class SessionOpener {
     if (kind === 'stdio') {
       const process = this.createProcess();
       session.process = process;
-      session.transport = new GroupStdioTransport(process, this.tail);
+      session.transport = new GroupStdioTransport(process, (line) => {
+        this.tail.addLine(line);
+        this.onStderrLine(line);
+      });
     } else {
       const url = new URL(this.def.url!);
       const requestInit: RequestInit = { headers: httpHeaders(this.def) };
@@ -257,7 +272,8 @@ class GroupStdioTransport implements Transport {
 
   constructor(
     private readonly process: StdioProcess,
-    private readonly tail: StderrTail,
+    /** Where non-JSON-RPC stdout lines go (the stderr tail and debug output), prefixed `[stdout]`. */
+    private readonly onNoise: (line: string) => void,
   ) {
     process.onLine = (line) => this.receive(line);
     process.onError = (error) => this.onerror?.(error);
@@ -303,12 +319,12 @@ class GroupStdioTransport implements Transport {
     try {
       parsed = JSON.parse(line);
     } catch {
-      this.tail.addLine(`[stdout] ${line}`);
+      this.onNoise(`[stdout] ${line}`);
       return;
     }
     const message = JSONRPCMessageSchema.safeParse(parsed);
     if (!message.success) {
-      this.tail.addLine(`[stdout] ${line}`);
+      this.onNoise(`[stdout] ${line}`);
       return;
     }
     this.deliver(message.data);
@@ -348,7 +364,13 @@ async function loadCatalog(
   const { client } = session;
   const capabilities = (client.getServerCapabilities() ?? {}) as Record<string, unknown>;
   const requestOptions = { signal, timeout: def.startupTimeoutMs };
-  const tools = await listAllTools(client, requestOptions);
+  // A server without the tools capability may not answer tools/list at all; one that has it must.
+  const tools = capabilities.tools
+    ? await listAllTools(client, requestOptions)
+    : await listAllTools(client, requestOptions).catch((error) => {
+        if (signal.aborted) throw error;
+        return [];
+      });
   let resources: ResourceDescriptor[] = [];
   if (capabilities.resources) {
     // Tools are what matter; a server whose resources/list fails is still usable.
@@ -452,6 +474,8 @@ class McpConnection implements Connection {
   readonly catalog: ServerCatalog;
   private session: Session;
   private renewing?: Promise<Session>;
+  /** Aborted by close(): stops a renewal in progress. */
+  private readonly lifetime = new AbortController();
   private closing?: Promise<void>;
   private lostError?: string;
   private readonly taskRequired = new Set<string>();
@@ -543,6 +567,7 @@ class McpConnection implements Connection {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.lostError ??= 'closed';
+      this.lifetime.abort();
       const renewing = this.renewing;
       if (renewing) await renewing.catch(() => {});
       this.session.retired = true;
@@ -593,6 +618,7 @@ class McpConnection implements Connection {
     if (signal?.aborted) throw this.toCallError(signal.reason, what, signal);
     if (this.lostError !== undefined) throw this.closedError(what);
     let session = this.renewing ? await this.renewing.catch(() => this.session) : this.session;
+    if (this.lostError !== undefined) throw this.closedError(what);
     try {
       return await request(session.client);
     } catch (error) {
@@ -608,7 +634,7 @@ class McpConnection implements Connection {
         }
       }
       if (session.kind !== 'stdio' && networkCode(error) === 'ECONNREFUSED') {
-        this.lose(session, `connection refused by ${this.def.url}`);
+        this.lose(session, `connection refused by ${originOf(this.def.url)}`);
       }
       if (isAuthError(error)) {
         // Token expired or revoked: this connection cannot go on; the next connect reports needs-auth.
@@ -628,8 +654,7 @@ class McpConnection implements Connection {
       expired.retired = true;
       void closeSession(expired, this.options, false);
       try {
-        const controller = new AbortController();
-        const fresh = await this.opener.open(controller.signal, expired.kind);
+        const fresh = await this.opener.open(this.lifetime.signal, expired.kind);
         if (this.lostError !== undefined) {
           await closeSession(fresh, this.options, false);
           throw this.closedError(what);
@@ -642,7 +667,7 @@ class McpConnection implements Connection {
         return fresh;
       } catch (error) {
         const reason = error instanceof ConnectError ? error.message : describe(error);
-        const message = `session expired (${describe(cause)}) and reconnecting failed: ${reason}`;
+        const message = `session expired (${expiryReason(cause)}) and reconnecting failed: ${reason}`;
         this.lose(expired, message);
         if (error instanceof ConnectError && error.kind === 'auth') {
           throw new CallError('auth', this.authMessage(error.status), { cause: error });
@@ -740,41 +765,6 @@ class McpConnection implements Connection {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Events: buffered until the first listener so nothing between connect and subscribe is lost
-
-class EventHub {
-  private readonly listeners = new Set<(event: ConnectionEvent) => void>();
-  private pending: ConnectionEvent[] = [];
-
-  subscribe(listener: (event: ConnectionEvent) => void): () => void {
-    this.listeners.add(listener);
-    if (this.pending.length > 0) {
-      const pending = this.pending;
-      this.pending = [];
-      for (const event of pending) listener(event);
-    }
-    return () => {
-      this.listeners.delete(listener);
-    };
-  }
-
-  /** `buffer: false` for stderr lines, which the tail keeps anyway. */
-  emit(event: ConnectionEvent, buffer = true): void {
-    if (this.listeners.size === 0) {
-      if (buffer && this.pending.length < 100) this.pending.push(event);
-      return;
-    }
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A listener's bug must not break the connection.
-      }
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Error classification
 
 function toConnectError(
@@ -790,8 +780,8 @@ function toConnectError(
   const name = def.name;
   if (signal.aborted) return new ConnectError('aborted', `Connecting to "${name}" was aborted`, stderr);
   if (kind === 'stdio') {
-    const code = networkCode(error);
-    if (process?.pid === undefined && code !== undefined) {
+    if (process !== undefined && process.pid === undefined) {
+      const code = networkCode(error);
       const why =
         code === 'ENOENT'
           ? `command not found: ${def.command} (is it installed and on PATH?)`
@@ -827,6 +817,22 @@ function toConnectError(
     `"${name}" did not complete the MCP handshake: ${describe(error)}`,
     stderr,
   );
+}
+
+/** Scheme, host and port only: a URL's path or query may carry a token. */
+function originOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '').origin;
+  } catch {
+    return 'the server';
+  }
+}
+
+function expiryReason(error: unknown): string {
+  const status = httpStatus(error);
+  if (status !== undefined) return `HTTP ${status}`;
+  const message = error instanceof Error ? error.message : String(error);
+  return /server not initialized/i.test(message) ? 'server not initialized' : 'session not found';
 }
 
 function isConnectionClosed(error: unknown): boolean {

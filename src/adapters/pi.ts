@@ -9,17 +9,17 @@ import type { HostPort, NotifyLevel } from '../actors/host-port.ts';
 import { createRuntime, type Runtime, sessionDescription } from '../actors/session-actor.ts';
 import { createCacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type CatalogEntry } from '../catalog/catalog.ts';
+import { runMcpAuthCommand, runMcpCommand } from '../commands/mcp-command.ts';
 import { agentDirFrom, loadConfig } from '../config/load.ts';
 import { secretValues } from '../config/redact.ts';
 import type { LoadedConfig } from '../config/types.ts';
-import { runMcpAuthCommand, runMcpCommand } from '../commands/mcp-command.ts';
-import { createLogger } from '../logger.ts';
 import {
   createDeferredInspection,
   createInspection,
   INSPECT_FLAG,
   inspectTargetFrom,
 } from '../inspect/inspector.ts';
+import { createLogger } from '../logger.ts';
 import type { StartRequest } from '../machines/session.machine.ts';
 import type { ToolResult } from '../tools/executor.ts';
 import {
@@ -71,7 +71,10 @@ export interface PiHost {
   on(event: string, handler: (event: any, ctx: PiContext) => unknown): unknown;
   registerTool(tool: PiToolDefinition): void;
   registerCommand(name: string, options: PiCommandDefinition): void;
-  registerFlag(name: string, options: { type: 'string' | 'boolean'; description?: string; default?: string | boolean }): void;
+  registerFlag(
+    name: string,
+    options: { type: 'string' | 'boolean'; description?: string; default?: string | boolean },
+  ): void;
   getFlag(name: string): boolean | string | undefined;
   getActiveTools(): string[];
   setActiveTools(names: string[]): void;
@@ -86,7 +89,8 @@ export interface PiBridgeOptions {
 
 export const STATUS_KEY = 'mcp';
 /** Tools of Pi's built-in MCP that must never stay active next to ours. */
-const BUILTIN_MCP_TOOL = /^(mcp__|tool_search$|list_mcp_resources$|list_mcp_resource_templates$|read_mcp_resource$)/;
+const BUILTIN_MCP_TOOL =
+  /^(mcp__|tool_search$|list_mcp_resources$|list_mcp_resource_templates$|read_mcp_resource$)/;
 
 /** Wires the extension into Pi; returns the session runtime (for tests and embedding). */
 export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
@@ -102,8 +106,14 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   const mcpToolNames = new Set<string>();
   let proxyRegistered = false;
 
-  pi.registerFlag('mcp-config', { type: 'string', description: 'Path of an MCP config file to use instead of ~/.pi/agent/mcp.json' });
-  pi.registerFlag(INSPECT_FLAG, { type: 'string', description: 'Send redacted actor inspection events to ws://127.0.0.1:PORT/... or a .jsonl file' });
+  pi.registerFlag('mcp-config', {
+    type: 'string',
+    description: 'Path of an MCP config file to use instead of ~/.pi/agent/mcp.json',
+  });
+  pi.registerFlag(INSPECT_FLAG, {
+    type: 'string',
+    description: 'Send redacted actor inspection events to ws://127.0.0.1:PORT/... or a .jsonl file',
+  });
   const inspection = createDeferredInspection();
 
   const load = (request: StartRequest): LoadedConfig => {
@@ -128,7 +138,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       description: entry.description || `${entry.tool} (MCP server ${entry.server})`,
       parameters: entry.inputSchema,
       defaultActive: active,
-      execute: (_id, params, signal, onUpdate) => runtime.callTool(entry.name, params ?? {}, signal, onUpdate),
+      execute: (_id, params, signal, onUpdate) =>
+        runtime.callTool(entry.name, params ?? {}, signal, onUpdate),
     });
   };
 
@@ -233,7 +244,10 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       );
       const catalog = buildCatalog(
         config.servers.map((definition) => ({ definition, ...cached[definition.name] })),
-        { toolPrefix: config.settings.toolPrefix, ...(config.settings.directToolsEnv ? { directToolsEnv: config.settings.directToolsEnv } : {}) },
+        {
+          toolPrefix: config.settings.toolPrefix,
+          ...(config.settings.directToolsEnv ? { directToolsEnv: config.settings.directToolsEnv } : {}),
+        },
       );
       registerToolSearch(sessionDescription(config, cached));
       for (const entry of catalog.entries) if (entry.exposure === 'direct') registerMcpTool(entry, true);
@@ -248,7 +262,9 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       return;
     }
     inspection.attach(
-      setting.target ? createInspection(setting.target, { secrets, onError: (m) => logger.warn(`inspection: ${m}`) }) : undefined,
+      setting.target
+        ? createInspection(setting.target, { secrets, onError: (m) => logger.warn(`inspection: ${m}`) })
+        : undefined,
     );
   }
 

@@ -2,8 +2,8 @@
 // registered name, exposure and schema. Derived from the servers' catalogs (live or cached); names
 // stay stable within a session so a tool never changes name under the model.
 
-import type { DirectToolsSpec, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import type { JsonSchema, ResourceDescriptor, ToolDescriptor } from '../adapters/connection-port.ts';
+import type { DirectToolsSpec, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
 import { createSearchIndex, type SearchIndex } from './search.ts';
@@ -30,7 +30,8 @@ export interface ServerTools {
 export interface Catalog {
   entries: CatalogEntry[];
   byName: ReadonlyMap<string, CatalogEntry>;
-  search: SearchIndex;
+  /** Built lazily on first access. */
+  readonly search: SearchIndex;
   warnings: string[];
 }
 
@@ -54,7 +55,11 @@ interface Candidate {
   exposure: 'direct' | 'deferred';
 }
 
-function candidatesOf(server: ServerTools, env: DirectToolsSpec | undefined, warnings: string[]): Candidate[] {
+function candidatesOf(
+  server: ServerTools,
+  env: DirectToolsSpec | undefined,
+  warnings: string[],
+): Candidate[] {
   const def = server.definition;
   const out: Candidate[] = [];
   const seen = new Set<string>();
@@ -136,15 +141,25 @@ export function buildCatalog(
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const byName = new Map(entries.map((e) => [e.name, e]));
-  const search = createSearchIndex(
-    entries.map((e) => ({
-      name: e.name,
-      server: e.server,
-      tool: e.tool,
-      description: e.description,
-      inputSchema: e.inputSchema,
-      serverDescription: servers.find((s) => s.definition.name === e.server)?.definition.description,
-    })),
-  );
-  return { entries, byName, search, warnings };
+  const serverDescriptions = new Map(servers.map((s) => [s.definition.name, s.definition.description]));
+  let search: SearchIndex | undefined;
+  return {
+    entries,
+    byName,
+    warnings,
+    // Built on first use: startup registers tools without paying for the search index.
+    get search() {
+      search ??= createSearchIndex(
+        entries.map((e) => ({
+          name: e.name,
+          server: e.server,
+          tool: e.tool,
+          description: e.description,
+          inputSchema: e.inputSchema,
+          serverDescription: serverDescriptions.get(e.server),
+        })),
+      );
+      return search;
+    },
+  };
 }

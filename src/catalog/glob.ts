@@ -5,7 +5,10 @@ const cache = new Map<string, RegExp>();
 export function globToRegExp(pattern: string): RegExp {
   let re = cache.get(pattern);
   if (!re) {
-    const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    const body = pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
     re = new RegExp(`^${body}$`);
     cache.set(pattern, re);
   }

@@ -65,8 +65,8 @@ const WEAK_WORD_WEIGHT = 0.3;
 const COORDINATION_FLOOR = 0.25; // a hit matching share m of the query keeps FLOOR + (1-FLOOR)·m² of its score
 const NAME_MATCH_BOOST = 1.0; // × (1 + boost·F), F = harmonic mean of query-in-name and name-covered
 const NAME_ORDER_BOOST = 0.15; // per pair of query words found next to each other, in order, in the name
-const LOOKUP_PRIOR = 1.05; // a query without a verb asks to look something up: get_/list_/find_ first
-const IMPLIED_LOOKUP_WEIGHT = 0.8;
+const LOOKUP_PRIOR = 1; // a query without a verb asks to look something up: get_/list_/find_ first
+const IMPLIED_LOOKUP_WEIGHT = 0;
 const RERANK_DEPTH = 60;
 
 const ACTION_VERBS = new Set(
@@ -92,6 +92,7 @@ const CRUD_VERBS: Record<string, string> = {
   update: 'update edit modify change patch alter set rename replace move toggle mark assign upgrade write append',
   read: 'get list find search read retrieve fetch show describe view lookup inspect browse',
   run: 'run exec execute invoke trigger evaluate perform',
+  send: 'send post publish tell notify message reply share announce',
 };
 /** Running something may well be how one reads (a query, a report). */
 const COMPATIBLE_KINDS: Record<string, string> = { run: 'read' };
@@ -302,7 +303,7 @@ class ToolSearchIndex implements SearchIndex {
     if (typeof rawQuery !== 'string' || this.size === 0 || limit === 0) return [];
     const query = rawQuery.slice(0, MAX_QUERY_CHARS);
     const units = this.#analyzeQuery(query);
-    const candidates = this.#score_(units);
+    const candidates = this.#score_(units, limit);
     const exact = this.#exactMatches(query);
     for (const doc of exact) {
       const hit = candidates.find((c) => c.doc === doc);
@@ -320,8 +321,8 @@ class ToolSearchIndex implements SearchIndex {
     return out;
   }
 
-  /** BM25F with expansions, coordination and the name signals; returns every doc that matched. */
-  #score_(units: QueryUnit[]): Array<{ doc: number; score: number }> {
+  /** BM25F with expansions and coordination, then the name signals on the leading candidates. */
+  #score_(units: QueryUnit[], limit: number): Array<{ doc: number; score: number }> {
     const score = this.#score;
     const best = this.#unitBest;
     const strength = this.#unitStrength;
@@ -357,20 +358,20 @@ class ToolSearchIndex implements SearchIndex {
       unitTouched.length = 0;
     }
 
-    const ranked: Array<{ doc: number; score: number }> = [];
     for (const d of touched) {
       const share = requiredWeight > 0 ? Math.min(1, matched[d]! / requiredWeight) : 1;
-      ranked.push({ doc: d, score: score[d]! * (COORDINATION_FLOOR + (1 - COORDINATION_FLOOR) * share * share) });
+      score[d]! *= COORDINATION_FLOOR + (1 - COORDINATION_FLOOR) * share * share;
+    }
+    // The name signals decide between tools that all mention the query's words; computing them for the
+    // leading candidates only keeps a search over 10,000 tools fast.
+    const head = topByScore(touched, score, Math.max(RERANK_DEPTH, limit)).map((d) => ({ doc: d, score: score[d]! }));
+    for (const d of touched) {
       score[d] = 0;
       matched[d] = 0;
       seen[d] = 0;
     }
-    if (ranked.length === 0) return ranked;
+    if (head.length === 0) return head;
 
-    // The name signals decide between tools that all mention the query's words; computing them for the
-    // leading candidates keeps a search over 10,000 tools fast.
-    ranked.sort((a, b) => b.score - a.score || a.doc - b.doc);
-    const head = ranked.slice(0, RERANK_DEPTH);
     const lookupQuery = !units.some((u) => u.words.some((w) => ACTION_VERBS.has(w)));
     const queryWords = new Set(units.filter((u) => u.required).flatMap((u) => u.words));
     const inflected = units.flatMap((u) => u.surface);
@@ -389,10 +390,9 @@ class ToolSearchIndex implements SearchIndex {
       if (lookupQuery && this.#lookupName[d] === 1) c.score *= LOOKUP_PRIOR;
       c.score *= this.#intentFit(queryWords, queryKinds, d);
       c.score *= 1 + SURFACE_FORM_BOOST * this.#surfaceMatches(inflected, d);
-      if (process.env.SEARCH_DEBUG) console.log('DBG', this.#names[d], JSON.stringify({ base: c.score / (1 + NAME_MATCH_BOOST * f), precision, recall, f, pairs: this.#orderedPairs(units, d), final: c.score }));
     }
     for (const a of [this.#inName, this.#covered]) a.fill(0);
-    return head.concat(ranked.slice(RERANK_DEPTH));
+    return head;
   }
 
   /** Fills #inName (query weight found in each tool name) and #covered (name words the query covers). */
@@ -585,6 +585,41 @@ class ToolSearchIndex implements SearchIndex {
     }
     return [...hits];
   }
+}
+
+/** The `k` docs with the highest scores (ties: lower index first), best first. */
+function topByScore(docs: number[], score: Float64Array, k: number): number[] {
+  const better = (a: number, b: number) => score[a]! > score[b]! || (score[a] === score[b] && a < b);
+  if (docs.length <= k) return [...docs].sort((a, b) => (better(a, b) ? -1 : 1));
+  // Min-heap of the best k seen so far: its root is the weakest of them.
+  const heap: number[] = [];
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let weakest = i;
+      if (l < heap.length && better(heap[weakest]!, heap[l]!)) weakest = l;
+      if (r < heap.length && better(heap[weakest]!, heap[r]!)) weakest = r;
+      if (weakest === i) return;
+      [heap[i], heap[weakest]] = [heap[weakest]!, heap[i]!];
+      i = weakest;
+    }
+  };
+  for (const d of docs) {
+    if (heap.length < k) {
+      heap.push(d);
+      for (let i = heap.length - 1; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (!better(heap[parent]!, heap[i]!)) break;
+        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+        i = parent;
+      }
+    } else if (better(d, heap[0]!)) {
+      heap[0] = d;
+      siftDown(0);
+    }
+  }
+  return heap.sort((a, b) => (better(a, b) ? -1 : 1));
 }
 
 function pushTo<K>(map: Map<K, number[]>, key: K, value: number): void {

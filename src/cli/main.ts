@@ -2,15 +2,15 @@
 //   status | tools [server] | search <query>|- [--json] | call <tool> [json-args] | inspect
 // Options: --config <path> (instead of ~/.pi/agent/mcp.json), --cwd <project dir>, --trust-project.
 
+import { mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { mkdtempSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { connectMcp } from '../adapters/mcp.ts';
 import { ensureConnected } from '../actors/ensure-connected.ts';
 import type { HostPort } from '../actors/host-port.ts';
 import { describeServers } from '../actors/server-status.ts';
 import { createRuntime, type Runtime } from '../actors/session-actor.ts';
+import { connectMcp } from '../adapters/mcp.ts';
 import { createCacheStore } from '../catalog/cache.ts';
 import { agentDirFrom, loadConfig } from '../config/load.ts';
 import { nullLogger } from '../logger.ts';
@@ -47,7 +47,13 @@ Options:
 Environment: PI_CODING_AGENT_DIR (agent dir, default ~/.pi/agent)`;
 
 export function parseCliArgs(argv: string[]): CliOptions | string {
-  const options: CliOptions = { command: '', positional: [], cwd: process.cwd(), json: false, trustProject: false };
+  const options: CliOptions = {
+    command: '',
+    positional: [],
+    cwd: process.cwd(),
+    json: false,
+    trustProject: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--config') options.config = argv[++i];
@@ -90,9 +96,13 @@ async function openRuntime(options: CliOptions, io: CliIo): Promise<Runtime> {
   await runtime.start({ cwd: options.cwd, projectTrusted: options.trustProject });
   const config = runtime.actor.getSnapshot().context.config;
   for (const d of config?.diagnostics ?? []) {
-    if (d.level !== 'info') io.err(`${d.level}: ${[d.file, d.path].filter(Boolean).join(' ')}: ${d.message}${d.fix ? ` (${d.fix})` : ''}`);
+    if (d.level !== 'info')
+      io.err(
+        `${d.level}: ${[d.file, d.path].filter(Boolean).join(' ')}: ${d.message}${d.fix ? ` (${d.fix})` : ''}`,
+      );
   }
-  for (const s of config?.skipped ?? []) io.err(`skipped ${s.name}: ${s.reason}${s.fix ? ` (${s.fix})` : ''}`);
+  for (const s of config?.skipped ?? [])
+    io.err(`skipped ${s.name}: ${s.reason}${s.fix ? ` (${s.fix})` : ''}`);
   return runtime;
 }
 
@@ -117,9 +127,20 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
   if (options.json) {
     const rows = Object.entries(servers).map(([name, ref]) => {
       const s = ref.getSnapshot();
-      return { name, state: s.value, tools: s.context.catalog?.tools.length ?? null, error: s.context.lastError?.message ?? null };
+      return {
+        name,
+        state: s.value,
+        tools: s.context.catalog?.tools.length ?? null,
+        error: s.context.lastError?.message ?? null,
+      };
     });
-    io.out(JSON.stringify({ servers: rows, skipped: config?.skipped.map((s) => ({ name: s.name, reason: s.reason })) ?? [] }, null, 2));
+    io.out(
+      JSON.stringify(
+        { servers: rows, skipped: config?.skipped.map((s) => ({ name: s.name, reason: s.reason })) ?? [] },
+        null,
+        2,
+      ),
+    );
   } else {
     io.out(describeServers(servers) || 'No MCP servers configured.');
   }
@@ -138,7 +159,20 @@ async function tools(runtime: Runtime, options: CliOptions, io: CliIo): Promise<
   const known = runtime.actor.getSnapshot().context.catalogs;
   await Promise.all(targets.filter((n) => !known[n]).map((n) => ensureConnected(servers[n]!)));
   const entries = runtime.catalog().entries.filter((e) => !server || e.server === server);
-  if (options.json) io.out(JSON.stringify(entries.map(({ name, server: s, tool, description, exposure }) => ({ name, server: s, tool, description, exposure })), null, 2));
+  if (options.json)
+    io.out(
+      JSON.stringify(
+        entries.map(({ name, server: s, tool, description, exposure }) => ({
+          name,
+          server: s,
+          tool,
+          description,
+          exposure,
+        })),
+        null,
+        2,
+      ),
+    );
   else io.out(entries.map((e) => `${e.name}  ${oneLine(e.description, 90)}`).join('\n') || 'No tools.');
   return 0;
 }
@@ -150,7 +184,13 @@ async function search(runtime: Runtime, options: CliOptions, io: CliIo): Promise
     const catalog = runtime.catalog();
     const hits = catalog.search.search(query, 5).map((h) => {
       const e = catalog.byName.get(h.name)!;
-      return { name: e.name, server: e.server, tool: e.tool, score: h.score, description: oneLine(e.description, 120) };
+      return {
+        name: e.name,
+        server: e.server,
+        tool: e.tool,
+        score: h.score,
+        description: oneLine(e.description, 120),
+      };
     });
     io.out(JSON.stringify({ query, results: hits }));
   };
@@ -185,7 +225,8 @@ async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<n
   const known = runtime.catalog().byName.has(name);
   if (!known) await Promise.all(Object.values(runtime.servers()).map((ref) => ensureConnected(ref)));
   const result = await runtime.callTool(name, args);
-  for (const c of result.content) io.out(c.type === 'text' ? c.text : `[image ${c.mimeType}, ${c.data.length} base64 chars]`);
+  for (const c of result.content)
+    io.out(c.type === 'text' ? c.text : `[image ${c.mimeType}, ${c.data.length} base64 chars]`);
   return result.isError ? 1 : 0;
 }
 
@@ -196,7 +237,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return options === USAGE ? 0 : 2;
   }
   if (options.command === 'inspect') return runInspectCommand(io);
-  const commands: Record<string, (r: Runtime, o: CliOptions, i: CliIo) => Promise<number>> = { status, tools, search, call };
+  const commands: Record<string, (r: Runtime, o: CliOptions, i: CliIo) => Promise<number>> = {
+    status,
+    tools,
+    search,
+    call,
+  };
   const run = commands[options.command];
   if (!run) {
     io.err(`Unknown command "${options.command}"\n${USAGE}`);

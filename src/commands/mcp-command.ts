@@ -2,11 +2,12 @@
 // the TUI.
 
 import { waitFor } from 'xstate';
-import type { Runtime } from '../actors/session-actor.ts';
 import { describeServers, stateOf } from '../actors/server-status.ts';
+import type { Runtime } from '../actors/session-actor.ts';
 import { oneLine } from '../tools/tool-search.ts';
 
-const USAGE = 'Usage: /mcp [status] | /mcp tools [server] | /mcp reconnect [server] | /mcp enable <server> | /mcp disable <server>';
+const USAGE =
+  'Usage: /mcp [status] | /mcp tools [server] | /mcp reconnect [server] | /mcp enable <server> | /mcp disable <server>';
 
 export async function runMcpCommand(args: string, runtime: Runtime): Promise<string> {
   const [verb = 'status', target] = args.trim().split(/\s+/).filter(Boolean);
@@ -32,7 +33,9 @@ function renderStatus(runtime: Runtime): string {
   const lines: string[] = [];
   const servers = runtime.servers();
   if (Object.keys(servers).length === 0 && config.skipped.length === 0) {
-    lines.push('No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json (see docs/config.md).');
+    lines.push(
+      'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json (see docs/config.md).',
+    );
   }
   const described = describeServers(servers);
   if (described) lines.push(described);
@@ -50,7 +53,9 @@ function renderTools(runtime: Runtime, server?: string): string {
   const catalog = runtime.catalog();
   const entries = catalog.entries.filter((e) => !server || e.server === server);
   if (entries.length === 0) {
-    return server ? `No known tools for "${server}" (not connected yet, or unknown server).` : 'No MCP tools known yet.';
+    return server
+      ? `No known tools for "${server}" (not connected yet, or unknown server).`
+      : 'No MCP tools known yet.';
   }
   const active = new Set(runtime.actor.getSnapshot().context.activated);
   return entries
@@ -93,7 +98,9 @@ export function runMcpAuthCommand(args: string, runtime: Runtime): string {
     const waiting = Object.entries(servers)
       .filter(([, ref]) => stateOf(ref) === 'needsAuth')
       .map(([n]) => n);
-    return waiting.length > 0 ? `Servers needing auth: ${waiting.join(', ')}. Run /mcp-auth <server>.` : 'No server needs authentication.';
+    return waiting.length > 0
+      ? `Servers needing auth: ${waiting.join(', ')}. Run /mcp-auth <server>.`
+      : 'No server needs authentication.';
   }
   const ref = servers[server];
   if (!ref) return `Unknown or disabled server "${server}".`;

@@ -46,6 +46,7 @@ type Rule = {
 };
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MAX_SECONDS = Math.floor(2_147_483_647 / 1000);
 
 function same(nativeKey: string): Rule {
   return { native: `\`${nativeKey}\``, apply: (value, put) => put(nativeKey, value) };

@@ -91,13 +91,20 @@ function nodeValue(node: Node, path: PathSegment[], duplicates: PathSegment[][])
         if (keyNode === undefined || typeof keyNode.value !== 'string') continue;
         const key = keyNode.value;
         if (Object.hasOwn(out, key)) duplicates.push([...path, key]);
-        const value = valueNode === undefined ? null : nodeValue(valueNode, [...path, key], duplicates);
+        path.push(key);
+        const value = valueNode === undefined ? null : nodeValue(valueNode, path, duplicates);
+        path.pop();
         Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       }
       return out;
     }
     case 'array':
-      return (node.children ?? []).map((child, index) => nodeValue(child, [...path, index], duplicates));
+      return (node.children ?? []).map((child, index) => {
+        path.push(index);
+        const value = nodeValue(child, path, duplicates);
+        path.pop();
+        return value;
+      });
     default:
       return node.value;
   }

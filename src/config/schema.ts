@@ -7,6 +7,10 @@ import { CAPTURE_STATS_DEFAULTS, OAUTH_DEFAULTS, SERVER_DEFAULTS, SETTINGS_DEFAU
 
 const EXPOSURES = ['direct', 'deferred', 'codemode', 'hidden'];
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
+/** Timers (setTimeout, XState delays) overflow past 2^31 - 1 ms, about 24.8 days. */
+const MAX_MS = 2_147_483_647;
+const MAX_MINUTES = Math.floor(MAX_MS / 60_000);
+const MAX_SECONDS = Math.floor(MAX_MS / 1000);
 
 /** Every key of a config object is optional; defaults come from defaults.ts. */
 function optional(properties: Record<string, TSchema>): Record<string, TSchema> {
@@ -102,21 +106,25 @@ export const ServerSchema = Type.Object(
     }),
     idleTimeout: Type.Number({
       minimum: 0,
+      maximum: MAX_MINUTES,
       description: 'Minutes without use before the connection closes; 0 = never.',
       'x-default': '`settings.idleTimeout` for lazy servers, 0 for eager and keep-alive',
     }),
     startupTimeoutMs: Type.Integer({
       minimum: 1,
+      maximum: MAX_MS,
       description: 'Milliseconds allowed to connect and list tools.',
       default: SERVER_DEFAULTS.startupTimeoutMs,
     }),
     requestTimeoutMs: Type.Integer({
       minimum: 1,
+      maximum: MAX_MS,
       description: 'Milliseconds allowed for one request (tool call, read).',
       default: SERVER_DEFAULTS.requestTimeoutMs,
     }),
     timeout: Type.Number({
       exclusiveMinimum: 0,
+      maximum: MAX_SECONDS,
       description:
         "Request timeout in seconds (Pi's built-in format); `requestTimeoutMs` wins when both are set.",
     }),
@@ -160,6 +168,7 @@ export const CaptureStatsSchema = Type.Object(
     }),
     flushDelayMs: Type.Integer({
       minimum: 0,
+      maximum: MAX_MS,
       description: 'Delay before buffered stats are written.',
       default: CAPTURE_STATS_DEFAULTS.flushDelayMs,
     }),
@@ -175,6 +184,7 @@ export const SettingsSchema = Type.Object(
     }),
     idleTimeout: Type.Number({
       minimum: 0,
+      maximum: MAX_MINUTES,
       description: 'Minutes before an idle lazy server is closed; 0 = never.',
       default: SETTINGS_DEFAULTS.idleTimeoutMinutes,
     }),
@@ -193,6 +203,7 @@ export const SettingsSchema = Type.Object(
     }),
     outputLimitBytes: Type.Integer({
       minimum: 1,
+      maximum: 1024 ** 3,
       description: 'Tool output above this many bytes is cut and the full text written to a temp file.',
       default: SETTINGS_DEFAULTS.outputLimitBytes,
     }),

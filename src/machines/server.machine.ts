@@ -8,8 +8,8 @@
 
 import { type AnyActorRef, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type {
-  Connection,
   ConnectErrorKind,
+  Connection,
   Connector,
   ResourceDescriptor,
   ServerCatalog,
@@ -162,13 +162,18 @@ const CONNECT_ERROR_KINDS: ReadonlySet<string> = new Set<ConnectErrorKind>([
 ]);
 
 /** Reads a ConnectError structurally (machines import no values from adapters). */
-function describeConnectError(error: unknown): { kind: ConnectErrorKind; message: string; stderrTail?: string } {
+function describeConnectError(error: unknown): {
+  kind: ConnectErrorKind;
+  message: string;
+  stderrTail?: string;
+} {
   const e = (typeof error === 'object' && error !== null ? error : {}) as {
     kind?: unknown;
     message?: unknown;
     stderrTail?: unknown;
   };
-  const kind = typeof e.kind === 'string' && CONNECT_ERROR_KINDS.has(e.kind) ? (e.kind as ConnectErrorKind) : 'protocol';
+  const kind =
+    typeof e.kind === 'string' && CONNECT_ERROR_KINDS.has(e.kind) ? (e.kind as ConnectErrorKind) : 'protocol';
   const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(error);
   return typeof e.stderrTail === 'string' && e.stderrTail !== ''
     ? { kind, message, stderrTail: e.stderrTail }
@@ -285,12 +290,17 @@ export const serverMachine = setup({
       return { backoffDelayMs: delay, nextRetryAt: Date.now() + delay };
     }),
     clearRetry: assign({ backoffDelayMs: undefined, nextRetryAt: undefined }),
-    countCallStarted: assign({ inFlight: ({ context }) => context.inFlight + 1, lastUsedAt: () => Date.now() }),
+    countCallStarted: assign({
+      inFlight: ({ context }) => context.inFlight + 1,
+      lastUsedAt: () => Date.now(),
+    }),
     countCallFinished: assign({
       inFlight: ({ context }) => Math.max(0, context.inFlight - 1),
       lastUsedAt: () => Date.now(),
     }),
-    appendStderr: assign({ stderrTail: ({ context }, params: { line: string }) => appendTail(context.stderrTail, params.line) }),
+    appendStderr: assign({
+      stderrTail: ({ context }, params: { line: string }) => appendTail(context.stderrTail, params.line),
+    }),
     emitStderr: emit(({ context }, params: { line: string }) => ({
       type: 'stderr' as const,
       name: context.name,
@@ -407,7 +417,10 @@ export const serverMachine = setup({
                 input: ({ context }) => ({ connection: context.connection!, list: 'tools' as const }),
                 onDone: {
                   target: 'current',
-                  actions: [{ type: 'storeRefresh', params: ({ event }) => ({ output: event.output }) }, 'notifyCatalog'],
+                  actions: [
+                    { type: 'storeRefresh', params: ({ event }) => ({ output: event.output }) },
+                    'notifyCatalog',
+                  ],
                 },
                 onError: {
                   target: 'current',
@@ -433,7 +446,10 @@ export const serverMachine = setup({
                 input: ({ context }) => ({ connection: context.connection!, list: 'resources' as const }),
                 onDone: {
                   target: 'current',
-                  actions: [{ type: 'storeRefresh', params: ({ event }) => ({ output: event.output }) }, 'notifyCatalog'],
+                  actions: [
+                    { type: 'storeRefresh', params: ({ event }) => ({ output: event.output }) },
+                    'notifyCatalog',
+                  ],
                 },
                 onError: {
                   target: 'current',
@@ -455,7 +471,12 @@ export const serverMachine = setup({
       on: { AUTHENTICATED: 'connecting', RETRY: 'connecting', CLOSE: 'closed' },
     },
     backoff: {
-      entry: ['countAttempt', 'drawJitter', 'scheduleRetry', { type: 'notifyStatus', params: { state: 'backoff' } }],
+      entry: [
+        'countAttempt',
+        'drawJitter',
+        'scheduleRetry',
+        { type: 'notifyStatus', params: { state: 'backoff' } },
+      ],
       exit: 'clearRetry',
       // CONNECT is not handled here: callers fail fast (ensureConnected) until the delay is over.
       after: { backoff: [{ guard: 'reconnectsByItself', target: 'connecting' }, { target: 'closed' }] },

@@ -87,11 +87,12 @@ export const sessionMachine = setup({
       throw new Error('warmup not provided');
     }),
     /** Flushes live catalogs to the metadata cache and closes every connection (processes ended). */
-    shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[]; servers: AnyActorRef[] }>(
-      async () => {
-        throw new Error('shutdown not provided');
-      },
-    ),
+    shutdown: fromPromise<
+      void,
+      { catalogs: Record<string, KnownCatalog>; live: string[]; servers: AnyActorRef[] }
+    >(async () => {
+      throw new Error('shutdown not provided');
+    }),
   },
   actions: {
     // Host effects, provided by the runtime (src/actors/session-actor.ts).
@@ -103,6 +104,8 @@ export const sessionMachine = setup({
     /** On SERVER.CATALOG: persist the server's catalog in the metadata cache. */
     writeCache: () => {},
     reportDiagnostics: () => {},
+    /** Loading config or cache failed unexpectedly: tell the user; MCP stays off this session. */
+    reportLoadFailure: () => {},
 
     nextGeneration: assign({
       generation: ({ context }) => context.generation + 1,
@@ -193,7 +196,8 @@ export const sessionMachine = setup({
     }),
   },
   guards: {
-    isCurrentGeneration: ({ context, event }) => 'generation' in event && event.generation === context.generation,
+    isCurrentGeneration: ({ context, event }) =>
+      'generation' in event && event.generation === context.generation,
     isActiveServer: ({ context, event }) =>
       'server' in event &&
       typeof event.server === 'string' &&
@@ -224,7 +228,7 @@ export const sessionMachine = setup({
         src: 'loadSession',
         input: ({ context }) => ({ request: context.request!, generation: context.generation }),
         onDone: { target: 'running', actions: ['assignLoaded', 'spawnServers'] },
-        onError: { target: 'idle' },
+        onError: { target: 'idle', actions: 'reportLoadFailure' },
       },
       on: {
         SESSION_START: { target: 'starting', reenter: true, actions: 'nextGeneration' },

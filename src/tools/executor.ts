@@ -2,11 +2,11 @@
 // CALL_STARTED / CALL_FINISHED, then the result stages (content, TOON, output guard). Every failure
 // comes back as a tool result that says what happened and what to do; nothing is thrown.
 
+import { ensureConnected, type ServerActorRef } from '../actors/ensure-connected.ts';
 import type { CallToolResult, Connection } from '../adapters/connection-port.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import type { Settings } from '../config/types.ts';
-import { ensureConnected, type ServerActorRef } from '../actors/ensure-connected.ts';
-import { mcpResultToPi, resourceResultToPi, type PiContent } from './content.ts';
+import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';
 import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';
 import type { CallStats } from './stats.ts';
@@ -62,7 +62,10 @@ function describeCallError(entry: CatalogEntry, error: unknown, signal?: AbortSi
 function withParameterHint(entry: CatalogEntry, content: PiContent[]): PiContent[] {
   const text = content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
   if (!isArgumentError(text)) return content;
-  return [...content, { type: 'text', text: `${summarizeParameters(entry.inputSchema)}\nFix the arguments and call it again.` }];
+  return [
+    ...content,
+    { type: 'text', text: `${summarizeParameters(entry.inputSchema)}\nFix the arguments and call it again.` },
+  ];
 }
 
 async function invoke(
@@ -96,14 +99,21 @@ export async function executeTool(
   onUpdate?: ProgressUpdate,
 ): Promise<ToolResult> {
   const entry = deps.entry(name);
-  if (!entry) return errorResult(`Tool ${name} is no longer provided by any MCP server. Use ToolSearch to find a replacement.`);
+  if (!entry)
+    return errorResult(
+      `Tool ${name} is no longer provided by any MCP server. Use ToolSearch to find a replacement.`,
+    );
   const actor = deps.server(entry.server);
   if (!actor) {
-    return errorResult(`MCP server "${entry.server}" is not running in this session (disabled or removed). Run /mcp to see the servers.`, { server: entry.server });
+    return errorResult(
+      `MCP server "${entry.server}" is not running in this session (disabled or removed). Run /mcp to see the servers.`,
+      { server: entry.server },
+    );
   }
   const started = performance.now();
   const ready = await ensureConnected(actor, signal ? { signal } : {});
-  if (!ready.ok) return errorResult(ready.error.message, { server: entry.server, unavailable: ready.error.kind });
+  if (!ready.ok)
+    return errorResult(ready.error.message, { server: entry.server, unavailable: ready.error.kind });
 
   actor.send({ type: 'CALL_STARTED' });
   let ok = false;
@@ -126,6 +136,12 @@ export async function executeTool(
     return { content, details: { server: entry.server, tool: entry.tool }, isError: true };
   } finally {
     actor.send({ type: 'CALL_FINISHED' });
-    deps.stats?.record({ server: entry.server, tool: entry.tool, ok, ms: performance.now() - started, bytes: textBytes(content) });
+    deps.stats?.record({
+      server: entry.server,
+      tool: entry.tool,
+      ok,
+      ms: performance.now() - started,
+      bytes: textBytes(content),
+    });
   }
 }

@@ -2,9 +2,9 @@
 // with a changing tool set. Mode by argument, in this priority: tool > connect > describe > search >
 // server > status.
 
-import type { Runtime } from '../actors/session-actor.ts';
-import { describeServers } from '../actors/server-status.ts';
 import { ensureConnected } from '../actors/ensure-connected.ts';
+import { describeServers } from '../actors/server-status.ts';
+import type { Runtime } from '../actors/session-actor.ts';
 import type { ToolResult } from './executor.ts';
 import { errorResult } from './executor.ts';
 import { summarizeParameters } from './param-summary.ts';
@@ -14,7 +14,7 @@ export const PROXY_TOOL_NAME = 'mcp';
 
 export const proxyToolDescription =
   'Gateway to MCP servers. No arguments: status. server: list its tools. search: find tools. ' +
-  'describe: a tool\'s parameters. connect: connect a server. tool + args (JSON object string): call a tool.';
+  "describe: a tool's parameters. connect: connect a server. tool + args (JSON object string): call a tool.";
 
 export const proxyToolParameters = {
   type: 'object',
@@ -44,20 +44,27 @@ function parseArgs(args: ProxyParams['args']): Record<string, unknown> | string 
   if (typeof args === 'object') return args;
   try {
     const parsed: unknown = JSON.parse(args);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
     return 'args must be a JSON object, e.g. {"path": "README.md"}';
   } catch (error) {
     return `args is not valid JSON (${(error as Error).message}); pass a JSON object string, e.g. {"path": "README.md"}`;
   }
 }
 
-export async function runProxyTool(runtime: Runtime, params: ProxyParams, signal?: AbortSignal): Promise<ToolResult> {
+export async function runProxyTool(
+  runtime: Runtime,
+  params: ProxyParams,
+  signal?: AbortSignal,
+): Promise<ToolResult> {
   const catalog = runtime.catalog();
   if (params.tool) {
     const entry = catalog.byName.get(params.tool);
     if (!entry) {
       const close = catalog.search.suggest(params.tool, 5);
-      return errorResult(`Unknown tool "${params.tool}".${close.length ? ` Close names: ${close.join(', ')}.` : ''} Use search to find tools.`);
+      return errorResult(
+        `Unknown tool "${params.tool}".${close.length ? ` Close names: ${close.join(', ')}.` : ''} Use search to find tools.`,
+      );
     }
     const args = parseArgs(params.args);
     if (typeof args === 'string') return errorResult(`${args}\n${summarizeParameters(entry.inputSchema)}`);
@@ -73,7 +80,9 @@ export async function runProxyTool(runtime: Runtime, params: ProxyParams, signal
   if (params.describe) {
     const entry = catalog.byName.get(params.describe);
     if (!entry) return errorResult(`Unknown tool "${params.describe}". Use search to find tools.`);
-    return text(`${entry.name} (server ${entry.server})\n${entry.description}\n${summarizeParameters(entry.inputSchema)}`);
+    return text(
+      `${entry.name} (server ${entry.server})\n${entry.description}\n${summarizeParameters(entry.inputSchema)}`,
+    );
   }
   if (params.search) {
     const hits = catalog.search.search(params.search, 12);
@@ -88,7 +97,8 @@ export async function runProxyTool(runtime: Runtime, params: ProxyParams, signal
   }
   if (params.server) {
     const entries = catalog.entries.filter((e) => e.server === params.server);
-    if (entries.length === 0) return text(`No known tools for "${params.server}". Try connect: "${params.server}".`);
+    if (entries.length === 0)
+      return text(`No known tools for "${params.server}". Try connect: "${params.server}".`);
     return text(entries.map((e) => `- ${e.name}: ${oneLine(e.description, 100)}`).join('\n'));
   }
   return text(describeServers(runtime.servers()) || 'No MCP servers configured.');

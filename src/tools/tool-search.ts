@@ -8,6 +8,8 @@ export const TOOL_SEARCH_NAME = 'ToolSearch';
 export const SEARCH_LIMIT = 5;
 /** Up to this many deferred tools, the description lists tools; above it, servers. */
 export const LIST_TOOLS_UP_TO = 8;
+/** Above this many servers, the description names servers without their one-line summaries. */
+export const COMPACT_ABOVE_SERVERS = 30;
 
 export const toolSearchParameters = {
   type: 'object',
@@ -38,23 +40,61 @@ export function buildToolSearchDescription(deferred: CatalogEntry[], servers: Se
     const lines = deferred.map((e) => `- ${e.name}: ${oneLine(e.description, 60)}`);
     return [head, 'Tools:', ...lines].join('\n');
   }
-  const lines = servers.map((s) => {
-    const count = s.toolCount === undefined ? '?' : String(s.toolCount);
-    return `- ${s.name} (${count})${s.line ? `: ${s.line}` : ''}`;
-  });
+  const count = (s: ServerSummary) => (s.toolCount === undefined ? '?' : String(s.toolCount));
+  if (servers.length > COMPACT_ABOVE_SERVERS) {
+    return [head, `Servers (tool count): ${servers.map((s) => `${s.name} (${count(s)})`).join(', ')}`].join(
+      '\n',
+    );
+  }
+  const lines = servers.map((s) => `- ${s.name} (${count(s)})${s.line ? `: ${s.line}` : ''}`);
   return [head, 'Servers (tool count):', ...lines].join('\n');
 }
 
-/** The one line shown for a server in the description. */
-export function serverLine(description: string | undefined, toolNames: string[]): string | undefined {
+const GENERIC_WORDS = new Set(
+  'a an and the of to in for on by with from get set list create update delete add remove read write run tool tools mcp api by id ids new all info data'.split(
+    ' ',
+  ),
+);
+
+function singular(word: string): string {
+  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith('s') && !word.endsWith('ss') && word.length > 3) return word.slice(0, -1);
+  return word;
+}
+
+/** The words that say most about a server's tools: frequent in their names, not generic verbs. */
+export function serverKeywords(server: string, toolNames: string[], max = 4): string[] {
+  const own = new Set(server.toLowerCase().split(/[^a-z0-9]+/));
+  const counts = new Map<string, number>();
+  for (const name of toolNames) {
+    const words = new Set(
+      name
+        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter((w) => w.length > 2 && !GENERIC_WORDS.has(w) && !own.has(w) && !/^\d+$/.test(w)),
+    );
+    for (const w of new Set([...words].map(singular))) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, max)
+    .map(([w]) => w);
+}
+
+/** The one line shown for a server in the description: its configured description, else keywords. */
+export function serverLine(
+  server: string,
+  description: string | undefined,
+  toolNames: string[],
+): string | undefined {
   if (description) return oneLine(description, 50);
-  if (toolNames.length === 0) return undefined;
-  const shown = toolNames.slice(0, 3).join(', ');
-  return toolNames.length > 3 ? `${shown}…` : shown;
+  const words = serverKeywords(server, toolNames);
+  return words.length > 0 ? words.join(', ') : undefined;
 }
 
 export type SearchOutcome =
-  | { kind: 'loaded'; entries: CatalogEntry[]; alreadyActive: string[] }
+  | { kind: 'loaded'; entries: CatalogEntry[]; alreadyActive: string[]; unknownNames?: string[] }
   | { kind: 'none'; suggestions: string[]; unknownNames?: string[] };
 
 export function searchCatalog(catalog: Catalog, query: string, active: ReadonlySet<string>): SearchOutcome {
@@ -83,6 +123,8 @@ export function searchCatalog(catalog: Catalog, query: string, active: ReadonlyS
     kind: 'loaded',
     entries,
     alreadyActive: entries.filter((e) => active.has(e.name)).map((e) => e.name),
+    // A select: with a typo among good names must say so, or the model calls a tool that is not there.
+    ...(unknownNames && unknownNames.length > 0 ? { unknownNames } : {}),
   };
 }
 
@@ -93,11 +135,17 @@ export function renderSearchOutcome(query: string, outcome: SearchOutcome, notes
       outcome.unknownNames && outcome.unknownNames.length > 0
         ? `Unknown tool names: ${outcome.unknownNames.join(', ')}. `
         : '';
-    const close =
-      outcome.suggestions.length > 0 ? `Close names: ${outcome.suggestions.join(', ')}. ` : '';
+    const close = outcome.suggestions.length > 0 ? `Close names: ${outcome.suggestions.join(', ')}. ` : '';
     return `${unknown}No tools matched "${query}". ${close}Try other keywords, or select:<exact name>.${tail}`;
   }
-  const lines = outcome.entries.map((e) => `- ${e.name}: ${oneLine(e.description, 100) || '(no description)'}`);
+  const lines = outcome.entries.map(
+    (e) => `- ${e.name}: ${oneLine(e.description, 100) || '(no description)'}`,
+  );
+  if (outcome.unknownNames) {
+    lines.push(
+      `Unknown tool names (not loaded): ${outcome.unknownNames.join(', ')}. Search by keywords to find them.`,
+    );
+  }
   return `Loaded ${outcome.entries.length} tool${outcome.entries.length === 1 ? '' : 's'}; call ${
     outcome.entries.length === 1 ? 'it' : 'them'
   } directly from your next step:\n${lines.join('\n')}${tail}`;

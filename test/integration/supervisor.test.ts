@@ -5,12 +5,17 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { waitFor } from 'xstate';
+import type { Runtime } from '../../src/actors/session-actor.ts';
 import { connectMcp } from '../../src/adapters/mcp.ts';
 import { bridgePi } from '../../src/adapters/pi.ts';
-import type { Runtime } from '../../src/actors/session-actor.ts';
-import { type HttpFixture, listDescendants, startHttpFixture, stdioFixture } from '../fixtures/servers/spawn.ts';
+import {
+  type HttpFixture,
+  listDescendants,
+  startHttpFixture,
+  stdioFixture,
+} from '../fixtures/servers/spawn.ts';
 import { RecordingPi } from '../support/recording-pi.ts';
 
 let root: string;
@@ -25,12 +30,19 @@ function writeUserConfig(config: unknown) {
 
 function boot(options: { trusted?: boolean } = {}) {
   const pi = new RecordingPi(project, options.trusted ?? true);
-  const runtime = bridgePi(pi, { connector: connectMcp, env: { PI_CODING_AGENT_DIR: agentDir }, homeDir: root });
+  const runtime = bridgePi(pi, {
+    connector: connectMcp,
+    env: { PI_CODING_AGENT_DIR: agentDir },
+    homeDir: root,
+  });
   runtimes.push(runtime);
   return { pi, runtime };
 }
 
-const stdio = (flags: string[] = [], extra: Record<string, unknown> = {}) => ({ ...stdioFixture(flags), ...extra });
+const stdio = (flags: string[] = [], extra: Record<string, unknown> = {}) => ({
+  ...stdioFixture(flags),
+  ...extra,
+});
 const text = (result: { content: Array<{ type: string; text?: string }> }) =>
   result.content.map((c) => c.text ?? '').join('\n');
 
@@ -95,7 +107,10 @@ describe('supervisor with real servers', () => {
     await pi.callTool('ToolSearch', { query: 'select:live__change_lists' });
     const changed = await pi.callTool('live__change_lists', {});
     expect(text(changed)).toContain('added_1');
-    await waitFor(runtime.actor, (s) => s.context.catalogs.live?.tools.some((t) => t.name === 'added_1') ?? false);
+    await waitFor(
+      runtime.actor,
+      (s) => s.context.catalogs.live?.tools.some((t) => t.name === 'added_1') ?? false,
+    );
     expect(pi.tools.has('live__added_1')).toBe(true);
     expect(pi.activeMcp()).not.toContain('live__added_1');
     expect(pi.tools.get('ToolSearch')!.description).toBe(description);
@@ -115,7 +130,10 @@ describe('supervisor with real servers', () => {
     await pi.callTool('web__change_lists', {});
     const status = await pi.command('mcp', 'reconnect web');
     expect(status).toMatch(/web: connected/);
-    await waitFor(runtime.actor, (s) => s.context.catalogs.web?.tools.some((t) => t.name === 'added_1') ?? false);
+    await waitFor(
+      runtime.actor,
+      (s) => s.context.catalogs.web?.tools.some((t) => t.name === 'added_1') ?? false,
+    );
     expect(pi.tools.has('web__added_1')).toBe(true);
   });
 
@@ -137,7 +155,9 @@ describe('supervisor with real servers', () => {
     expect(status).toMatch(/broken: failed, retrying|broken: idle/);
     expect(status).toMatch(/refuses to start/);
     expect(status).toMatch(/locked: needs auth/);
-    expect(pi.notifications.filter((n) => n.level === 'warning' && n.message.includes('locked'))).toHaveLength(1);
+    expect(
+      pi.notifications.filter((n) => n.level === 'warning' && n.message.includes('locked')),
+    ).toHaveLength(1);
   });
 
   it('skips project servers until the project is trusted, and says how to trust it', async () => {
@@ -152,7 +172,11 @@ describe('supervisor with real servers', () => {
   it('three rapid session starts with slow connects: the last generation survives, nothing leaks', async () => {
     writeUserConfig({ mcpServers: { slow: stdio(['--slow-start-ms', '300'], { lifecycle: 'eager' }) } });
     const { pi, runtime } = boot();
-    await Promise.all([pi.emit('session_start', {}), pi.emit('session_start', {}), pi.emit('session_start', {})]);
+    await Promise.all([
+      pi.emit('session_start', {}),
+      pi.emit('session_start', {}),
+      pi.emit('session_start', {}),
+    ]);
     await waitFor(runtime.actor, (s) => s.matches('running'));
     expect(runtime.actor.getSnapshot().context.generation).toBe(3);
     const slow = runtime.servers().slow!;
@@ -169,7 +193,8 @@ describe('supervisor with real servers', () => {
 /** Polls the real process table until exactly `n` stdio fixture processes are ours. */
 function waitForServerProcesses(n: number) {
   return vi.waitFor(
-    () => expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toHaveLength(n),
+    () =>
+      expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toHaveLength(n),
     { timeout: 10_000, interval: 50 },
   );
 }

@@ -1,7 +1,7 @@
 // ensureConnected: what callers get in every state, shared connects, fail-fast and AbortSignal.
 
-import { waitFor } from 'xstate';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { waitFor } from 'xstate';
 import { ensureConnected, formatDuration } from '../../src/actors/ensure-connected.ts';
 import { serverStateOf } from '../../src/machines/server.machine.ts';
 import { startServer } from './fakes.ts';
@@ -45,7 +45,10 @@ describe('ensureConnected', () => {
     expect(result).toMatchObject({ ok: false, error: { kind: 'needs-auth', server: 'demo' } });
     expect(!result.ok && result.error.message).toContain('/mcp-auth demo');
     const again = await ensureConnected(h.actor);
-    expect(again).toMatchObject({ ok: false, error: { kind: 'needs-auth', lastError: 'HTTP 401 Unauthorized' } });
+    expect(again).toMatchObject({
+      ok: false,
+      error: { kind: 'needs-auth', lastError: 'HTTP 401 Unauthorized' },
+    });
     expect(h.attempts).toHaveLength(1);
     expect(serverStateOf(h.actor.getSnapshot())).toBe('needsAuth');
   });

@@ -2,14 +2,15 @@
 // transport events, and a Connector whose attempts the test settles by hand. Everything else is the
 // real server logic (src/actors/server-actor.ts) driven by a SimulatedClock.
 
-import { assign, createActor, SimulatedClock } from 'xstate';
 import { vi } from 'vitest';
+import { assign, createActor, SimulatedClock } from 'xstate';
+import { serverLogic } from '../../src/actors/server-actor.ts';
 import {
   type CallToolResult,
-  type Connection,
-  type ConnectionEvent,
   ConnectError,
   type ConnectErrorKind,
+  type Connection,
+  type ConnectionEvent,
   type ConnectOptions,
   type Connector,
   type ReadResourceResult,
@@ -17,7 +18,6 @@ import {
   type ServerCatalog,
   type ToolDescriptor,
 } from '../../src/adapters/connection-port.ts';
-import { serverLogic } from '../../src/actors/server-actor.ts';
 import type { Lifecycle, ServerDefinition } from '../../src/config/types.ts';
 import type { ServerInput } from '../../src/machines/server.machine.ts';
 
@@ -107,27 +107,48 @@ export class FakeConnection implements Connection {
 export interface Attempt {
   definition: ServerDefinition;
   options: ConnectOptions;
+  /** Resolved, rejected or aborted. */
+  readonly settled: boolean;
   /** Resolves the attempt with a new FakeConnection (or the one given). */
   succeed(connection?: FakeConnection): FakeConnection;
   fail(kind: ConnectErrorKind, message?: string, stderrTail?: string): void;
 }
 
 /** A Connector whose every attempt waits for the test; an aborted attempt rejects like the real one. */
-export function scriptedConnector(): { connector: Connector; attempts: Attempt[]; connections: FakeConnection[] } {
+export function scriptedConnector(): {
+  connector: Connector;
+  attempts: Attempt[];
+  connections: FakeConnection[];
+} {
   const attempts: Attempt[] = [];
   const connections: FakeConnection[] = [];
   const connector: Connector = (def, options) =>
     new Promise<Connection>((resolve, reject) => {
-      options.signal.addEventListener('abort', () => reject(new ConnectError('aborted', 'aborted')), { once: true });
+      let settled = false;
+      options.signal.addEventListener(
+        'abort',
+        () => {
+          settled = true;
+          reject(new ConnectError('aborted', 'aborted'));
+        },
+        { once: true },
+      );
       attempts.push({
         definition: def,
         options,
+        get settled() {
+          return settled;
+        },
         succeed(connection = new FakeConnection()) {
+          if (settled) throw new Error('this attempt is already settled');
+          settled = true;
           connections.push(connection);
           resolve(connection);
           return connection;
         },
         fail(kind, message = `${kind} failure`, stderrTail) {
+          if (settled) throw new Error('this attempt is already settled');
+          settled = true;
           reject(new ConnectError(kind, message, stderrTail === undefined ? {} : { stderrTail }));
         },
       });
@@ -135,9 +156,16 @@ export function scriptedConnector(): { connector: Connector; attempts: Attempt[]
   return { connector, attempts, connections };
 }
 
+const withJitter = new Map<number, typeof serverLogic>();
+
 /** The real server logic with a fixed jitter (1 = always the ceiling) instead of Math.random. */
-export function logicWithJitter(jitter: number) {
-  return serverLogic.provide({ actions: { drawJitter: assign({ jitter }) } });
+export function logicWithJitter(jitter: number): typeof serverLogic {
+  let logic = withJitter.get(jitter);
+  if (!logic) {
+    logic = serverLogic.provide({ actions: { drawJitter: assign({ jitter }) } });
+    withJitter.set(jitter, logic);
+  }
+  return logic;
 }
 
 /**
@@ -145,9 +173,11 @@ export function logicWithJitter(jitter: number) {
  * (only Date: real timers keep running) so display fields like nextRetryAt are exact.
  */
 export function startServer(
-  options: { lifecycle?: Lifecycle; definition?: Partial<ServerDefinition>; jitter?: number | 'random' } & Partial<
-    Pick<ServerInput, 'parentRef' | 'knownCatalog'>
-  > = {},
+  options: {
+    lifecycle?: Lifecycle;
+    definition?: Partial<ServerDefinition>;
+    jitter?: number | 'random';
+  } & Partial<Pick<ServerInput, 'parentRef' | 'knownCatalog'>> = {},
 ) {
   vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
   const { connector, attempts, connections } = scriptedConnector();

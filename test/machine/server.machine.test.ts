@@ -1,10 +1,10 @@
 // Every row of DESIGN.md's server state table, the backoff sequence, idle shutdown and the catalog
 // refresh, on the real server logic with a scripted connector and a SimulatedClock.
 
-import { createActor, fromTransition, waitFor } from 'xstate';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConnectError, type Connection, type Connector } from '../../src/adapters/connection-port.ts';
+import { createActor, fromTransition, waitFor } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
+import { ConnectError, type Connection, type Connector } from '../../src/adapters/connection-port.ts';
 import {
   BACKOFF_CAP_MS,
   backoffCeilingMs,
@@ -102,7 +102,9 @@ describe('connecting', () => {
     const connector: Connector = async () => {
       throw new TypeError('boom');
     };
-    const actor = createActor(serverLogic, { input: { definition: definition(), generation: 1, connector } }).start();
+    const actor = createActor(serverLogic, {
+      input: { definition: definition(), generation: 1, connector },
+    }).start();
     actor.send({ type: 'CONNECT' });
     await waitFor(actor, (s) => s.matches('backoff'));
     expect(actor.getSnapshot().context.lastError).toMatchObject({ kind: 'protocol', message: 'boom' });
@@ -149,7 +151,9 @@ describe('connecting', () => {
       await gate;
       return late;
     };
-    const actor = createActor(serverLogic, { input: { definition: definition(), generation: 1, connector } }).start();
+    const actor = createActor(serverLogic, {
+      input: { definition: definition(), generation: 1, connector },
+    }).start();
     actor.send({ type: 'CONNECT' });
     actor.send({ type: 'CLOSE' });
     release();
@@ -230,29 +234,35 @@ describe('connected', () => {
     first.emit({ type: 'closed', error: 'EPIPE' });
     expect(stateOf(h)).toBe('closed');
     expect(first.closeCount).toBe(1);
-    expect(h.actor.getSnapshot().context.lastError).toMatchObject({ kind: 'exited', message: 'connection lost: EPIPE' });
+    expect(h.actor.getSnapshot().context.lastError).toMatchObject({
+      kind: 'exited',
+      message: 'connection lost: EPIPE',
+    });
     await connect(h);
     expect(h.attempts).toHaveLength(2);
     expect(h.closedExactlyOnceExceptLive()).toBe(true);
   });
 
-  it.each(['keep-alive', 'eager'] as const)('transport lost, %s → backoff, then reconnects by itself', async (lifecycle) => {
-    const h = startServer({ lifecycle, definition: { transport: 'http', url: 'http://127.0.0.1:1/mcp' } });
-    const first = await connect(h);
-    first.emit({ type: 'closed' });
-    expect(stateOf(h)).toBe('backoff');
-    expect(h.actor.getSnapshot().context).toMatchObject({
-      attempt: 1,
-      backoffDelayMs: 1_000,
-      lastError: { kind: 'network', message: 'connection lost' },
-    });
-    h.advance(1_000);
-    expect(stateOf(h)).toBe('connecting');
-    h.current().succeed();
-    await waitFor(h.actor, (s) => s.matches('connected'));
-    expect(h.attempts).toHaveLength(2);
-    expect(h.closedExactlyOnceExceptLive()).toBe(true);
-  });
+  it.each(['keep-alive', 'eager'] as const)(
+    'transport lost, %s → backoff, then reconnects by itself',
+    async (lifecycle) => {
+      const h = startServer({ lifecycle, definition: { transport: 'http', url: 'http://127.0.0.1:1/mcp' } });
+      const first = await connect(h);
+      first.emit({ type: 'closed' });
+      expect(stateOf(h)).toBe('backoff');
+      expect(h.actor.getSnapshot().context).toMatchObject({
+        attempt: 1,
+        backoffDelayMs: 1_000,
+        lastError: { kind: 'network', message: 'connection lost' },
+      });
+      h.advance(1_000);
+      expect(stateOf(h)).toBe('connecting');
+      h.current().succeed();
+      await waitFor(h.actor, (s) => s.matches('connected'));
+      expect(h.attempts).toHaveLength(2);
+      expect(h.closedExactlyOnceExceptLive()).toBe(true);
+    },
+  );
 
   it('CLOSE → closed, closing the connection once', async () => {
     const h = startServer({ lifecycle: 'keep-alive' });
@@ -362,7 +372,10 @@ describe('backoff', () => {
     expect(stateOf(h)).toBe('backoff');
     h.advance(1);
     expect(stateOf(h)).toBe(next);
-    expect(h.actor.getSnapshot().context).toMatchObject({ backoffDelayMs: undefined, nextRetryAt: undefined });
+    expect(h.actor.getSnapshot().context).toMatchObject({
+      backoffDelayMs: undefined,
+      nextRetryAt: undefined,
+    });
   });
 
   it('CONNECT stays (callers fail fast); RETRY → connecting; CLOSE → closed', async () => {
@@ -479,7 +492,9 @@ describe('reports', () => {
       lastError: { kind: 'exited', message: 'connection lost: gone' },
     });
     const catalogEvent = events[3];
-    expect(catalogEvent?.type === 'SERVER.CATALOG' && catalogEvent.catalog.tools.map((t) => t.name)).toEqual(['echo']);
+    expect(catalogEvent?.type === 'SERVER.CATALOG' && catalogEvent.catalog.tools.map((t) => t.name)).toEqual([
+      'echo',
+    ]);
     // Host listeners hear the same payloads (they subscribed after `init` was reported).
     expect(emitted.map((e) => e.type)).toEqual(['status', 'status', 'catalog', 'catalog', 'status']);
     expect(emitted[0]).toEqual({ type: 'status', name: 'demo', generation: 7, state: 'connecting' });
@@ -500,7 +515,9 @@ describe('connector contract', () => {
     const connector: Connector = async (): Promise<Connection> => {
       throw new ConnectError('auth', 'HTTP 401');
     };
-    const actor = createActor(serverLogic, { input: { definition: definition(), generation: 1, connector } }).start();
+    const actor = createActor(serverLogic, {
+      input: { definition: definition(), generation: 1, connector },
+    }).start();
     actor.send({ type: 'CONNECT' });
     await waitFor(actor, (s) => s.matches('needsAuth'));
     actor.stop();

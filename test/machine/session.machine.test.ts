@@ -1,11 +1,16 @@
 // The session supervisor with tiny fakes: a server stand-in machine, a loadSession the test settles by
 // hand, and recording host actions. Real parts are exercised in test/integration/supervisor.test.ts.
 
-import { createActor, createMachine, fromPromise, waitFor } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import { type AnyActorRef, createActor, createMachine, fromPromise, waitFor } from 'xstate';
 import type { Connector } from '../../src/adapters/connection-port.ts';
 import type { LoadedConfig } from '../../src/config/types.ts';
-import { type LoadedSession, type StartRequest, serverId, sessionMachine } from '../../src/machines/session.machine.ts';
+import {
+  type LoadedSession,
+  type StartRequest,
+  serverId,
+  sessionMachine,
+} from '../../src/machines/session.machine.ts';
 import { definition } from './fakes.ts';
 
 const connector: Connector = async () => {
@@ -18,7 +23,14 @@ function config(names: string[], lifecycle: 'lazy' | 'eager' = 'lazy'): LoadedCo
     skipped: [],
     diagnostics: [],
     files: [],
-    settings: { toolPrefix: 'server', idleTimeoutMs: 600_000, toonEncode: false, captureStats: false, proxyTool: false, outputLimitBytes: 51_200 },
+    settings: {
+      toolPrefix: 'server',
+      idleTimeoutMs: 600_000,
+      toonEncode: false,
+      captureStats: false,
+      proxyTool: false,
+      outputLimitBytes: 51_200,
+    },
   };
 }
 
@@ -33,7 +45,8 @@ const stubServer = createMachine({
 });
 
 function harness() {
-  const pending: Array<{ request: StartRequest; generation: number; resolve: (s: LoadedSession) => void }> = [];
+  const pending: Array<{ request: StartRequest; generation: number; resolve: (s: LoadedSession) => void }> =
+    [];
   const calls: Record<string, number> = {};
   const warmed: string[] = [];
   const count = (name: string) => () => {
@@ -45,7 +58,7 @@ function harness() {
       loadSession: fromPromise<LoadedSession, { request: StartRequest; generation: number }>(
         ({ input }) => new Promise((resolve) => pending.push({ ...input, resolve })),
       ),
-      warmup: fromPromise<void, { servers: Array<{ id: string }>; limit: number }>(async ({ input }) => {
+      warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async ({ input }) => {
         warmed.push(...input.servers.map((ref) => ref.id));
       }),
       shutdown: fromPromise(async () => {}),
@@ -95,7 +108,10 @@ describe('session machine', () => {
     const { actor, pending, warmed } = harness();
     actor.send(start());
     const session = {
-      config: { ...config(['lazy-cached', 'lazy-new']), servers: [...config(['lazy-cached', 'lazy-new']).servers, ...config(['eager'], 'eager').servers] },
+      config: {
+        ...config(['lazy-cached', 'lazy-new']),
+        servers: [...config(['lazy-cached', 'lazy-new']).servers, ...config(['eager'], 'eager').servers],
+      },
       cached: { 'lazy-cached': { tools: [], resources: [] }, eager: { tools: [], resources: [] } },
       toolSearchDescription: '',
     };
@@ -139,7 +155,12 @@ describe('session machine', () => {
     actor.send(start());
     pending[0]!.resolve(loaded(['a']));
     await waitFor(actor, (s) => s.matches('running'));
-    const catalog = { tools: [{ name: 't', inputSchema: {} }], resources: [], capabilities: {}, transport: 'stdio' as const };
+    const catalog = {
+      tools: [{ name: 't', inputSchema: {} }],
+      resources: [],
+      capabilities: {},
+      transport: 'stdio' as const,
+    };
     actor.send({ type: 'SERVER.CATALOG', name: 'a', generation: 0, catalog });
     actor.send({ type: 'SERVER.STATUS', name: 'a', generation: 0, state: 'backoff' });
     expect(actor.getSnapshot().context.catalogs.a).toBeUndefined();

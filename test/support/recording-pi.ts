@@ -37,7 +37,8 @@ export class RecordingPi implements PiHost {
   registerTool(tool: PiToolDefinition) {
     const known = this.tools.has(tool.name);
     this.tools.set(tool.name, tool);
-    if (!known && tool.defaultActive !== false && !this.active.includes(tool.name)) this.active.push(tool.name);
+    if (!known && tool.defaultActive !== false && !this.active.includes(tool.name))
+      this.active.push(tool.name);
   }
   registerCommand(name: string, options: PiCommandDefinition) {
     this.commands.set(name, options);
@@ -61,7 +62,10 @@ export class RecordingPi implements PiHost {
   async command(name: string, args = ''): Promise<string> {
     const before = this.notifications.length;
     await this.commands.get(name)!.handler(args, this.ctx);
-    return this.notifications.slice(before).map((n) => n.message).join('\n');
+    return this.notifications
+      .slice(before)
+      .map((n) => n.message)
+      .join('\n');
   }
   async callTool(name: string, params: Record<string, unknown>, signal?: AbortSignal) {
     const tool = this.tools.get(name);

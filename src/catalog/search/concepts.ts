@@ -98,7 +98,7 @@ const GROUPS: Array<[number, string]> = [
   [0.6, 'list enumerate browse catalog inventory index'],
   [0.45, 'list show display all every overview which exist available'],
   [0.75, 'create add new make generate insert init initialize register compose spawn'],
-  [0.45, 'create build post'],
+  [0.45, 'create post'],
   [0.45, 'create open start setup provision establish'],
   [0.8, 'delete remove drop erase destroy purge discard wipe unset rm uninstall'],
   [0.5, 'delete clear forget uninstall revoke detach archive trash'],
@@ -172,10 +172,11 @@ const GROUPS: Array<[number, string]> = [
 
   // --- things ---------------------------------------------------------------------------------------
   [0.8, 'screenshot screengrab screencap'],
-  [0.55, 'screenshot capture image picture photo png jpeg jpg screen'],
+  [0.7, 'screenshot picture photo'],
+  [0.6, 'screenshot image capture png jpeg jpg screen'],
   [0.4, 'screenshot snapshot'],
   [0.6, 'snapshot capture dump'],
-  [0.6, 'image picture photo icon png jpg jpeg svg graphic asset media'],
+  [0.6, 'image picture photo icon png jpg jpeg svg graphic asset'],
   [0.6, 'video screencast movie recording clip'],
   [0.6, 'audio sound voice mp3 wav'],
   [0.7, 'webpage page site website web'],

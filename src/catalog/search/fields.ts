@@ -37,11 +37,19 @@ function stripNoise(description: string): string {
     .replace(/<[^>]{1,200}>/g, ' ');
 }
 
+const MIN_LEAD_CHARS = 20;
+
 /** The first sentence nearly always says what the tool does; the rest is detail. */
 export function splitLead(description: string): [string, string] {
   const text = description.trim();
-  const end = /(?<=.{20,})([.!?](\s|$)|\n)/s.exec(text);
-  const cut = end ? Math.min(end.index + 1, MAX_LEAD_CHARS) : Math.min(text.length, MAX_LEAD_CHARS);
+  let cut = Math.min(text.length, MAX_LEAD_CHARS);
+  for (let i = MIN_LEAD_CHARS; i < cut; i++) {
+    const c = text[i];
+    if (c === '\n' || ((c === '.' || c === '!' || c === '?') && (i + 1 === text.length || /\s/.test(text[i + 1]!)))) {
+      cut = i + 1;
+      break;
+    }
+  }
   return [text.slice(0, cut), text.slice(cut)];
 }
 

@@ -21,17 +21,64 @@ export function isStopword(term: string): boolean {
   return STOPWORDS.has(term);
 }
 
-/** Splits text into lowercase words at case changes and at every non-letter, non-digit character. */
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+function isLower(c: number): boolean {
+  return c >= 97 && c <= 122;
+}
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+function isCombiningMark(c: number): boolean {
+  return c >= 0x300 && c <= 0x36f;
+}
+
+/**
+ * Splits text into lowercase words at case changes (fooBar, HTMLParser) and at every character that
+ * is not a letter or digit. Accents are dropped (NFKD), other scripts are kept as words.
+ */
 export function splitWords(text: string): string[] {
-  const folded = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
+  const source = ASCII_ONLY.test(text) ? text : text.normalize('NFKD');
   const words: string[] = [];
-  for (const word of folded.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
-    if (word) words.push(word);
+  let word = '';
+  let prev = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c < 128) {
+      if (isLower(c) || isDigit(c)) {
+        word += source[i];
+      } else if (isUpper(c)) {
+        const next = i + 1 < source.length ? source.charCodeAt(i + 1) : 0;
+        if (word && (isLower(prev) || isDigit(prev) || (isUpper(prev) && isLower(next)))) {
+          words.push(word);
+          word = '';
+        }
+        word += String.fromCharCode(c + 32);
+      } else if (word) {
+        words.push(word);
+        word = '';
+      }
+      prev = c;
+      continue;
+    }
+    if (isCombiningMark(c)) continue;
+    // Astral characters (emoji) come as surrogate pairs; test the whole code point.
+    const codePoint = source.codePointAt(i)!;
+    const char = String.fromCodePoint(codePoint);
+    if (codePoint > 0xffff) i++;
+    if (LETTER_OR_DIGIT.test(char)) {
+      word += char.toLowerCase().replace(/[\u0300-\u036f]/g, '');
+    } else if (word) {
+      words.push(word);
+      word = '';
+    }
+    prev = 0;
   }
+  if (word) words.push(word);
   return words;
 }
 

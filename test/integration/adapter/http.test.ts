@@ -28,7 +28,9 @@ describe('Streamable HTTP', () => {
     await connection.callTool('progress', { steps: 2 }, { onProgress: (p) => progress.push(p.progress) });
     expect(progress).toEqual([1, 2]);
     // The fixture's request log arrives over its stderr pipe, which may trail the HTTP answers.
-    await vi.waitFor(() => expect(server.requests().filter((line) => line.includes('tools/list'))).toHaveLength(3));
+    await vi.waitFor(() =>
+      expect(server.requests().filter((line) => line.includes('tools/list'))).toHaveLength(3),
+    );
   });
 
   test('sends configured headers and the bearer token', async () => {
@@ -101,6 +103,14 @@ describe('SSE fallback', () => {
     expect(connection.catalog.transport).toBe('sse');
     expect(textOf(await connection.callTool('echo', { text: 'over sse' }))).toBe('over sse');
     await vi.waitFor(() => expect(server.requests().slice(0, 2)).toEqual(['POST /mcp', 'GET /mcp']));
+  });
+
+  test('when the SSE fallback fails too, the error says both were tried', async () => {
+    const server = await harness.http(['--path', '/elsewhere']);
+    const error = await rejectionOf(harness.connect(httpDefinition(`http://127.0.0.1:${server.port}/mcp`)));
+    expect(error.kind).toBe('http');
+    expect(error.status).toBe(404);
+    expect(error.message).toMatch(/Streamable HTTP answered HTTP 404; the SSE fallback failed too/);
   });
 
   test('transport sse goes straight to SSE', async () => {

@@ -33,8 +33,9 @@ const transports: Array<[string, () => Promise<Connection>]> = [
   ],
 ];
 
+// Two tests per transport, each on its own server process: spawning costs more than the calls.
 describe.each(transports)('server-everything over %s', (transport, connect) => {
-  test('connects and lists its tools', async () => {
+  test('connects, lists its tools, answers echo and get-sum, refuses a task-required tool', async () => {
     const connection = await connect();
     expect(connection.catalog.transport).toBe(transport);
     expect(connection.catalog.serverInfo?.name).toMatch(/everything/);
@@ -45,17 +46,20 @@ describe.each(transports)('server-everything over %s', (transport, connect) => {
     }
     expect(connection.catalog.resources.length).toBeGreaterThan(0);
     expect((await connection.listTools()).map((tool) => tool.name)).toEqual(expect.arrayContaining(names));
-  });
 
-  test('echo and get-sum', async () => {
-    const connection = await connect();
     expect(textOf(await connection.callTool('echo', { message: 'hello' }))).toBe('Echo: hello');
     expect(textOf(await connection.callTool('get-sum', { a: 19, b: 23 }))).toBe(
       'The sum of 19 and 23 is 42.',
     );
+    const structured = await connection.callTool('get-structured-content', { location: 'New York' });
+    expect(structured.structuredContent).toBeDefined();
+
+    const refused = await rejectionOf(connection.callTool('simulate-research-query', { topic: 'x' }));
+    expect(refused).toBeInstanceOf(CallError);
+    expect(refused.kind).toBe('unsupported');
   });
 
-  test('trigger-long-running-operation reports progress', async () => {
+  test('trigger-long-running-operation reports progress, and a call can be cancelled', async () => {
     const connection = await connect();
     const progress: Array<{ progress: number; total?: number }> = [];
     const result = await connection.callTool(
@@ -65,10 +69,7 @@ describe.each(transports)('server-everything over %s', (transport, connect) => {
     );
     expect(textOf(result)).toMatch(/Long running operation completed/);
     expect(progress).toEqual([1, 2, 3, 4].map((step) => ({ progress: step, total: 4 })));
-  });
 
-  test('a call can be cancelled, and the connection carries on', async () => {
-    const connection = await connect();
     const controller = new AbortController();
     const call = connection.callTool(
       'trigger-long-running-operation',
@@ -79,11 +80,5 @@ describe.each(transports)('server-everything over %s', (transport, connect) => {
     expect(error).toBeInstanceOf(CallError);
     expect(error.kind).toBe('aborted');
     expect(textOf(await connection.callTool('echo', { message: 'still here' }))).toBe('Echo: still here');
-  });
-
-  test('a task-required tool is refused clearly', async () => {
-    const connection = await connect();
-    const error = await rejectionOf(connection.callTool('simulate-research-query', { topic: 'x' }));
-    expect(error.kind).toBe('unsupported');
   });
 });

@@ -1,0 +1,136 @@
+// 1. Call overhead: a trivial stdio fixture tool (`echo`) called through our executor
+// (runtime.callTool: server actor, lazy connect check, CALL_STARTED/FINISHED, content transform,
+// output guard) vs a bare SDK Client on a second copy of the same server. Sequential and 32 in flight.
+// Blocks alternate between the two so machine noise hits both alike.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectMcp } from '../src/adapters/mcp.ts';
+import { ensureConnected } from '../src/actors/ensure-connected.ts';
+import { createRuntime } from '../src/actors/session-actor.ts';
+import type { LoadedConfig } from '../src/config/types.ts';
+import { nullLogger } from '../src/logger.ts';
+import { serverDefinition } from '../test/fixtures/servers/definitions.ts';
+import { stdioFixture } from '../test/fixtures/servers/spawn.ts';
+import { ratio, round, type Summary, summarize } from './support/stats.ts';
+
+export interface CallMode {
+  calls: number;
+  ours: Summary & { throughputPerS: number; errors: number };
+  bare: Summary & { throughputPerS: number; errors: number };
+  medianRatio: number;
+  p99Ratio: number;
+  throughputRatio: number;
+}
+
+export interface CallOverheadResult {
+  server: string;
+  sequential: CallMode;
+  concurrent: CallMode & { inFlight: number };
+}
+
+type CallFn = (i: number) => Promise<boolean>;
+
+const CALLS = 1_000;
+const IN_FLIGHT = 32;
+const BLOCKS = 4;
+
+async function timedBlock(fn: CallFn, count: number, inFlight: number, times: number[]): Promise<{ ms: number; errors: number }> {
+  let next = 0;
+  let errors = 0;
+  const started = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const t0 = performance.now();
+      const ok = await fn(i);
+      times.push(performance.now() - t0);
+      if (!ok) errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return { ms: performance.now() - started, errors };
+}
+
+async function compare(ours: CallFn, bare: CallFn, inFlight: number): Promise<CallMode> {
+  const per = CALLS / BLOCKS;
+  const acc = {
+    ours: { times: [] as number[], ms: 0, errors: 0 },
+    bare: { times: [] as number[], ms: 0, errors: 0 },
+  };
+  for (let b = 0; b < BLOCKS; b++) {
+    const order = b % 2 === 0 ? (['ours', 'bare'] as const) : (['bare', 'ours'] as const);
+    for (const who of order) {
+      const r = await timedBlock(who === 'ours' ? ours : bare, per, inFlight, acc[who].times);
+      acc[who].ms += r.ms;
+      acc[who].errors += r.errors;
+    }
+  }
+  const side = (who: 'ours' | 'bare') => ({
+    ...summarize(acc[who].times),
+    throughputPerS: round((acc[who].times.length / acc[who].ms) * 1000, 1),
+    errors: acc[who].errors,
+  });
+  const o = side('ours');
+  const r = side('bare');
+  return {
+    calls: CALLS,
+    ours: o,
+    bare: r,
+    medianRatio: ratio(o.medianMs, r.medianMs),
+    p99Ratio: ratio(o.p99Ms, r.p99Ms),
+    throughputRatio: ratio(o.throughputPerS, r.throughputPerS),
+  };
+}
+
+export async function runCallOverhead(): Promise<CallOverheadResult> {
+  const fixture = stdioFixture(['--no-resources']);
+  const definition = serverDefinition({ name: 'fixture', ...fixture });
+  const config: LoadedConfig = {
+    servers: [definition],
+    skipped: [],
+    diagnostics: [],
+    files: [],
+    settings: { toolPrefix: 'server', idleTimeoutMs: 600_000, toonEncode: false, captureStats: false, proxyTool: false, outputLimitBytes: 51_200 },
+  };
+  const tempDir = mkdtempSync(join(tmpdir(), 'bench-calls-'));
+  const runtime = createRuntime({
+    host: { registerTool() {}, registerToolSearch() {}, setActiveMcpTools() {}, setStatus() {}, notify() {} },
+    connector: connectMcp,
+    loadConfig: () => config,
+    logger: nullLogger,
+    tempDir,
+  });
+  const client = new Client({ name: 'bench-bare', version: '0.0.0' });
+  try {
+    await runtime.start({ cwd: tempDir, projectTrusted: false });
+    const connected = await ensureConnected(runtime.servers().fixture!);
+    if (!connected.ok) throw new Error(`fixture did not connect: ${connected.error.message}`);
+    const echo = runtime.catalog().entries.find((e) => e.tool === 'echo');
+    if (!echo) throw new Error('fixture has no echo tool');
+    await client.connect(new StdioClientTransport({ command: fixture.command, args: fixture.args, stderr: 'ignore' }));
+
+    const ours: CallFn = async (i) => {
+      const result = await runtime.callTool(echo.name, { text: `call ${i}` });
+      return !result.isError && result.content[0]?.type === 'text' && result.content[0].text.includes(`call ${i}`);
+    };
+    const bare: CallFn = async (i) => {
+      const result = await client.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
+      const first = (result.content as Array<{ type: string; text?: string }>)[0];
+      return !result.isError && first?.type === 'text' && Boolean(first.text?.includes(`call ${i}`));
+    };
+    // Warm-up (JIT, buffers) for both, not counted.
+    await timedBlock(ours, 200, IN_FLIGHT, []);
+    await timedBlock(bare, 200, IN_FLIGHT, []);
+    const sequential = await compare(ours, bare, 1);
+    const concurrent = await compare(ours, bare, IN_FLIGHT);
+    return { server: 'test/fixtures/servers/stdio-server.ts (bundled), tool echo', sequential, concurrent: { ...concurrent, inFlight: IN_FLIGHT } };
+  } finally {
+    await client.close().catch(() => undefined);
+    await runtime.stop();
+    runtime.dispose();
+    rmSync(tempDir, { recursive: true, force: true });
+  }
+}

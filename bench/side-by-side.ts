@@ -1,0 +1,269 @@
+// 6. Side by side in the real Pi 1.5.2: the same five real MCP servers (everything, filesystem, memory,
+// github, playwright; started with Node 22 directly, no npm wrapper) and the same scripted conversation
+// (search for `echo`, call it, answer) with this extension, Pi's built-in MCP (exposure `deferred`),
+// pi-mcp-adapter 2.36.0 (`-e` its unpacked tarball with its own node_modules) and Pi with no MCP.
+// Runs go round-robin so machine noise spreads evenly; the first round warms caches and is not counted.
+
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { node22Path } from '../scripts/pi-paths.mjs';
+import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
+import { type ChatRequestBody, messageText, toolResultMessages } from '../test/e2e/harness/fake-llm.ts';
+import { EXTENSION_ENTRY } from './startup.ts';
+import { declarationTokens, tokens } from './tokens.ts';
+import { ADAPTER_DIR, SERVERS_DIR, serverEntry } from './support/provision.ts';
+import { type Step, runPiTimed } from './support/pi-run.ts';
+import { median, round } from './support/stats.ts';
+
+export const VARIANTS = ['none', 'ours', 'builtin', 'adapter'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
+export const VARIANT_LABELS: Record<Variant, string> = {
+  none: 'Pi, no MCP',
+  ours: 'pi-mcp-actors (this)',
+  builtin: 'Pi built-in MCP (deferred)',
+  adapter: 'pi-mcp-adapter 2.36.0',
+};
+
+const ECHO_TEXT = 'bench echo 42';
+
+function serverConfig(dir: AgentDir, variant: Variant) {
+  const node = (entry: string, args: string[] = [], env?: Record<string, string>) => ({
+    command: node22Path,
+    args: [entry, ...args],
+    ...(env ? { env } : {}),
+    ...(variant === 'builtin' ? { exposure: 'deferred' } : {}),
+  });
+  return {
+    mcpServers: {
+      everything: node(serverEntry('everything')),
+      filesystem: node(serverEntry('filesystem'), [dir.projectDir]),
+      memory: node(serverEntry('memory'), [], { MEMORY_FILE_PATH: join(dir.root, 'memory.jsonl') }),
+      github: node(serverEntry('github')),
+      playwright: node(serverEntry('playwright'), ['--headless', '--isolated']),
+    },
+  };
+}
+
+const toolNamesOf = (body: ChatRequestBody | undefined) => (body?.tools ?? []).map((t) => t.function.name);
+
+/** The scripted model for a variant: search for `echo`, call what the search found, answer. */
+function scriptFor(variant: Variant, problems: string[]): Step {
+  const answer = { text: 'The echo tool answered.' };
+  if (variant === 'none') return () => ({ text: 'No MCP here.' });
+  return (body, index) => {
+    if (index === 0) {
+      if (variant === 'ours') return { toolCalls: [{ id: 'call_search', name: 'ToolSearch', arguments: { query: 'echo' } }] };
+      if (variant === 'builtin') return { toolCalls: [{ id: 'call_search', name: 'tool_search', arguments: { query: 'echo' } }] };
+      return { toolCalls: [{ id: 'call_search', name: 'mcp', arguments: { search: 'echo' } }] };
+    }
+    if (index === 1) {
+      const names = toolNamesOf(body);
+      if (variant === 'adapter') {
+        const found = toolResultMessages(body).map((m) => m.content).join('\n');
+        const name = /\beverything[_\w-]*echo\b/.exec(found)?.[0];
+        if (!name) {
+          problems.push(`adapter search result names no everything echo tool: ${found.slice(0, 300)}`);
+          return answer;
+        }
+        return { toolCalls: [{ id: 'call_echo', name: 'mcp', arguments: { tool: name, args: { message: ECHO_TEXT } } }] };
+      }
+      const name = names.find((n) => /everything/.test(n) && /echo$/.test(n));
+      if (!name) {
+        problems.push(`${variant}: no everything echo tool declared after the search (tools: ${names.join(', ')})`);
+        return answer;
+      }
+      return { toolCalls: [{ id: 'call_echo', name, arguments: { message: ECHO_TEXT } }] };
+    }
+    return answer;
+  };
+}
+
+export interface RunFigures {
+  ok: boolean;
+  firstRequestMs: number;
+  searchTurnMs?: number;
+  callTurnMs?: number;
+  wallMs: number;
+  peakRssMb: number;
+  processes: number;
+  turnOne: { toolsTokens: number; systemTokens: number; tools: string[] };
+}
+
+export interface VariantResult {
+  label: string;
+  runs: RunFigures[];
+  failures: string[];
+  median: {
+    firstRequestMs: number;
+    searchTurnMs: number;
+    callTurnMs: number;
+    wallMs: number;
+    peakRssMb: number;
+    processes: number;
+    toolsTokens: number;
+    systemTokens: number;
+  };
+  /** Turn-one tokens (tools + system prompt) minus Pi's own without MCP. */
+  mcpTurnOneTokens?: number;
+  firstRequestDeltaMs?: number;
+}
+
+export interface SideBySideResult {
+  runs: number;
+  servers: string[];
+  everythingStartMs: number;
+  everythingStartSamples: number[];
+  variants: Partial<Record<Variant, VariantResult>>;
+  leftoverProcesses: number;
+  notes: string[];
+}
+
+function turnOneTokens(body: ChatRequestBody | undefined) {
+  const tools = body?.tools ?? [];
+  const system = body?.messages.find((m) => m.role === 'system' || m.role === 'developer');
+  return {
+    toolsTokens: tools.reduce((n, t) => n + declarationTokens(t.function.name, t.function.description ?? '', t.function.parameters), 0),
+    systemTokens: system ? tokens(messageText(system.content)) : 0,
+    tools: tools.map((t) => t.function.name),
+  };
+}
+
+/** The everything server's own start: spawn + initialize + tools/list with a bare SDK client (Node 22). */
+async function everythingStart(runs: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs + 1; i++) {
+    const client = new Client({ name: 'bench-start', version: '0.0.0' });
+    const started = performance.now();
+    await client.connect(new StdioClientTransport({ command: node22Path, args: [serverEntry('everything')], stderr: 'ignore' }));
+    await client.listTools();
+    const ms = performance.now() - started;
+    await client.close();
+    if (i > 0) samples.push(round(ms, 1));
+  }
+  return samples;
+}
+
+/** Server processes (from the bench install) still alive: ended by pid, counted as a finding. */
+function endLeftovers(): number {
+  let found = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!cmd.includes(SERVERS_DIR)) continue;
+      found++;
+      process.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+export async function runSideBySide(runs: number, variants: readonly Variant[] = VARIANTS): Promise<SideBySideResult> {
+  const notes: string[] = [];
+  const usable = variants.filter((v) => {
+    if (v === 'adapter' && !existsSync(join(ADAPTER_DIR, 'package.json'))) {
+      notes.push('pi-mcp-adapter is not provisioned; its column is missing.');
+      return false;
+    }
+    return true;
+  });
+  const dirs = new Map<Variant, AgentDir>();
+  const collected = new Map<Variant, { runs: RunFigures[]; failures: string[] }>();
+  let leftoverProcesses = 0;
+  const startSamples = await everythingStart(5);
+  try {
+    for (const v of usable) {
+      const dir = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1' });
+      if (v !== 'none') writeFileSync(join(dir.agentDir, 'mcp.json'), JSON.stringify(serverConfig(dir, v), null, 2));
+      dirs.set(v, dir);
+      collected.set(v, { runs: [], failures: [] });
+    }
+    for (let round_ = 0; round_ < runs + 1; round_++) {
+      const order = usable.map((_, i) => usable[(i + round_) % usable.length]!);
+      for (const v of order) {
+        const problems: string[] = [];
+        const run = await runPiTimed({
+          dir: dirs.get(v)!,
+          extensions: v === 'ours' ? [EXTENSION_ENTRY] : v === 'adapter' ? [ADAPTER_DIR] : [],
+          prompt: 'Find the echo tool, call it, and tell me what it said.',
+          step: scriptFor(v, problems),
+          timeoutMs: 120_000,
+        });
+        leftoverProcesses += endLeftovers();
+        const c = collected.get(v)!;
+        const expected = v === 'none' ? 1 : 3;
+        const echoed = v === 'none' || toolResultMessages(run.bodies[2] ?? { model: '', messages: [] }).some((m) => m.content.includes(ECHO_TEXT));
+        const ok = run.code === 0 && run.bodies.length === expected && echoed && problems.length === 0;
+        if (!ok) {
+          c.failures.push(
+            `round ${round_}: exit ${run.code}${run.timedOut ? ' (timed out)' : ''}, ${run.bodies.length} requests, echoed=${echoed}; ${problems.join('; ')} ${run.stderr.slice(-400)}`.trim(),
+          );
+        }
+        if (round_ === 0 || !ok) continue; // round 0 warms the caches
+        c.runs.push({
+          ok,
+          firstRequestMs: round(run.arrivals[0]!, 1),
+          ...(v !== 'none'
+            ? {
+                searchTurnMs: round(run.arrivals[1]! - run.answered[0]!, 1),
+                callTurnMs: round(run.arrivals[2]! - run.answered[1]!, 1),
+              }
+            : {}),
+          wallMs: round(run.wallMs, 1),
+          peakRssMb: run.peakRssMb,
+          processes: run.maxProcesses,
+          turnOne: turnOneTokens(run.bodies[0]),
+        });
+      }
+    }
+  } finally {
+    for (const dir of dirs.values()) dir.cleanup();
+  }
+
+  const result: SideBySideResult = {
+    runs,
+    servers: ['everything', 'filesystem', 'memory', 'github', 'playwright'],
+    everythingStartMs: round(median(startSamples), 1),
+    everythingStartSamples: startSamples,
+    variants: {},
+    leftoverProcesses,
+    notes,
+  };
+  for (const v of usable) {
+    const c = collected.get(v)!;
+    const m = (pick: (r: RunFigures) => number | undefined) => {
+      const xs = c.runs.map(pick).filter((x): x is number => x !== undefined);
+      return xs.length ? round(median(xs), 1) : Number.NaN;
+    };
+    result.variants[v] = {
+      label: VARIANT_LABELS[v],
+      runs: c.runs,
+      failures: c.failures,
+      median: {
+        firstRequestMs: m((r) => r.firstRequestMs),
+        searchTurnMs: m((r) => r.searchTurnMs),
+        callTurnMs: m((r) => r.callTurnMs),
+        wallMs: m((r) => r.wallMs),
+        peakRssMb: m((r) => r.peakRssMb),
+        processes: m((r) => r.processes),
+        toolsTokens: m((r) => r.turnOne.toolsTokens),
+        systemTokens: m((r) => r.turnOne.systemTokens),
+      },
+    };
+  }
+  const none = result.variants.none;
+  if (none) {
+    for (const v of usable) {
+      const r = result.variants[v]!;
+      if (v === 'none') continue;
+      r.mcpTurnOneTokens = r.median.toolsTokens + r.median.systemTokens - (none.median.toolsTokens + none.median.systemTokens);
+      r.firstRequestDeltaMs = round(r.median.firstRequestMs - none.median.firstRequestMs, 1);
+    }
+  }
+  return result;
+}

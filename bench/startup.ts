@@ -1,0 +1,187 @@
+// 2. Startup. In-process: extension load (`bridgePi` on a recording PiHost) + `session_start` until every
+// tool is registered, from a real mcp-cache.json of 5, 23 and 100 × 50 lazy servers (none may start).
+// Reference: reading and parsing the same two files (the floor any implementation pays).
+// Real Pi: time to the first model request with the extension (23 cached servers) vs without it.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Connector } from '../src/adapters/connection-port.ts';
+import { bridgePi } from '../src/adapters/pi.ts';
+import { configHash, createCacheStore } from '../src/catalog/cache.ts';
+import { loadConfig } from '../src/config/load.ts';
+import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
+import { RecordingPi } from '../test/support/recording-pi.ts';
+import type { CatalogFile } from './support/catalogs.ts';
+import { runPiTimed } from './support/pi-run.ts';
+import { median, ratio, round, summarize, type Summary } from './support/stats.ts';
+
+export const EXTENSION_ENTRY = join(import.meta.dirname, '..', 'src', 'index.ts');
+
+/** An isolated agent dir whose mcp.json lists these servers (lazy npx entries) and whose cache holds their tools. */
+export async function cachedAgentDir(catalogs: CatalogFile[]): Promise<{ dir: AgentDir; tools: number; env: Record<string, string> }> {
+  const mcpServers = Object.fromEntries(
+    catalogs.map((c) => [c.server, { command: 'npx', args: ['-y', `@example/${c.server}`] }]),
+  );
+  const dir = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1', mcpJson: { mcpServers } });
+  const env = { ...dir.env, PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  const config = loadConfig({ agentDir: dir.agentDir, cwd: dir.projectDir, homeDir: dir.home, env, projectTrusted: false });
+  const byName = new Map(catalogs.map((c) => [c.server, c]));
+  const store = createCacheStore({ file: join(dir.agentDir, 'mcp-cache.json') });
+  await store.write(
+    Object.fromEntries(
+      config.servers.map((def) => {
+        const c = byName.get(def.name)!;
+        return [def.name, { configHash: configHash(def), tools: c.tools, resources: c.resources ?? [], cachedAt: Date.now() }];
+      }),
+    ),
+  );
+  const tools = catalogs.reduce((n, c) => n + c.tools.length, 0);
+  return { dir, tools, env };
+}
+
+export interface InProcessStartup {
+  servers: number;
+  tools: number;
+  registered: number;
+  serversStarted: number;
+  load: Summary;
+  sessionStart: Summary;
+  total: Summary;
+  floor: Summary;
+  totalOverFloor: number;
+}
+
+async function inProcess(catalogs: CatalogFile[], iterations: number): Promise<InProcessStartup> {
+  const { dir, tools, env } = await cachedAgentDir(catalogs);
+  let started = 0;
+  const connector: Connector = async () => {
+    started++;
+    throw new Error('benchmark: no server may start');
+  };
+  const load: number[] = [];
+  const sessionStart: number[] = [];
+  const total: number[] = [];
+  const floor: number[] = [];
+  let registered = 0;
+  try {
+    for (let i = 0; i < iterations + 3; i++) {
+      const pi = new RecordingPi(dir.projectDir, false);
+      const t0 = performance.now();
+      bridgePi(pi, { connector, env, homeDir: dir.home });
+      const t1 = performance.now();
+      await pi.emit('session_start', { reason: 'startup' });
+      const t2 = performance.now();
+      registered = pi.tools.size - 1; // minus ToolSearch
+      await pi.emit('session_shutdown', { reason: 'quit' });
+      const f0 = performance.now();
+      JSON.parse(readFileSync(join(dir.agentDir, 'mcp.json'), 'utf8'));
+      JSON.parse(readFileSync(join(dir.agentDir, 'mcp-cache.json'), 'utf8'));
+      const f1 = performance.now();
+      if (i < 3) continue; // warm-up
+      load.push(t1 - t0);
+      sessionStart.push(t2 - t1);
+      total.push(t2 - t0);
+      floor.push(f1 - f0);
+    }
+  } finally {
+    dir.cleanup();
+  }
+  return {
+    servers: catalogs.length,
+    tools,
+    registered,
+    serversStarted: started,
+    load: summarize(load),
+    sessionStart: summarize(sessionStart),
+    total: summarize(total),
+    floor: summarize(floor),
+    totalOverFloor: ratio(median(total), median(floor)),
+  };
+}
+
+export interface RealPiStartup {
+  runs: number;
+  servers: number;
+  cacheUsed: boolean;
+  noMcp: { firstRequestMs: number[]; wallMs: number[]; medianFirstMs: number; medianWallMs: number };
+  ours: { firstRequestMs: number[]; wallMs: number[]; medianFirstMs: number; medianWallMs: number };
+  firstRequestRatio: number;
+  firstRequestDeltaMs: number;
+  errors: string[];
+}
+
+async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStartup> {
+  const { dir } = await cachedAgentDir(catalogs);
+  const bare = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1' });
+  const sides = { noMcp: { first: [] as number[], wall: [] as number[] }, ours: { first: [] as number[], wall: [] as number[] } };
+  const errors: string[] = [];
+  let cacheUsed = true;
+  try {
+    for (let i = 0; i < runs + 1; i++) {
+      const order = i % 2 === 0 ? (['noMcp', 'ours'] as const) : (['ours', 'noMcp'] as const);
+      for (const side of order) {
+        const run = await runPiTimed({
+          dir: side === 'ours' ? dir : bare,
+          extensions: side === 'ours' ? [EXTENSION_ENTRY] : [],
+          prompt: 'Say hello.',
+          step: () => ({ text: 'Hello.' }),
+          timeoutMs: 60_000,
+        });
+        if (run.code !== 0 || run.arrivals[0] === undefined) {
+          errors.push(`${side}: exit ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-500)}`);
+          continue;
+        }
+        if (side === 'ours') {
+          const search = run.bodies[0]?.tools?.find((t) => t.function.name === 'ToolSearch');
+          if (!search || search.function.description?.includes('(?)')) cacheUsed = false;
+        }
+        if (i === 0) continue; // warm-up (disk cache, jiti cache)
+        sides[side].first.push(run.arrivals[0]);
+        sides[side].wall.push(run.wallMs);
+      }
+    }
+  } finally {
+    dir.cleanup();
+    bare.cleanup();
+  }
+  const pack = (s: { first: number[]; wall: number[] }) => ({
+    firstRequestMs: s.first.map((x) => round(x, 1)),
+    wallMs: s.wall.map((x) => round(x, 1)),
+    medianFirstMs: round(median(s.first), 1),
+    medianWallMs: round(median(s.wall), 1),
+  });
+  const noMcp = pack(sides.noMcp);
+  const ours = pack(sides.ours);
+  return {
+    runs,
+    servers: catalogs.length,
+    cacheUsed,
+    noMcp,
+    ours,
+    firstRequestRatio: ratio(ours.medianFirstMs, noMcp.medianFirstMs),
+    firstRequestDeltaMs: round(ours.medianFirstMs - noMcp.medianFirstMs, 1),
+    errors,
+  };
+}
+
+export interface StartupResult {
+  inProcess: Record<string, InProcessStartup>;
+  realPi?: RealPiStartup;
+  realPiError?: string;
+}
+
+export async function runStartup(
+  sets: Record<string, { catalogs: CatalogFile[]; iterations: number }>,
+  real: { catalogs: CatalogFile[]; runs: number } | undefined,
+): Promise<StartupResult> {
+  const result: StartupResult = { inProcess: {} };
+  for (const [name, set] of Object.entries(sets)) result.inProcess[name] = await inProcess(set.catalogs, set.iterations);
+  if (real) {
+    try {
+      result.realPi = await realPi(real.catalogs, real.runs);
+    } catch (error) {
+      result.realPiError = String(error);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,12 @@
+import { Value } from '@sinclair/typebox/value';
+import { propertiesOf, ServerSchema } from './src/config/schema.ts';
+import { checkValue } from './src/config/validate.ts';
+const P = propertiesOf(ServerSchema);
+const bench = (name: string, f: () => void, n = 2000) => { const t = performance.now(); for (let i = 0; i < n; i++) f(); console.log(name, ((performance.now() - t) / n).toFixed(4), 'ms'); };
+bench('check ok lifecycle', () => Value.Check(P.lifecycle!, 'lazy'));
+bench('check bad lifecycle', () => Value.Check(P.lifecycle!, 'x'));
+bench('errors bad lifecycle', () => [...Value.Errors(P.lifecycle!, 'x')], 200);
+bench('errors env nested', () => [...Value.Errors(P.env!, { nested: { deep: true } })], 200);
+bench('errors type obj', () => [...Value.Errors(P.type!, { nested: { deep: true } })], 200);
+bench('checkValue env nested', () => checkValue(P.env!, { nested: { deep: true } }), 200);
+bench('errors args', () => [...Value.Errors(P.args!, [1099104779, false, {}])], 200);
