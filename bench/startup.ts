@@ -51,7 +51,7 @@ export interface InProcessStartup {
   totalOverFloor: number;
 }
 
-async function inProcess(catalogs: CatalogFile[], iterations: number): Promise<InProcessStartup> {
+async function inProcess(catalogs: CatalogFile[], iterations: number, warmup: number): Promise<InProcessStartup> {
   const { dir, tools, env } = await cachedAgentDir(catalogs);
   let started = 0;
   const connector: Connector = async () => {
@@ -64,7 +64,7 @@ async function inProcess(catalogs: CatalogFile[], iterations: number): Promise<I
   const floor: number[] = [];
   let registered = 0;
   try {
-    for (let i = 0; i < iterations + 3; i++) {
+    for (let i = 0; i < iterations + warmup; i++) {
       const pi = new RecordingPi(dir.projectDir, false);
       const t0 = performance.now();
       bridgePi(pi, { connector, env, homeDir: dir.home });
@@ -77,7 +77,7 @@ async function inProcess(catalogs: CatalogFile[], iterations: number): Promise<I
       JSON.parse(readFileSync(join(dir.agentDir, 'mcp.json'), 'utf8'));
       JSON.parse(readFileSync(join(dir.agentDir, 'mcp-cache.json'), 'utf8'));
       const f1 = performance.now();
-      if (i < 3) continue; // warm-up
+      if (i < warmup) continue; // JIT and file-cache warm-up
       load.push(t1 - t0);
       sessionStart.push(t2 - t1);
       total.push(t2 - t0);
@@ -171,11 +171,11 @@ export interface StartupResult {
 }
 
 export async function runStartup(
-  sets: Record<string, { catalogs: CatalogFile[]; iterations: number }>,
+  sets: Record<string, { catalogs: CatalogFile[]; iterations: number; warmup: number }>,
   real: { catalogs: CatalogFile[]; runs: number } | undefined,
 ): Promise<StartupResult> {
   const result: StartupResult = { inProcess: {} };
-  for (const [name, set] of Object.entries(sets)) result.inProcess[name] = await inProcess(set.catalogs, set.iterations);
+  for (const [name, set] of Object.entries(sets)) result.inProcess[name] = await inProcess(set.catalogs, set.iterations, set.warmup);
   if (real) {
     try {
       result.realPi = await realPi(real.catalogs, real.runs);

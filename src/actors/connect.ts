@@ -12,7 +12,7 @@ export const connectLogic = fromPromise<Connection, ConnectInput>(async ({ input
       signal,
       // After connect the watcher reports stderr; forwarding both would duplicate lines.
       onStderr: (line) => {
-        if (!settled) input.onStderr(line);
+        if (!settled && !signal.aborted) input.onStderr(line);
       },
     });
     if (signal.aborted) {

@@ -31,6 +31,8 @@ import {
 } from '../tools/proxy-tool.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../tools/tool-search.ts';
 import type { Connector } from './connection-port.ts';
+import { withNpxResolution } from './npx-connector.ts';
+import { defaultNpxCacheFile } from './npx-resolver.ts';
 
 export interface PiUi {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
@@ -166,7 +168,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
 
   const runtime: Runtime = createRuntime({
     host,
-    connector: options.connector,
+    connector: withNpxResolution(options.connector, defaultNpxCacheFile(agentDir)),
     loadConfig: load,
     cache,
     logger,

@@ -11,6 +11,8 @@ import type { HostPort } from '../actors/host-port.ts';
 import { describeServers } from '../actors/server-status.ts';
 import { createRuntime, type Runtime } from '../actors/session-actor.ts';
 import { connectMcp } from '../adapters/mcp.ts';
+import { withNpxResolution } from '../adapters/npx-connector.ts';
+import { defaultNpxCacheFile } from '../adapters/npx-resolver.ts';
 import { createCacheStore } from '../catalog/cache.ts';
 import { agentDirFrom, loadConfig } from '../config/load.ts';
 import { nullLogger } from '../logger.ts';
@@ -79,7 +81,7 @@ async function openRuntime(options: CliOptions, io: CliIo): Promise<Runtime> {
   const agentDir = agentDirFrom(env, homeDir);
   const runtime = createRuntime({
     host: cliHost(),
-    connector: connectMcp,
+    connector: withNpxResolution(connectMcp, defaultNpxCacheFile(agentDir)),
     loadConfig: (request) =>
       loadConfig({
         agentDir,

@@ -56,9 +56,9 @@ function seconds(nativeKey: string): Rule {
   return {
     native: `\`${nativeKey}\` (× 1000)`,
     apply: (value, put, fail) => {
-      if (typeof value === 'number' && Number.isFinite(value) && value > 0)
+      if (typeof value === 'number' && value > 0 && value <= MAX_SECONDS)
         put(nativeKey, Math.round(value * 1000));
-      else fail('must be a number of seconds > 0');
+      else fail(`must be a number of seconds > 0 and ≤ ${MAX_SECONDS}`);
     },
   };
 }

@@ -22,6 +22,12 @@ export const BACKOFF_CAP_MS = 5 * 60_000;
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 const STDERR_TAIL_LINES = 20;
 const STDERR_TAIL_CHARS = 4_000;
+/** setTimeout fires at once for delays above 2^31-1 ms; clamp instead (≈ 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function timerMs(ms: number): number {
+  return Math.min(MAX_TIMER_MS, Math.max(0, ms));
+}
 
 export type ServerState = 'init' | 'connecting' | 'connected' | 'needsAuth' | 'backoff' | 'closed';
 
@@ -217,9 +223,9 @@ export const serverMachine = setup({
       context.lifecycle === 'lazy' && context.definition.idleTimeoutMs > 0 && context.inFlight === 0,
   },
   delays: {
-    startupTimeout: ({ context }) => startupTimeoutMs(context.definition),
-    idleTimeout: ({ context }) => context.definition.idleTimeoutMs,
-    backoff: ({ context }) => context.backoffDelayMs ?? BACKOFF_BASE_MS,
+    startupTimeout: ({ context }) => timerMs(startupTimeoutMs(context.definition)),
+    idleTimeout: ({ context }) => timerMs(context.definition.idleTimeoutMs),
+    backoff: ({ context }) => timerMs(context.backoffDelayMs ?? BACKOFF_BASE_MS),
   },
   actions: {
     notifyStatus: enqueueActions(({ context, enqueue }, params: { state: ServerState }) => {
@@ -399,11 +405,15 @@ export const serverMachine = setup({
             CALL_FINISHED: { target: '.settling', actions: 'countCallFinished' },
           },
           states: {
-            settling: { always: [{ guard: 'idleShutdownApplies', target: 'idle' }, { target: 'active' }] },
-            /** Nothing in flight: the idle timer runs (re-armed by every CALL_FINISHED). */
-            idle: { after: { idleTimeout: '#server.closed' } },
-            /** Calls in flight, or a lifecycle / setting without idle shutdown. */
-            active: {},
+            settling: {
+              description: 'transient, picks idle or active',
+              always: [{ guard: 'idleShutdownApplies', target: 'idle' }, { target: 'active' }],
+            },
+            idle: {
+              description: 'nothing in flight, the idle timer runs (re-armed by every CALL_FINISHED)',
+              after: { idleTimeout: '#server.closed' },
+            },
+            active: { description: 'calls in flight, or no idle shutdown for this lifecycle or setting' },
           },
         },
         tools: {
@@ -466,11 +476,12 @@ export const serverMachine = setup({
       },
     },
     needsAuth: {
+      description: 'CONNECT is not handled here, ensureConnected answers it with a needs-auth error',
       entry: { type: 'notifyStatus', params: { state: 'needsAuth' } },
-      // CONNECT is not handled here: ensureConnected answers it with a needs-auth error.
       on: { AUTHENTICATED: 'connecting', RETRY: 'connecting', CLOSE: 'closed' },
     },
     backoff: {
+      description: 'CONNECT is not handled here, callers fail fast (ensureConnected) until the delay is over',
       entry: [
         'countAttempt',
         'drawJitter',
@@ -478,7 +489,6 @@ export const serverMachine = setup({
         { type: 'notifyStatus', params: { state: 'backoff' } },
       ],
       exit: 'clearRetry',
-      // CONNECT is not handled here: callers fail fast (ensureConnected) until the delay is over.
       after: { backoff: [{ guard: 'reconnectsByItself', target: 'connecting' }, { target: 'closed' }] },
       on: { RETRY: 'connecting', CLOSE: 'closed' },
     },

@@ -10,8 +10,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectError, type Connector } from '../../src/adapters/connection-port.ts';
+import { connectMcp } from '../../src/adapters/mcp.ts';
+import { withNpxResolution } from '../../src/adapters/npx-connector.ts';
 import { npxInstallDirName, resolveNpx } from '../../src/adapters/npx-resolver.ts';
 import { endProcessGroup, spawnInGroup } from '../../src/adapters/process-group.ts';
+import { definition } from '../fixtures/cache/definition.ts';
 import { processTree, totalRssMb } from '../fixtures/cache/process-tree.ts';
 import { listToolsOverStdio } from '../fixtures/cache/stdio-tools.ts';
 
@@ -139,4 +143,50 @@ describe('npx resolution with a real npm install', () => {
       ].join('\n'),
     );
   }, 180_000);
+});
+
+describe('withNpxResolution around the real connector', () => {
+  it('starts an npx server directly from the npm cache and lists its tools over MCP', async () => {
+    const connect = withNpxResolution(connectMcp, join(work, 'agent3', 'mcp-npx-cache.json'));
+    const connection = await connect(
+      definition('everything', {
+        command: 'npx',
+        args: ['-y', SPEC],
+        cwd: work,
+        env: { npm_config_cache: npmCache },
+      }),
+      { signal: new AbortController().signal },
+    );
+    try {
+      expect(connection.catalog.tools.map((t) => t.name)).toContain('echo');
+      const commands = processTree(connection.pid!).map((p) => p.command);
+      expect(commands[0]).toContain('/_npx/');
+      expect(commands.some((c) => /(^|\/)(npm|npx)(-cli\.js)?( |$)/.test(c))).toBe(false);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('falls back to plain npx when the package is not in the cache', async () => {
+    const calls: string[] = [];
+    const recording: Connector = async (def) => {
+      calls.push(`${def.command} ${def.args.join(' ')}`);
+      throw new ConnectError('protocol', 'stop here');
+    };
+    const connect = withNpxResolution(recording, join(work, 'agent4', 'mcp-npx-cache.json'));
+    await expect(
+      connect(
+        definition('missing', {
+          command: 'npx',
+          args: ['-y', 'no-such-package-xyz@1.0.0'],
+          cwd: work,
+          env: { npm_config_cache: npmCache },
+        }),
+        {
+          signal: new AbortController().signal,
+        },
+      ),
+    ).rejects.toThrow('stop here');
+    expect(calls).toEqual(['npx -y no-such-package-xyz@1.0.0']);
+  });
 });

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text with ${VAR} references.
 // Every diagnostic kind, asserted by its message (and where it points, and the fix).
 
 import { mkdirSync } from 'node:fs';
@@ -34,7 +35,10 @@ interface Case {
 
 const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
   'invalid-json': {
-    files: { [USER_FILE]: fixture('broken/missing-comma.json'), [PROJECT_FILE]: json({ mcpServers: { ok: { command: 'ok' } } }) },
+    files: {
+      [USER_FILE]: fixture('broken/missing-comma.json'),
+      [PROJECT_FILE]: json({ mcpServers: { ok: { command: 'ok' } } }),
+    },
     expected: {
       level: 'error',
       file: USER_FILE,
@@ -48,18 +52,23 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     options: { configPath: '/home/u/bad.toml' },
     expected: {
       level: 'error',
-      message: '/home/u/bad.toml is not valid TOML (line 4, column 1: invalid value); this file is ignored, other files still load.',
+      message:
+        '/home/u/bad.toml is not valid TOML (line 4, column 1: invalid value); this file is ignored, other files still load.',
       fix: 'Fix the syntax at line 4.',
     },
   },
   'read-error': {
     options: {
       readFile: (path) => {
-        if (path === USER_FILE) throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+        if (path === USER_FILE)
+          throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
         return undefined;
       },
     },
-    expected: { level: 'error', message: `Cannot read ${USER_FILE} (permission denied); its servers are not loaded.` },
+    expected: {
+      level: 'error',
+      message: `Cannot read ${USER_FILE} (permission denied); its servers are not loaded.`,
+    },
   },
   'config-not-found': {
     options: { configPath: '/nowhere/mcp.json' },
@@ -79,12 +88,18 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     also: (config) => {
       expect(names(config)).toEqual(['kept']);
       const top = loadMemory({ [USER_FILE]: '[1, 2]' });
-      expect(top.diagnostics[0]?.message).toBe(`${USER_FILE} must contain an object at the top level; it is ignored.`);
+      expect(top.diagnostics[0]?.message).toBe(
+        `${USER_FILE} must contain an object at the top level; it is ignored.`,
+      );
     },
   },
   'duplicate-key': {
     files: { [USER_FILE]: '{ "mcpServers": { "a": { "command": "first" }, "a": { "command": "second" } } }' },
-    expected: { level: 'warning', path: 'mcpServers.a', message: 'Key mcpServers.a appears twice; the last one is used.' },
+    expected: {
+      level: 'warning',
+      path: 'mcpServers.a',
+      message: 'Key mcpServers.a appears twice; the last one is used.',
+    },
     also: (config) => expect(config.servers[0]?.command).toBe('second'),
   },
   'duplicate-server': {
@@ -131,7 +146,11 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     },
   },
   'invalid-server': {
-    files: servers({ a: { command: 'a', lifecycle: 'keepalive' }, b: { command: 'b', args: ['ok', {}] }, c: { command: 'c' } }),
+    files: servers({
+      a: { command: 'a', lifecycle: 'keepalive' },
+      b: { command: 'b', args: ['ok', {}] },
+      c: { command: 'c' },
+    }),
     expected: {
       level: 'error',
       server: 'a',
@@ -141,7 +160,9 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     },
     also: (config) => {
       expect(names(config)).toEqual(['c']);
-      expect(skippedReason(config, 'b')).toBe('invalid configuration: args[1] must be a string, got an object');
+      expect(skippedReason(config, 'b')).toBe(
+        'invalid configuration: args[1] must be a string, got an object',
+      );
       expect(config.diagnostics.find((d) => d.server === 'b')?.path).toBe('mcpServers.b.args[1]');
     },
   },
@@ -183,15 +204,27 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
   },
   'vscode-inputs': {
     files: user({ inputs: [{ id: 'k', type: 'promptString' }], servers: { a: { command: 'a' } } }),
-    expected: { level: 'info', message: '"inputs" (VS Code prompted values) are not supported and are ignored.' },
+    expected: {
+      level: 'info',
+      message: '"inputs" (VS Code prompted values) are not supported and are ignored.',
+    },
   },
   'invalid-imports': {
     files: user({ imports: { cursor: true } }),
-    expected: { level: 'error', path: 'imports', message: '"imports" must be a list of client names; it is ignored.' },
+    expected: {
+      level: 'error',
+      path: 'imports',
+      message: '"imports" must be a list of client names; it is ignored.',
+    },
   },
   'unknown-import': {
     files: user({ imports: ['vs-code', 'curser', 'atom'] }),
-    expected: { level: 'warning', path: 'imports[0]', message: 'Unknown import "vs-code" is ignored.', fix: 'Did you mean "vscode"?' },
+    expected: {
+      level: 'warning',
+      path: 'imports[0]',
+      message: 'Unknown import "vs-code" is ignored.',
+      fix: 'Did you mean "vscode"?',
+    },
     also: (config) =>
       expect(config.diagnostics.map((d) => d.fix)).toEqual([
         'Did you mean "vscode"?',
@@ -200,7 +233,10 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
       ]),
   },
   'import-shadowed': {
-    files: { ...user({ imports: ['cursor'], mcpServers: { playwright: { command: 'mine' } } }), '/home/u/.cursor/mcp.json': fixture('cursor/mcp.json') },
+    files: {
+      ...user({ imports: ['cursor'], mcpServers: { playwright: { command: 'mine' } } }),
+      '/home/u/.cursor/mcp.json': fixture('cursor/mcp.json'),
+    },
     options: { env: { SUPABASE_ACCESS_TOKEN: 'tok-1234' } },
     expected: {
       level: 'info',
@@ -209,11 +245,17 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     },
   },
   'server-overridden': {
-    files: { ...servers({ a: { command: 'a' } }), [PROJECT_FILE]: json({ mcpServers: { a: { exposure: 'direct' } } }) },
+    files: {
+      ...servers({ a: { command: 'a' } }),
+      [PROJECT_FILE]: json({ mcpServers: { a: { exposure: 'direct' } } }),
+    },
     expected: { level: 'info', message: `Server "a" from ${USER_FILE} is adjusted by ${PROJECT_FILE}.` },
   },
   'ignored-override-key': {
-    files: { ...servers({ a: { command: 'a' } }), [PROJECT_FILE]: json({ mcpServers: { a: { debug: true, args: ['x'] } } }) },
+    files: {
+      ...servers({ a: { command: 'a' } }),
+      [PROJECT_FILE]: json({ mcpServers: { a: { debug: true, args: ['x'] } } }),
+    },
     expected: {
       level: 'warning',
       message: `Server "a": this entry has no command or url, so it only overrides enabled, exposure and toolExposure of the server defined in ${USER_FILE}; "debug", "args" are ignored.`,
@@ -239,7 +281,10 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     also: (config) => expect(names(config)).toEqual(['ok']),
   },
   'missing-variable': {
-    files: servers({ gh: { command: 'npx', env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } }, other: { command: 'o' } }),
+    files: servers({
+      gh: { command: 'npx', env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } },
+      other: { command: 'o' },
+    }),
     expected: {
       level: 'error',
       server: 'gh',
@@ -250,7 +295,9 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     },
     also: (config) => {
       expect(names(config)).toEqual(['other']);
-      expect(skippedReason(config, 'gh')).toBe('environment variable GITHUB_TOKEN (used in env.GITHUB_TOKEN) is not set');
+      expect(skippedReason(config, 'gh')).toBe(
+        'environment variable GITHUB_TOKEN (used in env.GITHUB_TOKEN) is not set',
+      );
       const bearer = loadMemory(servers({ s: { url: 'https://s.example/mcp', bearerTokenEnv: 'S_TOKEN' } }));
       expect(bearer.diagnostics[0]?.message).toBe(
         'Server "s": bearerTokenEnv names S_TOKEN, which is not set, so the server is skipped.',
@@ -275,23 +322,33 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     expected: {
       level: 'error',
       path: 'settings.toolPrefix',
-      message: 'settings.toolPrefix must be one of "server", "short", "none", got "servers"; this value is ignored.',
+      message:
+        'settings.toolPrefix must be one of "server", "short", "none", got "servers"; this value is ignored.',
       fix: 'Did you mean "server"?',
     },
     also: (config) => expect(config.settings.toolPrefix).toBe('server'),
   },
   'invalid-direct-tools-env': {
     options: { env: { MCP_DIRECT_TOOLS: 'github/,/x' } },
-    expected: { level: 'warning', message: 'MCP_DIRECT_TOOLS entry "github/" is not "server" or "server/tool"; it is ignored.' },
+    expected: {
+      level: 'warning',
+      message: 'MCP_DIRECT_TOOLS entry "github/" is not "server" or "server/tool"; it is ignored.',
+    },
   },
   'unknown-server': {
     files: servers({ github: { command: 'g' } }),
     options: { env: { MCP_DIRECT_TOOLS: 'github,gihtub/search' } },
-    expected: { level: 'warning', message: 'MCP_DIRECT_TOOLS names server "gihtub", which is not configured.' },
+    expected: {
+      level: 'warning',
+      message: 'MCP_DIRECT_TOOLS names server "gihtub", which is not configured.',
+    },
   },
   'invalid-pi-servers': {
     options: { piServers: 'not servers' },
-    expected: { level: 'warning', message: "Pi's list of MCP servers has an unexpected shape and is ignored." },
+    expected: {
+      level: 'warning',
+      message: "Pi's list of MCP servers has an unexpected shape and is ignored.",
+    },
   },
   'internal-error': {
     files: servers({ fine: { command: 'f' } }),
@@ -304,7 +361,11 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
         },
       },
     },
-    expected: { level: 'error', server: 'broken', message: 'Server "broken" could not be read: getter exploded.' },
+    expected: {
+      level: 'error',
+      server: 'broken',
+      message: 'Server "broken" could not be read: getter exploded.',
+    },
     also: (config) => {
       expect(names(config)).toEqual(['fine']);
       const whole = loadMemory(
@@ -317,7 +378,9 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
           },
         },
       );
-      expect(whole.diagnostics.map((d) => d.message)).toEqual(['The MCP configuration could not be loaded: boom.']);
+      expect(whole.diagnostics.map((d) => d.message)).toEqual([
+        'The MCP configuration could not be loaded: boom.',
+      ]);
     },
   },
 };
@@ -329,7 +392,9 @@ describe('diagnostics', () => {
       const found = config.diagnostics.filter((d) => d.code === code);
       expect(found.length, JSON.stringify(config.diagnostics, null, 2)).toBeGreaterThan(0);
       expect(found[0]).toMatchObject({ ...testCase.expected, code });
-      expect(found[0]?.level).toBe(testCase.expected.level ?? DIAGNOSTIC_CODES[code as keyof typeof DIAGNOSTIC_CODES][0]);
+      expect(found[0]?.level).toBe(
+        testCase.expected.level ?? DIAGNOSTIC_CODES[code as keyof typeof DIAGNOSTIC_CODES][0],
+      );
       testCase.also?.(config);
     });
   }

@@ -1,7 +1,12 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text with ${VAR} references.
 import { describe, expect, it } from 'vitest';
 import { expandHome, interpolate } from '../../../src/config/interpolate.ts';
 
-const context = { env: { TOKEN: 'abc123', EMPTY: '', HOST: 'example.com' }, homeDir: '/home/u', cwd: '/work/app' };
+const context = {
+  env: { TOKEN: 'abc123', EMPTY: '', HOST: 'example.com' },
+  homeDir: '/home/u',
+  cwd: '/work/app',
+};
 const value = (text: string, home = false) => {
   const result = interpolate(text, context, home);
   return result.ok ? result.value : result.problems;

@@ -23,8 +23,8 @@ describe('createLogger', () => {
     log.info('session started', { servers: 3 });
     log.child('server:github').child('connect').warn('slow', { ms: 1200 });
     const [first, second] = lines();
-    expect(first).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO  session started \{"servers":3\}$/);
-    expect(second).toMatch(/ WARN  \[server:github\/connect\] slow \{"ms":1200\}$/);
+    expect(first).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO {2}session started \{"servers":3\}$/);
+    expect(second).toMatch(/ WARN {2}\[server:github\/connect\] slow \{"ms":1200\}$/);
   });
 
   it('drops lines below its level (info by default)', () => {
@@ -32,7 +32,10 @@ describe('createLogger', () => {
     log.debug('hidden');
     log.info('shown');
     log.error('also shown');
-    expect(lines().map((line) => line.split(' ').slice(1).join(' '))).toEqual(['INFO  shown', 'ERROR also shown']);
+    expect(lines().map((line) => line.split(' ').slice(1).join(' '))).toEqual([
+      'INFO  shown',
+      'ERROR also shown',
+    ]);
   });
 
   it('keeps one entry per line', () => {
@@ -51,7 +54,13 @@ describe('createLogger', () => {
       error: new Error('failed for ghp_live_secret_0001'),
     });
     const text = readFileSync(file, 'utf8');
-    for (const secret of ['ghp_live_secret_0001', 'whatever-value-9', 'header-value-7', 'api-key-value-5', 'abcdefghijklmnop']) {
+    for (const secret of [
+      'ghp_live_secret_0001',
+      'whatever-value-9',
+      'header-value-7',
+      'api-key-value-5',
+      'abcdefghijklmnop',
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain('"GITHUB_TOKEN":"***"');

@@ -16,7 +16,11 @@ describe('parseConfigText', () => {
     for (const text of ['', '  \n', '\uFEFF', '// nothing\n/* here */']) {
       expect(parseConfigText(text, 'json')).toEqual({ ok: true, empty: true });
     }
-    expect(parseConfigText('# only a comment\n', 'toml')).toMatchObject({ ok: true, empty: false, value: {} });
+    expect(parseConfigText('# only a comment\n', 'toml')).toMatchObject({
+      ok: true,
+      empty: false,
+      value: {},
+    });
   });
 
   it('gives line and column of the first JSON error', () => {
@@ -26,7 +30,11 @@ describe('parseConfigText', () => {
       column: 3,
       reason: 'expected "," (or a closing bracket)',
     });
-    expect(parseConfigText('{"a": tru}', 'json')).toMatchObject({ ok: false, line: 1, reason: 'unexpected character' });
+    expect(parseConfigText('{"a": tru}', 'json')).toMatchObject({
+      ok: false,
+      line: 1,
+      reason: 'unexpected character',
+    });
   });
 
   it('gives line and column of a TOML error', () => {
@@ -35,7 +43,12 @@ describe('parseConfigText', () => {
 
   it('reports duplicate keys with their path and keeps the last value', () => {
     const result = parseConfigText('{"s": {"x": {"a": 1}, "x": {"a": 2}}}', 'json');
-    expect(result).toEqual({ ok: true, empty: false, value: { s: { x: { a: 2 } } }, duplicateKeys: [['s', 'x']] });
+    expect(result).toEqual({
+      ok: true,
+      empty: false,
+      value: { s: { x: { a: 2 } } },
+      duplicateKeys: [['s', 'x']],
+    });
   });
 
   it('keeps __proto__ as an own key', () => {
@@ -56,7 +69,10 @@ describe('parseConfigText', () => {
       reason: 'the document is too deeply nested to read',
     });
     const deepToml = `a = ${'['.repeat(50_000)}${']'.repeat(50_000)}`;
-    expect(parseConfigText(deepToml, 'toml')).toMatchObject({ ok: false, reason: expect.stringContaining('nested') });
+    expect(parseConfigText(deepToml, 'toml')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('nested'),
+    });
   });
 
   it('chooses the format by extension', () => {

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text with ${VAR} references.
 // Which source wins, how overrides merge, and how settings combine.
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,7 +23,10 @@ const json = (value: unknown) => JSON.stringify(value);
 describe('servers', () => {
   it('imports add only names the user file does not define', () => {
     const config = loadMemory({
-      [USER_FILE]: json({ imports: ['cursor'], mcpServers: { context7: { url: 'https://mine.example/mcp' } } }),
+      [USER_FILE]: json({
+        imports: ['cursor'],
+        mcpServers: { context7: { url: 'https://mine.example/mcp' } },
+      }),
       '/home/u/.cursor/mcp.json': fixture('cursor/mcp.json'),
     });
     expect(server(config, 'context7').url).toBe('https://mine.example/mcp');
@@ -34,7 +38,9 @@ describe('servers', () => {
   it('the first import to define a name wins, in the order of `imports`', () => {
     const files = {
       '/home/u/.cursor/mcp.json': json({ mcpServers: { shared: { command: 'from-cursor' } } }),
-      '/home/u/.codeium/windsurf/mcp_config.json': json({ mcpServers: { shared: { command: 'from-windsurf' } } }),
+      '/home/u/.codeium/windsurf/mcp_config.json': json({
+        mcpServers: { shared: { command: 'from-windsurf' } },
+      }),
     };
     const cursorFirst = loadMemory({ ...files, [USER_FILE]: json({ imports: ['cursor', 'windsurf'] }) });
     expect(server(cursorFirst, 'shared').command).toBe('from-cursor');
@@ -44,7 +50,10 @@ describe('servers', () => {
 
   it('project .mcp.json overrides user and imports; .pi/mcp.json overrides .mcp.json', () => {
     const config = loadMemory({
-      [USER_FILE]: json({ imports: ['cursor'], mcpServers: { a: { command: 'user-a' }, b: { command: 'user-b' } } }),
+      [USER_FILE]: json({
+        imports: ['cursor'],
+        mcpServers: { a: { command: 'user-a' }, b: { command: 'user-b' } },
+      }),
       '/home/u/.cursor/mcp.json': json({ mcpServers: { c: { command: 'cursor-c' } } }),
       [CLAUDE_PROJECT_FILE]: json({ mcpServers: { a: { command: 'claude-a' }, c: { command: 'claude-c' } } }),
       [PROJECT_FILE]: json({ mcpServers: { a: { command: 'pi-a' } } }),
@@ -112,7 +121,9 @@ describe('servers', () => {
       [PROJECT_FILE]: json({ mcpServers: { a: { enabled: 'no' } } }),
     });
     expect(names(config)).toEqual([]);
-    expect(skippedReason(config, 'a')).toBe('invalid configuration: enabled must be true or false, got a string');
+    expect(skippedReason(config, 'a')).toBe(
+      'invalid configuration: enabled must be true or false, got a string',
+    );
   });
 
   it('an invalid project definition does not fall back to the user definition', () => {
@@ -126,7 +137,9 @@ describe('servers', () => {
 
   it('servers are sorted by name (code point order) and names are kept as written', () => {
     const config = loadMemory({
-      [USER_FILE]: json({ mcpServers: { zeta: { command: 'z' }, 'My Server.v2': { command: 'm' }, alpha: { command: 'a' } } }),
+      [USER_FILE]: json({
+        mcpServers: { zeta: { command: 'z' }, 'My Server.v2': { command: 'm' }, alpha: { command: 'a' } },
+      }),
     });
     expect(names(config)).toEqual(['My Server.v2', 'alpha', 'zeta']);
   });
@@ -182,6 +195,10 @@ describe('settings', () => {
       'project/.pi/mcp.json': json({ imports: ['cursor'] }),
       'home/.cursor/mcp.json': fixture('cursor/mcp.json'),
     });
-    expect(names(l.load({ env: { SUPABASE_ACCESS_TOKEN: 'x-token' } }))).toEqual(['context7', 'playwright', 'supabase']);
+    expect(names(l.load({ env: { SUPABASE_ACCESS_TOKEN: 'x-token' } }))).toEqual([
+      'context7',
+      'playwright',
+      'supabase',
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text with ${VAR} references.
 // loadConfig returns — never throws — whatever the files say, and what it returns keeps its promises.
 
 import fc from 'fast-check';
@@ -7,6 +8,8 @@ import { type LoadOptions, loadConfig } from '../../../src/config/load.ts';
 import type { LoadedConfig } from '../../../src/config/types.ts';
 
 const RUNS = 10_000;
+/** Generous: CI machines are small and shared; these are not timing assertions. */
+const TIMEOUT = { timeout: 180_000 };
 const HOME = '/home/u';
 const CWD = '/work/app';
 const AGENT = `${HOME}/.pi/agent`;
@@ -78,15 +81,47 @@ function checkInvariants(config: LoadedConfig): void {
 // ---------------------------------------------------------------------------------------------
 // Generators: config-shaped values with plausible and implausible parts.
 
-const variable = fc.constantFrom('${SECRET}', '${MISSING}', '${MISSING:-dflt}', '$env:SECRET', '{env:SECRET}', '${input:k}', '${', '~/x');
+const variable = fc.constantFrom(
+  '${SECRET}',
+  '${MISSING}',
+  '${MISSING:-dflt}',
+  '$env:SECRET',
+  '{env:SECRET}',
+  '${input:k}',
+  '${',
+  '~/x',
+);
 const text = fc.oneof(fc.string({ maxLength: 12 }), variable, fc.constantFrom('npx', 'node', '', ' '));
 const scalarish = fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null));
 /** Wrong-shaped values, cheap to generate (fc.jsonValue per key would make 10,000 runs slow). */
-const junk = fc.constantFrom<unknown>(null, 0, -1, 1.5, 1e308, true, false, '', 'x', [], {}, ['a', 1], { a: 1 }, [[1]], {
-  nested: { deep: true },
-});
+const junk = fc.constantFrom<unknown>(
+  null,
+  0,
+  -1,
+  1.5,
+  1e308,
+  true,
+  false,
+  '',
+  'x',
+  [],
+  {},
+  ['a', 1],
+  { a: 1 },
+  [[1]],
+  {
+    nested: { deep: true },
+  },
+);
 const url = fc.oneof(
-  fc.constantFrom('https://mcp.example.com/mcp', 'http://127.0.0.1:3000/sse', 'ftp://x', 'not a url', 'https://${SECRET}.example.com', 'https://h/${MISSING}'),
+  fc.constantFrom(
+    'https://mcp.example.com/mcp',
+    'http://127.0.0.1:3000/sse',
+    'ftp://x',
+    'not a url',
+    'https://${SECRET}.example.com',
+    'https://h/${MISSING}',
+  ),
   text,
 );
 const stringMap = fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(scalarish, junk), { maxKeys: 2 });
@@ -112,7 +147,11 @@ const otherKeys: Record<string, fc.Arbitrary<unknown>> = {
   bearerTokenEnv: maybe(fc.constantFrom('SECRET', 'MISSING', 'not a name')),
   oauth: maybe(
     fc.record(
-      { grantType: fc.constantFrom('client_credentials', 'authorization_code', 'x'), clientSecret: text, callbackPort: fc.integer() },
+      {
+        grantType: fc.constantFrom('client_credentials', 'authorization_code', 'x'),
+        clientSecret: text,
+        callbackPort: fc.integer(),
+      },
       { requiredKeys: [] },
     ),
   ),
@@ -124,14 +163,18 @@ const otherKeys: Record<string, fc.Arbitrary<unknown>> = {
   enabled: maybe(fc.boolean()),
   disabled: maybe(fc.boolean()),
   exposure: maybe(fc.constantFrom('direct', 'deferred', 'codemode', 'hidden', 'visible')),
-  toolExposure: maybe(fc.dictionary(fc.string({ maxLength: 5 }), fc.constantFrom('direct', 'codemode', 'nope'), { maxKeys: 2 })),
+  toolExposure: maybe(
+    fc.dictionary(fc.string({ maxLength: 5 }), fc.constantFrom('direct', 'codemode', 'nope'), { maxKeys: 2 }),
+  ),
   directTools: maybe(fc.oneof(fc.boolean(), fc.array(fc.string({ maxLength: 5 }), { maxLength: 2 }))),
   includeTools: maybe(fc.array(fc.string({ maxLength: 5 }), { maxLength: 2 })),
   excludeTools: maybe(fc.array(fc.string({ maxLength: 5 }), { maxLength: 2 })),
   description: maybe(text),
   environment: stringMap,
   startup_timeout_sec: fc.oneof(fc.double(), junk),
-  env_http_headers: maybe(fc.dictionary(fc.string({ maxLength: 4 }), fc.constantFrom('SECRET', 'MISSING'), { maxKeys: 2 })),
+  env_http_headers: maybe(
+    fc.dictionary(fc.string({ maxLength: 4 }), fc.constantFrom('SECRET', 'MISSING'), { maxKeys: 2 }),
+  ),
   env_vars: maybe(fc.array(fc.constantFrom('SECRET', 'MISSING', 'x y'), { maxLength: 2 })),
   lifecyle: junk,
 };
@@ -139,7 +182,10 @@ const someOtherKeys = fc
   .shuffledSubarray(Object.keys(otherKeys), { maxLength: 3 })
   .chain((keys) => fc.record(Object.fromEntries(keys.map((key) => [key, otherKeys[key]!]))));
 const serverEntry = fc.tuple(coreKeys, someOtherKeys).map(([core, other]) => ({ ...core, ...other }));
-const serverName = fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('github', 'a.b/c', '__proto__', '', ' ', 'constructor'));
+const serverName = fc.oneof(
+  fc.string({ maxLength: 10 }),
+  fc.constantFrom('github', 'a.b/c', '__proto__', '', ' ', 'constructor'),
+);
 const serverMap = fc.oneof(fc.dictionary(serverName, fc.oneof(serverEntry, junk), { maxKeys: 3 }), junk);
 const settings = fc.oneof(
   fc.record(
@@ -147,7 +193,9 @@ const settings = fc.oneof(
       toolPrefix: maybe(fc.constantFrom('server', 'short', 'none', 'servers')),
       idleTimeout: maybe(fc.double()),
       toonEncode: maybe(fc.oneof(fc.boolean(), fc.array(serverName, { maxLength: 2 }))),
-      captureStats: maybe(fc.oneof(fc.boolean(), fc.record({ path: text, flushDelayMs: fc.integer() }, { requiredKeys: [] }))),
+      captureStats: maybe(
+        fc.oneof(fc.boolean(), fc.record({ path: text, flushDelayMs: fc.integer() }, { requiredKeys: [] })),
+      ),
       proxyTool: maybe(fc.boolean()),
       outputLimitBytes: maybe(fc.integer()),
     },
@@ -162,7 +210,9 @@ const configObject = fc.record(
     servers: serverMap,
     mcp_servers: serverMap,
     mcp: serverMap,
-    imports: maybe(fc.array(fc.oneof(fc.constantFrom(...ALL_IMPORTS), fc.string({ maxLength: 6 })), { maxLength: 3 })),
+    imports: maybe(
+      fc.array(fc.oneof(fc.constantFrom(...ALL_IMPORTS), fc.string({ maxLength: 6 })), { maxLength: 3 }),
+    ),
     settings,
     inputs: junk,
     projects: fc.constant({ [CWD]: { mcpServers: { local: { command: 'local-cmd' } } } }),
@@ -177,7 +227,11 @@ const jsonText = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .tuple(configObject.map((value) => JSON.stringify(value)), fc.nat(), fc.constantFrom('', ',', '}', '"', '/*', '//', '\uFEFF', '\n'))
+      .tuple(
+        configObject.map((value) => JSON.stringify(value)),
+        fc.nat(),
+        fc.constantFrom('', ',', '}', '"', '/*', '//', '\uFEFF', '\n'),
+      )
       .map(([t, at, insert]) => t.slice(0, at % (t.length + 1)) + insert + t.slice(at % (t.length + 1))),
   },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
@@ -215,23 +269,30 @@ const tomlText = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .tuple(fc.constant('[mcp_servers.a]\ncommand = "x"\nargs = ["1"]\n'), fc.nat(), fc.constantFrom('[', '"', '=', '\n[[', ']]'))
+      .tuple(
+        fc.constant('[mcp_servers.a]\ncommand = "x"\nargs = ["1"]\n'),
+        fc.nat(),
+        fc.constantFrom('[', '"', '=', '\n[[', ']]'),
+      )
       .map(([t, at, insert]) => t.slice(0, at % (t.length + 1)) + insert + t.slice(at % (t.length + 1))),
   },
 );
 
 describe('loadConfig never throws', () => {
-  it('on arbitrary JSON text in the user and project files', () => {
+  it('on arbitrary JSON text in the user and project files', TIMEOUT, () => {
     fc.assert(
       fc.property(jsonText, jsonText, fc.boolean(), (userText, projectText, trusted) => {
-        const config = load({ [PATHS.user]: userText, [PATHS.piProject]: projectText }, { projectTrusted: trusted });
+        const config = load(
+          { [PATHS.user]: userText, [PATHS.piProject]: projectText },
+          { projectTrusted: trusted },
+        );
         checkInvariants(config);
       }),
       { numRuns: RUNS },
     );
   });
 
-  it('on arbitrary TOML text (Codex import and a --mcp-config .toml file)', () => {
+  it('on arbitrary TOML text (Codex import and a --mcp-config .toml file)', TIMEOUT, () => {
     fc.assert(
       fc.property(tomlText, tomlText, (codexText, flagText) => {
         const config = load(
@@ -252,7 +313,7 @@ describe('loadConfig never throws', () => {
     );
   });
 
-  it('on arbitrary file layouts, imports, environments, trust and unreadable files', () => {
+  it('on arbitrary file layouts, imports, environments, trust and unreadable files', TIMEOUT, () => {
     const pathKey = fc.constantFrom(...(Object.keys(PATHS) as Array<keyof typeof PATHS>));
     const layoutArb = fc.record({
       files: fc.dictionary(pathKey, fc.oneof(jsonText, tomlText), { maxKeys: 8 }),
@@ -260,13 +321,22 @@ describe('loadConfig never throws', () => {
       trusted: fc.boolean(),
       useFlag: fc.boolean(),
       imports: fc.subarray(ALL_IMPORTS),
-      directTools: fc.option(fc.oneof(fc.constantFrom('*', '__none__', 'github,a/b', '/,x/'), fc.string({ maxLength: 8 }))),
-      piServers: fc.option(fc.oneof(junk, fc.anything({ maxDepth: 1 }), fc.array(fc.record({ name: serverName, command: text })))),
+      directTools: fc.option(
+        fc.oneof(fc.constantFrom('*', '__none__', 'github,a/b', '/,x/'), fc.string({ maxLength: 8 })),
+      ),
+      piServers: fc.option(
+        fc.oneof(
+          junk,
+          fc.anything({ maxDepth: 1 }),
+          fc.array(fc.record({ name: serverName, command: text })),
+        ),
+      ),
     });
     fc.assert(
       fc.property(layoutArb, (l) => {
         const files: Record<string, string> = {};
-        for (const [key, content] of Object.entries(l.files)) files[PATHS[key as keyof typeof PATHS]] = content;
+        for (const [key, content] of Object.entries(l.files))
+          files[PATHS[key as keyof typeof PATHS]] = content;
         if (files[PATHS.user] === undefined) files[PATHS.user] = JSON.stringify({ imports: l.imports });
         const unreadable = new Set(l.unreadable.map((key) => PATHS[key]));
         const config = loadConfig({
@@ -285,7 +355,13 @@ describe('loadConfig never throws', () => {
         });
         checkInvariants(config);
         if (!l.trusted) {
-          const projectFiles = [PATHS.claudeProject, PATHS.piProject, PATHS.cursorProject, PATHS.vscode, PATHS.opencodeProject];
+          const projectFiles = [
+            PATHS.claudeProject,
+            PATHS.piProject,
+            PATHS.cursorProject,
+            PATHS.vscode,
+            PATHS.opencodeProject,
+          ];
           for (const s of config.servers) expect(projectFiles).not.toContain(s.source.file);
         }
       }),

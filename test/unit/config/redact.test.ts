@@ -42,8 +42,20 @@ describe('redactDefinition', () => {
     expect(shown.env).toEqual({ GITHUB_TOKEN: REDACTED, DEBUG: REDACTED, LOG_LEVEL: REDACTED });
     expect(shown.headers).toEqual({ Authorization: REDACTED, 'X-Team': REDACTED });
     expect(shown.bearerToken).toBe(REDACTED);
-    expect(shown.oauth).toEqual({ grantType: 'client_credentials', clientId: 'client-id-1', clientSecret: REDACTED });
-    expect(shown.args).toEqual(['-y', 'server', `--api-key=${REDACTED}`, '--token', REDACTED, '--port', '8080']);
+    expect(shown.oauth).toEqual({
+      grantType: 'client_credentials',
+      clientId: 'client-id-1',
+      clientSecret: REDACTED,
+    });
+    expect(shown.args).toEqual([
+      '-y',
+      'server',
+      `--api-key=${REDACTED}`,
+      '--token',
+      REDACTED,
+      '--port',
+      '8080',
+    ]);
     expect(shown.url).toBe('https://user:***@mcp.example.com/sse?apiKey=***&region=eu');
     const text = JSON.stringify(shown);
     for (const secret of secretValues(secretive)) expect(text).not.toContain(secret);

@@ -28,19 +28,27 @@ describe('docs/config.md', () => {
       text = `${text.slice(0, start + REFERENCE_START.length)}\n${rendered}\n${text.slice(end)}`;
       writeFileSync(DOC, text);
     }
-    expect(generatedBlock(text), 'run UPDATE_DOCS=1 npx vitest run test/unit/config/reference.test.ts').toBe(rendered);
+    expect(generatedBlock(text), 'run UPDATE_DOCS=1 npx vitest run test/unit/config/reference.test.ts').toBe(
+      rendered,
+    );
   });
 
   it('documents every server key, setting and diagnostic code with a default column', () => {
     const rendered = renderConfigReference();
-    for (const key of [...Object.keys(propertiesOf(ServerSchema)), ...Object.keys(propertiesOf(SettingsSchema))]) {
+    for (const key of [
+      ...Object.keys(propertiesOf(ServerSchema)),
+      ...Object.keys(propertiesOf(SettingsSchema)),
+    ]) {
       expect(rendered).toMatch(new RegExp(`^\\| \`${key}\` \\|[^\\n]*\\|[^\\n]*\\|[^\\n]*\\|$`, 'm'));
     }
     for (const code of Object.keys(DIAGNOSTIC_CODES)) expect(rendered).toContain(`| \`${code}\` |`);
   });
 
   it('every server key and setting has a description', () => {
-    for (const [key, schema] of Object.entries({ ...propertiesOf(ServerSchema), ...propertiesOf(SettingsSchema) })) {
+    for (const [key, schema] of Object.entries({
+      ...propertiesOf(ServerSchema),
+      ...propertiesOf(SettingsSchema),
+    })) {
       expect((schema as { description?: string }).description, key).toBeTruthy();
     }
   });

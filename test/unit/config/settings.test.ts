@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text with ${VAR} references.
 // Defaults (applied once, in defaults.ts), settings, and MCP_DIRECT_TOOLS.
 
 import { describe, expect, it } from 'vitest';
@@ -64,7 +65,9 @@ describe('defaults', () => {
 
 describe('settings', () => {
   it('captureStats: true writes to the agent dir', () => {
-    const config = loadMemory({ [USER_FILE]: json({ settings: { captureStats: true, proxyTool: true, toonEncode: true } }) });
+    const config = loadMemory({
+      [USER_FILE]: json({ settings: { captureStats: true, proxyTool: true, toonEncode: true } }),
+    });
     expect(config.settings).toMatchObject({
       captureStats: { path: '/home/u/.pi/agent/mcp-stats.json', flushDelayMs: 500 },
       proxyTool: true,
@@ -73,14 +76,21 @@ describe('settings', () => {
   });
 
   it('captureStats paths: relative to the agent dir, variables interpolated, a missing one turns stats off', () => {
-    const relative = loadMemory({ [USER_FILE]: json({ settings: { captureStats: { path: 'stats/s.json' } } }) });
-    expect(relative.settings.captureStats).toEqual({ path: '/home/u/.pi/agent/stats/s.json', flushDelayMs: 500 });
+    const relative = loadMemory({
+      [USER_FILE]: json({ settings: { captureStats: { path: 'stats/s.json' } } }),
+    });
+    expect(relative.settings.captureStats).toEqual({
+      path: '/home/u/.pi/agent/stats/s.json',
+      flushDelayMs: 500,
+    });
     const variable = loadMemory(
       { [USER_FILE]: json({ settings: { captureStats: { path: '${STATS_DIR}/s.json', flushDelayMs: 0 } } }) },
       { env: { STATS_DIR: '/var/stats' } },
     );
     expect(variable.settings.captureStats).toEqual({ path: '/var/stats/s.json', flushDelayMs: 0 });
-    const missing = loadMemory({ [USER_FILE]: json({ settings: { captureStats: { path: '${STATS_DIR}/s.json' } } }) });
+    const missing = loadMemory({
+      [USER_FILE]: json({ settings: { captureStats: { path: '${STATS_DIR}/s.json' } } }),
+    });
     expect(missing.settings.captureStats).toBe(false);
     expect(missing.diagnostics.map((d) => d.message)).toEqual([
       'settings.captureStats.path uses a variable that is not set; statistics stay off.',
@@ -96,7 +106,9 @@ describe('settings', () => {
 
   it('a settings block that is not an object is reported and ignored', () => {
     const config = loadMemory({ [USER_FILE]: json({ settings: ['x'] }) });
-    expect(config.diagnostics.map((d) => d.message)).toEqual(['"settings" must be an object; it is ignored.']);
+    expect(config.diagnostics.map((d) => d.message)).toEqual([
+      '"settings" must be an object; it is ignored.',
+    ]);
     expect(config.settings).toEqual(defaultSettings());
   });
 });

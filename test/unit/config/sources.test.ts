@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text with ${VAR} references.
 // One test group per source and format, each reading a realistic file of that client from disk.
 
 import { join } from 'node:path';
@@ -36,7 +37,11 @@ describe("Pi 1.5's built-in format in the user file", () => {
     const filesystem = server(config, 'filesystem');
     expect(filesystem.transport).toBe('stdio');
     expect(filesystem.exposure).toBe('deferred');
-    expect(filesystem.args).toEqual(['-y', '@modelcontextprotocol/server-filesystem', join(l.home, 'projects')]);
+    expect(filesystem.args).toEqual([
+      '-y',
+      '@modelcontextprotocol/server-filesystem',
+      join(l.home, 'projects'),
+    ]);
     expect(withCode(config, 'codemode-exposure').map((d) => d.server)).toEqual(['filesystem']);
   });
 
@@ -111,7 +116,11 @@ describe('pi-mcp-adapter format (JSONC) in the user file', () => {
       proxyTool: false,
       outputLimitBytes: 65536,
     });
-    expect(config.files).toContainEqual({ file: join(l.home, '.cursor/mcp.json'), kind: 'import', found: false });
+    expect(config.files).toContainEqual({
+      file: join(l.home, '.cursor/mcp.json'),
+      kind: 'import',
+      found: false,
+    });
     expect(config.files).toContainEqual({ file: join(l.home, '.claude.json'), kind: 'import', found: false });
   });
 });
@@ -145,7 +154,9 @@ describe('imports', () => {
     expect(names(config)).toEqual(['asana', 'notion', 'postgres', 'sequential-thinking']);
     expect(server(config, 'asana').transport).toBe('sse');
     expect(server(config, 'notion').headers).toEqual({ 'X-Workspace': 'engineering' });
-    expect(server(config, 'notion').source.keyPath).toBe(`projects[${JSON.stringify(l.project)}].mcpServers.notion`);
+    expect(server(config, 'notion').source.keyPath).toBe(
+      `projects[${JSON.stringify(l.project)}].mcpServers.notion`,
+    );
     expect(server(config, 'postgres').args).toEqual([
       '-y',
       '@modelcontextprotocol/server-postgres',
@@ -160,13 +171,19 @@ describe('imports', () => {
     const l = layout({
       'home/.pi/agent/mcp.json': '{ "imports": ["claude-desktop"] }',
       'home/.config/Claude/claude_desktop_config.json': desktop,
-      'home/Library/Application Support/Claude/claude_desktop_config.json': desktop.replace('brave-search', 'brave-mac'),
+      'home/Library/Application Support/Claude/claude_desktop_config.json': desktop.replace(
+        'brave-search',
+        'brave-mac',
+      ),
       'home/xdg/Claude/claude_desktop_config.json': desktop.replace('brave-search', 'brave-xdg'),
     });
     expect(names(l.load())).toEqual(['brave-search', 'filesystem']);
     expect(server(l.load(), 'brave-search').env).toEqual({ BRAVE_API_KEY: 'BSA-desktop-literal-key-0001' });
     expect(names(l.load({ platform: 'darwin' }))).toEqual(['brave-mac', 'filesystem']);
-    expect(names(l.load({ env: { XDG_CONFIG_HOME: join(l.home, 'xdg') } }))).toEqual(['brave-xdg', 'filesystem']);
+    expect(names(l.load({ env: { XDG_CONFIG_HOME: join(l.home, 'xdg') } }))).toEqual([
+      'brave-xdg',
+      'filesystem',
+    ]);
   });
 
   it('vscode: `servers` with types, ${workspaceFolder}, ${env:…}; ${input:…} and envFile are reported', () => {
@@ -177,9 +194,14 @@ describe('imports', () => {
     const config = l.load({ env: { LEGACY_KEY: 'legacy-key-0042' } });
     expect(names(config)).toEqual(['fetch', 'github', 'legacy-sse', 'workspace-tool']);
     expect(server(config, 'github').transport).toBe('http');
-    expect(server(config, 'legacy-sse')).toMatchObject({ transport: 'sse', headers: { 'X-Api-Key': 'legacy-key-0042' } });
+    expect(server(config, 'legacy-sse')).toMatchObject({
+      transport: 'sse',
+      headers: { 'X-Api-Key': 'legacy-key-0042' },
+    });
     expect(server(config, 'workspace-tool').args).toEqual([join(l.project, 'tools/mcp.js')]);
-    expect(skippedReason(config, 'perplexity')).toBe('${input:perplexity-key} in env.PERPLEXITY_API_KEY cannot be resolved');
+    expect(skippedReason(config, 'perplexity')).toBe(
+      '${input:perplexity-key} in env.PERPLEXITY_API_KEY cannot be resolved',
+    );
     expect(withCode(config, 'vscode-inputs')).toHaveLength(1);
     expect(withCode(config, 'unknown-key').map((d) => [d.server, d.level])).toEqual([['fetch', 'warning']]);
   });
@@ -189,7 +211,9 @@ describe('imports', () => {
       'home/.pi/agent/mcp.json': '{ "imports": ["codex"] }',
       'home/.codex/config.toml': fixture('codex/config.toml'),
     });
-    const config = l.load({ env: { FIGMA_OAUTH_TOKEN: 'figma-token-77', FIGMA_TEAM_ID: 'team-9', DOCS_TOKEN: 'docs-1234' } });
+    const config = l.load({
+      env: { FIGMA_OAUTH_TOKEN: 'figma-token-77', FIGMA_TEAM_ID: 'team-9', DOCS_TOKEN: 'docs-1234' },
+    });
     expect(names(config)).toEqual(['context7', 'docs', 'figma']);
     expect(server(config, 'context7')).toMatchObject({ startupTimeoutMs: 20_000, requestTimeoutMs: 45_000 });
     expect(server(config, 'figma')).toMatchObject({
@@ -223,7 +247,10 @@ describe('imports', () => {
     });
     const config = l.load({ env: { JIRA_API_TOKEN: 'jira-token-5' } });
     expect(names(config)).toEqual(['jira', 'mcp-everything', 'sentry']);
-    expect(server(config, 'jira')).toMatchObject({ transport: 'http', headers: { Authorization: 'Bearer jira-token-5' } });
+    expect(server(config, 'jira')).toMatchObject({
+      transport: 'http',
+      headers: { Authorization: 'Bearer jira-token-5' },
+    });
     expect(server(config, 'mcp-everything')).toMatchObject({
       transport: 'stdio',
       command: 'npx',
@@ -231,7 +258,10 @@ describe('imports', () => {
       env: { MY_ENV_VAR: 'my_env_var_value' },
       startupTimeoutMs: 10_000,
     });
-    expect(server(config, 'sentry')).toMatchObject({ auth: 'oauth', oauth: { grantType: 'authorization_code' } });
+    expect(server(config, 'sentry')).toMatchObject({
+      auth: 'oauth',
+      oauth: { grantType: 'authorization_code' },
+    });
     expect(skippedReason(config, 'disabled-local')).toBe('disabled in the configuration');
   });
 
@@ -242,7 +272,10 @@ describe('imports', () => {
     });
     const config = l.load();
     expect(names(config)).toEqual(['deepwiki', 'git']);
-    expect(server(config, 'deepwiki')).toMatchObject({ transport: 'http', url: 'https://mcp.deepwiki.com/sse' });
+    expect(server(config, 'deepwiki')).toMatchObject({
+      transport: 'http',
+      url: 'https://mcp.deepwiki.com/sse',
+    });
     expect(server(config, 'git').excludeTools).toEqual(['git_reset']);
     // Disabled: not interpolated, so the unset SLACK_BOT_TOKEN is not an error.
     expect(skippedReason(config, 'slack')).toBe('disabled in the configuration');
@@ -259,14 +292,19 @@ describe('project files', () => {
       url: 'https://api.example.com/mcp',
       headers: { Authorization: 'Bearer api-key-31337' },
     });
-    expect(server(config, 'api-server').source).toMatchObject({ kind: 'project', file: join(l.project, '.mcp.json') });
+    expect(server(config, 'api-server').source).toMatchObject({
+      kind: 'project',
+      file: join(l.project, '.mcp.json'),
+    });
     expect(skippedReason(l.load(), 'api-server')).toBe(
       'environment variable API_KEY (used in headers.Authorization) is not set',
     );
   });
 
   it('.pi/mcp.json is read from the project directory', () => {
-    const l = layout({ 'project/.pi/mcp.json': '{ "mcpServers": { "local": { "command": "./bin/server" } } }' });
+    const l = layout({
+      'project/.pi/mcp.json': '{ "mcpServers": { "local": { "command": "./bin/server" } } }',
+    });
     const config = l.load();
     expect(server(config, 'local').source).toEqual({
       file: join(l.project, '.pi/mcp.json'),
@@ -290,7 +328,10 @@ describe('--mcp-config and the agent dir', () => {
 
   it('reads a TOML flag file in the Codex format', () => {
     const l = layout({ 'home/codex.toml': fixture('codex/config.toml') });
-    const config = l.load({ configPath: join(l.home, 'codex.toml'), env: { FIGMA_OAUTH_TOKEN: 'x-token', FIGMA_TEAM_ID: 't' } });
+    const config = l.load({
+      configPath: join(l.home, 'codex.toml'),
+      env: { FIGMA_OAUTH_TOKEN: 'x-token', FIGMA_TEAM_ID: 't' },
+    });
     expect(names(config)).toEqual(['context7', 'docs', 'figma']);
   });
 
@@ -323,12 +364,22 @@ describe('--mcp-config and the agent dir', () => {
 
 describe("Pi's own server list (piServers)", () => {
   it('reads a record or a list of named entries, below the user file', () => {
-    const l = layout({ 'home/.pi/agent/mcp.json': '{ "mcpServers": { "both": { "command": "from-file" } } }' });
-    const record = l.load({ piServers: { both: { command: 'from-pi' }, only: { url: 'https://x.example/mcp' } } });
+    const l = layout({
+      'home/.pi/agent/mcp.json': '{ "mcpServers": { "both": { "command": "from-file" } } }',
+    });
+    const record = l.load({
+      piServers: { both: { command: 'from-pi' }, only: { url: 'https://x.example/mcp' } },
+    });
     expect(server(record, 'both').command).toBe('from-file');
-    expect(server(record, 'only').source).toEqual({ file: 'pi.getMcpServers()', kind: 'user', keyPath: 'only' });
+    expect(server(record, 'only').source).toEqual({
+      file: 'pi.getMcpServers()',
+      kind: 'user',
+      keyPath: 'only',
+    });
 
-    const list = l.load({ piServers: [{ name: 'listed', config: { command: 'c' } }, { name: 'flat', command: 'f' }, 7] });
+    const list = l.load({
+      piServers: [{ name: 'listed', config: { command: 'c' } }, { name: 'flat', command: 'f' }, 7],
+    });
     expect(names(list)).toEqual(['both', 'flat', 'listed']);
   });
 

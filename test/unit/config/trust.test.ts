@@ -16,7 +16,10 @@ import {
 const json = (value: unknown) => JSON.stringify(value);
 
 const files = {
-  [USER_FILE]: json({ mcpServers: { shared: { command: 'user-shared' } }, settings: { toolPrefix: 'short' } }),
+  [USER_FILE]: json({
+    mcpServers: { shared: { command: 'user-shared' } },
+    settings: { toolPrefix: 'short' },
+  }),
   [CLAUDE_PROJECT_FILE]: json({ mcpServers: { 'claude-only': { command: 'c' } } }),
   [PROJECT_FILE]: json({
     mcpServers: { shared: { command: 'project-shared' }, 'pi-only': { command: 'p' } },
@@ -28,7 +31,10 @@ const files = {
 };
 
 describe('untrusted project', () => {
-  const config = loadMemory({ ...files, [USER_FILE]: files[USER_FILE].replace('"settings"', '"imports":["vscode"],"settings"') }, { projectTrusted: false });
+  const config = loadMemory(
+    { ...files, [USER_FILE]: files[USER_FILE].replace('"settings"', '"imports":["vscode"],"settings"') },
+    { projectTrusted: false },
+  );
 
   it('lists project servers as skipped, with the reason and how to trust', () => {
     expect(config.skipped.map((s) => [s.name, s.reason, s.fix, s.source.kind])).toEqual([

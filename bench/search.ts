@@ -1,0 +1,51 @@
+// 3. ToolSearch: the colleague-owned evaluation (bench/search/eval.ts) run as it is, in its own
+// process; its bench/results/search.json carries recall@1/@5 and MRR of our ranker, the seed's
+// weighted scoring and BM25 on the dev, paraphrase and holdout sets, plus latency at 327 and ~10,000 tools.
+
+import { execFile } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from './support/provision.ts';
+
+export interface SearchMetrics {
+  queries: number;
+  recallAt1: number;
+  recallAt5: number;
+  mrr: number;
+}
+export interface SearchLatency {
+  tools: number;
+  buildMs: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+export interface SearchResult {
+  tools: number;
+  mrrDepth: number;
+  quality: Record<string, Record<string, SearchMetrics>>;
+  latency: Record<string, SearchLatency[]>;
+  evalMs: number;
+}
+
+export const SEARCH_JSON = join(REPO_ROOT, 'bench', 'results', 'search.json');
+
+export async function runSearchEval(): Promise<SearchResult> {
+  const before = (() => {
+    try {
+      return statSync(SEARCH_JSON).mtimeMs;
+    } catch {
+      return 0;
+    }
+  })();
+  const started = performance.now();
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', join('bench', 'search', 'eval.ts')], {
+    cwd: REPO_ROOT,
+    timeout: 300_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const evalMs = performance.now() - started;
+  if (statSync(SEARCH_JSON).mtimeMs <= before) throw new Error('bench/search/eval.ts did not rewrite bench/results/search.json');
+  const json = JSON.parse(readFileSync(SEARCH_JSON, 'utf8'));
+  return { tools: json.tools, mrrDepth: json.mrrDepth, quality: json.quality, latency: json.latency, evalMs };
+}

@@ -1,0 +1,141 @@
+// The targets of issue 8 (not test gates), checked against one run's results.
+
+import type { BenchResults, TargetCheck } from './results.ts';
+import { formatNumber as f } from './support/svg.ts';
+
+const missing = (target: string): TargetCheck => ({ target, measured: 'not measured', reference: '—', met: null });
+
+export function evaluateTargets(r: BenchResults): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  const calls = r.callOverhead;
+  if (calls) {
+    out.push({
+      target: 'call overhead ≤ 1.05× bare SDK at the median (sequential)',
+      measured: `${f(calls.sequential.ours.medianMs)} ms = ${calls.sequential.medianRatio}×`,
+      reference: `bare SDK ${f(calls.sequential.bare.medianMs)} ms`,
+      met: calls.sequential.medianRatio <= 1.05,
+    });
+    out.push({
+      target: 'call overhead ≤ 1.05× bare SDK at the median (32 in flight)',
+      measured: `${f(calls.concurrent.ours.medianMs)} ms = ${calls.concurrent.medianRatio}×`,
+      reference: `bare SDK ${f(calls.concurrent.bare.medianMs)} ms`,
+      met: calls.concurrent.medianRatio <= 1.05,
+    });
+  } else out.push(missing('call overhead ≤ 1.05× bare SDK at the median'));
+
+  const ours = r.search?.latency.ours;
+  const at = (tools: number) => ours?.find((l) => (tools < 1000 ? l.tools < 1000 : l.tools >= 1000));
+  const small = at(327);
+  const big = at(10_000);
+  const seed = r.search?.latency.seed;
+  out.push(
+    small
+      ? {
+          target: `search p50 < 1 ms at ${small.tools} tools`,
+          measured: `${f(small.p50Ms)} ms`,
+          reference: `seed ${f(seed?.[0]?.p50Ms ?? Number.NaN)} ms, BM25 ${f(r.search?.latency.bm25?.[0]?.p50Ms ?? Number.NaN)} ms`,
+          met: small.p50Ms < 1,
+        }
+      : missing('search p50 < 1 ms at 327 tools'),
+  );
+  out.push(
+    big
+      ? {
+          target: `search p50 < 10 ms at ${big.tools.toLocaleString('en-US')} tools`,
+          measured: `${f(big.p50Ms)} ms`,
+          reference: `seed ${f(seed?.[1]?.p50Ms ?? Number.NaN)} ms, BM25 ${f(r.search?.latency.bm25?.[1]?.p50Ms ?? Number.NaN)} ms`,
+          met: big.p50Ms < 10,
+        }
+      : missing('search p50 < 10 ms at 10,000 tools'),
+  );
+
+  const s23 = r.startup?.inProcess.all23;
+  out.push(
+    s23
+      ? {
+          target: 'session_start < 20 ms for 23 cached servers',
+          measured: `${f(s23.sessionStart.medianMs)} ms (+ ${f(s23.load.medianMs)} ms extension load)`,
+          reference: `reading + parsing mcp.json and mcp-cache.json: ${f(s23.floor.medianMs)} ms`,
+          met: s23.sessionStart.medianMs < 20,
+        }
+      : missing('session_start < 20 ms for 23 cached servers'),
+  );
+
+  const sbs = r.sideBySide?.variants;
+  const o = sbs?.ours;
+  const none = sbs?.none;
+  out.push(
+    o && none && o.firstRequestDeltaMs !== undefined
+      ? {
+          target: 'real Pi: first model request ≤ 30 ms later than with no MCP (5 servers)',
+          measured: `+${f(o.firstRequestDeltaMs)} ms (${f(o.median.firstRequestMs)} ms)`,
+          reference: `no MCP ${f(none.median.firstRequestMs)} ms`,
+          met: o.firstRequestDeltaMs <= 30,
+        }
+      : missing('real Pi: first model request ≤ 30 ms later than with no MCP'),
+  );
+  const real23 = r.startup?.realPi;
+  if (real23) {
+    out.push({
+      target: 'real Pi: first model request ≤ 30 ms later than with no MCP (23 cached servers)',
+      measured: `+${f(real23.firstRequestDeltaMs)} ms (${f(real23.ours.medianFirstMs)} ms)`,
+      reference: `no MCP ${f(real23.noMcp.medianFirstMs)} ms`,
+      met: real23.firstRequestDeltaMs <= 30,
+    });
+  }
+  out.push(
+    o
+      ? {
+          target: 'real Pi: search turn < 50 ms',
+          measured: `${f(o.median.searchTurnMs)} ms`,
+          reference: `built-in ${f(sbs?.builtin?.median.searchTurnMs ?? Number.NaN)} ms, pi-mcp-adapter ${f(sbs?.adapter?.median.searchTurnMs ?? Number.NaN)} ms`,
+          met: o.median.searchTurnMs < 50,
+        }
+      : missing('real Pi: search turn < 50 ms'),
+  );
+  const start = r.sideBySide?.everythingStartMs;
+  out.push(
+    o && start !== undefined
+      ? {
+          target: 'real Pi: lazy call turn ≤ server start + 20 ms',
+          measured: `${f(o.median.callTurnMs)} ms = start + ${f(o.median.callTurnMs - start)} ms`,
+          reference: `everything's own start (spawn + initialize + tools/list, bare SDK) ${f(start)} ms`,
+          met: o.median.callTurnMs - start <= 20,
+        }
+      : missing('real Pi: lazy call turn ≤ server start + 20 ms'),
+  );
+
+  const t = r.tokens;
+  out.push(
+    t
+      ? {
+          target: 'turn-one MCP tokens ≤ 240 for the five servers',
+          measured: `${t.five.ours} (ToolSearch declaration)${o?.mcpTurnOneTokens !== undefined ? `; ${o.mcpTurnOneTokens} in the real Pi` : ''}`,
+          reference: `direct ${t.five.direct}, seed-style ${t.five.seedStyle}; real Pi: built-in ${sbs?.builtin?.mcpTurnOneTokens ?? 'n/a'}, pi-mcp-adapter ${sbs?.adapter?.mcpTurnOneTokens ?? 'n/a'}`,
+          met: t.five.ours <= 240 && (o?.mcpTurnOneTokens === undefined || o.mcpTurnOneTokens <= 240),
+        }
+      : missing('turn-one MCP tokens ≤ 240 for the five servers'),
+  );
+  out.push(
+    t
+      ? {
+          target: 'turn-one MCP tokens ≤ 600 for the 23-server catalog',
+          measured: `${t.all23.ours}`,
+          reference: `direct ${t.all23.direct}, seed-style ${t.all23.seedStyle}`,
+          met: t.all23.ours <= 600,
+        }
+      : missing('turn-one MCP tokens ≤ 600 for the 23-server catalog'),
+  );
+  const heap = r.memory?.heap;
+  out.push(
+    heap
+      ? {
+          target: 'heap per idle server actor < 50 KB',
+          measured: `${(heap.serverActorBytes / 1024).toFixed(1)} KB`,
+          reference: `minimal XState actor ${(heap.minimalActorBytes / 1024).toFixed(1)} KB`,
+          met: heap.serverActorBytes < 50 * 1024,
+        }
+      : missing('heap per idle server actor < 50 KB'),
+  );
+  return out;
+}

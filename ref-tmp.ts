@@ -1,2 +1,0 @@
-import { renderConfigReference } from './src/config/reference.ts';
-console.log(renderConfigReference());
