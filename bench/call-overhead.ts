@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { connectMcp } from '../src/adapters/mcp.ts';
 import { ensureConnected } from '../src/actors/ensure-connected.ts';
 import { createRuntime } from '../src/actors/session-actor.ts';
+import { connectMcp } from '../src/adapters/mcp.ts';
 import type { LoadedConfig } from '../src/config/types.ts';
 import { nullLogger } from '../src/logger.ts';
 import { serverDefinition } from '../test/fixtures/servers/definitions.ts';
@@ -38,7 +38,12 @@ const CALLS = 1_000;
 const IN_FLIGHT = 32;
 const BLOCKS = 4;
 
-async function timedBlock(fn: CallFn, count: number, inFlight: number, times: number[]): Promise<{ ms: number; errors: number }> {
+async function timedBlock(
+  fn: CallFn,
+  count: number,
+  inFlight: number,
+  times: number[],
+): Promise<{ ms: number; errors: number }> {
   let next = 0;
   let errors = 0;
   const started = performance.now();
@@ -93,7 +98,14 @@ export async function runCallOverhead(): Promise<CallOverheadResult> {
     skipped: [],
     diagnostics: [],
     files: [],
-    settings: { toolPrefix: 'server', idleTimeoutMs: 600_000, toonEncode: false, captureStats: false, proxyTool: false, outputLimitBytes: 51_200 },
+    settings: {
+      toolPrefix: 'server',
+      idleTimeoutMs: 600_000,
+      toonEncode: false,
+      captureStats: false,
+      proxyTool: false,
+      outputLimitBytes: 51_200,
+    },
   };
   const tempDir = mkdtempSync(join(tmpdir(), 'bench-calls-'));
   const runtime = createRuntime({
@@ -110,11 +122,15 @@ export async function runCallOverhead(): Promise<CallOverheadResult> {
     if (!connected.ok) throw new Error(`fixture did not connect: ${connected.error.message}`);
     const echo = runtime.catalog().entries.find((e) => e.tool === 'echo');
     if (!echo) throw new Error('fixture has no echo tool');
-    await client.connect(new StdioClientTransport({ command: fixture.command, args: fixture.args, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({ command: fixture.command, args: fixture.args, stderr: 'ignore' }),
+    );
 
     const ours: CallFn = async (i) => {
       const result = await runtime.callTool(echo.name, { text: `call ${i}` });
-      return !result.isError && result.content[0]?.type === 'text' && result.content[0].text.includes(`call ${i}`);
+      return (
+        !result.isError && result.content[0]?.type === 'text' && result.content[0].text.includes(`call ${i}`)
+      );
     };
     const bare: CallFn = async (i) => {
       const result = await client.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
@@ -126,7 +142,11 @@ export async function runCallOverhead(): Promise<CallOverheadResult> {
     await timedBlock(bare, 200, IN_FLIGHT, []);
     const sequential = await compare(ours, bare, 1);
     const concurrent = await compare(ours, bare, IN_FLIGHT);
-    return { server: 'test/fixtures/servers/stdio-server.ts (bundled), tool echo', sequential, concurrent: { ...concurrent, inFlight: IN_FLIGHT } };
+    return {
+      server: 'test/fixtures/servers/stdio-server.ts (bundled), tool echo',
+      sequential,
+      concurrent: { ...concurrent, inFlight: IN_FLIGHT },
+    };
   } finally {
     await client.close().catch(() => undefined);
     await runtime.stop();

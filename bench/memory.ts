@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { endProcessGroup, spawnInGroup } from '../src/adapters/process-group.ts';
 import { resolveNpx } from '../src/adapters/npx-resolver.ts';
+import { endProcessGroup, spawnInGroup } from '../src/adapters/process-group.ts';
 import { processTree } from '../test/fixtures/cache/process-tree.ts';
 import { listToolsOverStdio } from '../test/fixtures/cache/stdio-tools.ts';
 import { cleanEnv, NPM_CACHE, NPX_SPEC, REPO_ROOT } from './support/provision.ts';
@@ -51,7 +51,12 @@ export interface NpxMemory {
   rssRatio: number;
 }
 
-async function startAndMeasure(command: string, args: string[], env: Record<string, string>, cwd: string): Promise<TreeSample> {
+async function startAndMeasure(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<TreeSample> {
   const child = spawnInGroup(command, args, { env, cwd });
   try {
     const started = performance.now();
@@ -94,7 +99,14 @@ export async function npxMemory(runs = 3): Promise<NpxMemory> {
     });
     const a = pack(npx);
     const b = pack(resolved);
-    return { spec: NPX_SPEC, runs, via: resolution.via, npx: a, resolved: b, rssRatio: ratio(b.rssMb, a.rssMb) };
+    return {
+      spec: NPX_SPEC,
+      runs,
+      via: resolution.via,
+      npx: a,
+      resolved: b,
+      rssRatio: ratio(b.rssMb, a.rssMb),
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -28,7 +28,9 @@ export interface BenchResults {
     loadAverageAtStart: number[];
     piRuns: number;
     packages: Record<string, unknown>;
-    sectionMs: Partial<Record<'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi', number>>;
+    sectionMs: Partial<
+      Record<'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi', number>
+    >;
     wallMs: number;
   };
   callOverhead?: CallOverheadResult;

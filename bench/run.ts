@@ -4,14 +4,15 @@
 //   npx tsx bench/run.ts [--only=calls,startup,search,tokens,memory,pi] [--runs=N]
 // Never part of `npm test`. Needs the npm registry on a fresh clone (Pi, the five servers, pi-mcp-adapter).
 
-import { cpus, loadavg, totalmem } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { ensurePi } from '../test/e2e/harness/ensure-pi.ts';
 import { PI_VERSIONS } from '../scripts/pi-paths.mjs';
+import { ensurePi } from '../test/e2e/harness/ensure-pi.ts';
 import { runCallOverhead } from './call-overhead.ts';
 import { actorHeap, npxMemory } from './memory.ts';
 import { writeReport } from './report.ts';
+import type { BenchResults } from './results.ts';
 import { runSearchEval } from './search.ts';
 import { runSideBySide } from './side-by-side.ts';
 import { runStartup } from './startup.ts';
@@ -19,7 +20,6 @@ import { FIVE_SERVERS, hasSharedCatalog, readCatalogs, syntheticCatalogs } from 
 import { ADAPTER_SPEC, NPX_SPEC, provisionBench, REPO_ROOT, SERVER_PACKAGES } from './support/provision.ts';
 import { evaluateTargets } from './targets.ts';
 import { measure } from './tokens.ts';
-import type { BenchResults } from './results.ts';
 
 const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results');
 const argv = process.argv.slice(2);
@@ -29,7 +29,8 @@ const runsArg = argv.find((a) => a.startsWith('--runs='));
 const PI_RUNS = runsArg ? Number(runsArg.slice('--runs='.length)) : 5;
 const wanted = (name: string) => !only || only.has(name);
 
-const log = (msg: string) => process.stdout.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+const log = (msg: string) =>
+  process.stdout.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
 const t0 = performance.now();
 
 async function main(): Promise<void> {
@@ -53,14 +54,19 @@ async function main(): Promise<void> {
     },
     errors: {},
   };
-  const section = async <T>(name: string, key: keyof BenchResults['meta']['sectionMs'] & string, fn: () => Promise<T>): Promise<T | undefined> => {
+  const section = async <T>(
+    name: string,
+    key: keyof BenchResults['meta']['sectionMs'] & string,
+    fn: () => Promise<T>,
+  ): Promise<T | undefined> => {
     if (!wanted(key)) return undefined;
     log(`${name}…`);
     const started = performance.now();
     try {
       return await fn();
     } catch (error) {
-      results.errors[key] = error instanceof Error ? `${error.message}\n${error.stack ?? ''}`.slice(0, 4000) : String(error);
+      results.errors[key] =
+        error instanceof Error ? `${error.message}\n${error.stack ?? ''}`.slice(0, 4000) : String(error);
       log(`${name} FAILED: ${String(error).slice(0, 300)}`);
       return undefined;
     } finally {
@@ -72,10 +78,13 @@ async function main(): Promise<void> {
   const needsPi = wanted('startup') || wanted('pi');
   await section('provisioning (Pi, servers, pi-mcp-adapter, npx cache)', 'provision', async () => {
     const [bench] = await Promise.all([provisionBench(), needsPi ? ensurePi() : Promise.resolve(undefined)]);
-    for (const [part, message] of Object.entries(bench.failures)) results.errors[`provision.${part}`] = message;
+    for (const [part, message] of Object.entries(bench.failures))
+      results.errors[`provision.${part}`] = message;
   });
   const shared = hasSharedCatalog();
-  if (!shared) results.errors.sharedCatalog = 'No ../shared/catalog beside the repo: the 23-server catalog figures are missing.';
+  if (!shared)
+    results.errors.sharedCatalog =
+      'No ../shared/catalog beside the repo: the 23-server catalog figures are missing.';
 
   results.callOverhead = await section('1. call overhead', 'calls', runCallOverhead);
   results.startup = await section('2. startup', 'startup', () =>
@@ -111,7 +120,9 @@ async function main(): Promise<void> {
   writeFileSync(join(RESULTS_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeReport(results, RESULTS_DIR);
   clearInterval(keepAlive);
-  log(`wrote bench/results/results.json and bench/results/REPORT.md in ${(results.meta.wallMs / 1000).toFixed(1)} s`);
+  log(
+    `wrote bench/results/results.json and bench/results/REPORT.md in ${(results.meta.wallMs / 1000).toFixed(1)} s`,
+  );
   for (const t of results.targets) log(`${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.measured}`);
   if (Object.keys(results.errors).length) log(`errors in: ${Object.keys(results.errors).join(', ')}`);
 }

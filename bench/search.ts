@@ -45,7 +45,8 @@ export async function runSearchEval(): Promise<SearchResult> {
     maxBuffer: 16 * 1024 * 1024,
   });
   const evalMs = performance.now() - started;
-  if (statSync(SEARCH_JSON).mtimeMs <= before) throw new Error('bench/search/eval.ts did not rewrite bench/results/search.json');
+  if (statSync(SEARCH_JSON).mtimeMs <= before)
+    throw new Error('bench/search/eval.ts did not rewrite bench/results/search.json');
   const json = JSON.parse(readFileSync(SEARCH_JSON, 'utf8'));
   return { tools: json.tools, mrrDepth: json.mrrDepth, quality: json.quality, latency: json.latency, evalMs };
 }

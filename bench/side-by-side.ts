@@ -12,10 +12,10 @@ import { node22Path } from '../scripts/pi-paths.mjs';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
 import { type ChatRequestBody, messageText, toolResultMessages } from '../test/e2e/harness/fake-llm.ts';
 import { EXTENSION_ENTRY } from './startup.ts';
-import { declarationTokens, tokens } from './tokens.ts';
+import { runPiTimed, type Step } from './support/pi-run.ts';
 import { ADAPTER_DIR, SERVERS_DIR, serverEntry } from './support/provision.ts';
-import { type Step, runPiTimed } from './support/pi-run.ts';
 import { median, round } from './support/stats.ts';
+import { declarationTokens, tokens } from './tokens.ts';
 
 export const VARIANTS = ['none', 'ours', 'builtin', 'adapter'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -55,24 +55,34 @@ function scriptFor(variant: Variant, problems: string[]): Step {
   if (variant === 'none') return () => ({ text: 'No MCP here.' });
   return (body, index) => {
     if (index === 0) {
-      if (variant === 'ours') return { toolCalls: [{ id: 'call_search', name: 'ToolSearch', arguments: { query: 'echo' } }] };
-      if (variant === 'builtin') return { toolCalls: [{ id: 'call_search', name: 'tool_search', arguments: { query: 'echo' } }] };
+      if (variant === 'ours')
+        return { toolCalls: [{ id: 'call_search', name: 'ToolSearch', arguments: { query: 'echo' } }] };
+      if (variant === 'builtin')
+        return { toolCalls: [{ id: 'call_search', name: 'tool_search', arguments: { query: 'echo' } }] };
       return { toolCalls: [{ id: 'call_search', name: 'mcp', arguments: { search: 'echo' } }] };
     }
     if (index === 1) {
       const names = toolNamesOf(body);
       if (variant === 'adapter') {
-        const found = toolResultMessages(body).map((m) => m.content).join('\n');
+        const found = toolResultMessages(body)
+          .map((m) => m.content)
+          .join('\n');
         const name = /\beverything[_\w-]*echo\b/.exec(found)?.[0];
         if (!name) {
           problems.push(`adapter search result names no everything echo tool: ${found.slice(0, 300)}`);
           return answer;
         }
-        return { toolCalls: [{ id: 'call_echo', name: 'mcp', arguments: { tool: name, args: { message: ECHO_TEXT } } }] };
+        return {
+          toolCalls: [
+            { id: 'call_echo', name: 'mcp', arguments: { tool: name, args: { message: ECHO_TEXT } } },
+          ],
+        };
       }
       const name = names.find((n) => /everything/.test(n) && /echo$/.test(n));
       if (!name) {
-        problems.push(`${variant}: no everything echo tool declared after the search (tools: ${names.join(', ')})`);
+        problems.push(
+          `${variant}: no everything echo tool declared after the search (tools: ${names.join(', ')})`,
+        );
         return answer;
       }
       return { toolCalls: [{ id: 'call_echo', name, arguments: { message: ECHO_TEXT } }] };
@@ -125,7 +135,10 @@ function turnOneTokens(body: ChatRequestBody | undefined) {
   const tools = body?.tools ?? [];
   const system = body?.messages.find((m) => m.role === 'system' || m.role === 'developer');
   return {
-    toolsTokens: tools.reduce((n, t) => n + declarationTokens(t.function.name, t.function.description ?? '', t.function.parameters), 0),
+    toolsTokens: tools.reduce(
+      (n, t) => n + declarationTokens(t.function.name, t.function.description ?? '', t.function.parameters),
+      0,
+    ),
     systemTokens: system ? tokens(messageText(system.content)) : 0,
     tools: tools.map((t) => t.function.name),
   };
@@ -137,7 +150,9 @@ async function everythingStart(runs: number): Promise<number[]> {
   for (let i = 0; i < runs + 1; i++) {
     const client = new Client({ name: 'bench-start', version: '0.0.0' });
     const started = performance.now();
-    await client.connect(new StdioClientTransport({ command: node22Path, args: [serverEntry('everything')], stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({ command: node22Path, args: [serverEntry('everything')], stderr: 'ignore' }),
+    );
     await client.listTools();
     const ms = performance.now() - started;
     await client.close();
@@ -163,7 +178,10 @@ function endLeftovers(): number {
   return found;
 }
 
-export async function runSideBySide(runs: number, variants: readonly Variant[] = VARIANTS): Promise<SideBySideResult> {
+export async function runSideBySide(
+  runs: number,
+  variants: readonly Variant[] = VARIANTS,
+): Promise<SideBySideResult> {
   const notes: string[] = [];
   const usable = variants.filter((v) => {
     if (v === 'adapter' && !existsSync(join(ADAPTER_DIR, 'package.json'))) {
@@ -179,7 +197,8 @@ export async function runSideBySide(runs: number, variants: readonly Variant[] =
   try {
     for (const v of usable) {
       const dir = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1' });
-      if (v !== 'none') writeFileSync(join(dir.agentDir, 'mcp.json'), JSON.stringify(serverConfig(dir, v), null, 2));
+      if (v !== 'none')
+        writeFileSync(join(dir.agentDir, 'mcp.json'), JSON.stringify(serverConfig(dir, v), null, 2));
       dirs.set(v, dir);
       collected.set(v, { runs: [], failures: [] });
     }
@@ -197,7 +216,11 @@ export async function runSideBySide(runs: number, variants: readonly Variant[] =
         leftoverProcesses += endLeftovers();
         const c = collected.get(v)!;
         const expected = v === 'none' ? 1 : 3;
-        const echoed = v === 'none' || toolResultMessages(run.bodies[2] ?? { model: '', messages: [] }).some((m) => m.content.includes(ECHO_TEXT));
+        const echoed =
+          v === 'none' ||
+          toolResultMessages(run.bodies[2] ?? { model: '', messages: [] }).some((m) =>
+            m.content.includes(ECHO_TEXT),
+          );
         const ok = run.code === 0 && run.bodies.length === expected && echoed && problems.length === 0;
         if (!ok) {
           c.failures.push(
@@ -261,7 +284,8 @@ export async function runSideBySide(runs: number, variants: readonly Variant[] =
     for (const v of usable) {
       const r = result.variants[v]!;
       if (v === 'none') continue;
-      r.mcpTurnOneTokens = r.median.toolsTokens + r.median.systemTokens - (none.median.toolsTokens + none.median.systemTokens);
+      r.mcpTurnOneTokens =
+        r.median.toolsTokens + r.median.systemTokens - (none.median.toolsTokens + none.median.systemTokens);
       r.firstRequestDeltaMs = round(r.median.firstRequestMs - none.median.firstRequestMs, 1);
     }
   }

@@ -13,25 +13,36 @@ import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts'
 import { RecordingPi } from '../test/support/recording-pi.ts';
 import type { CatalogFile } from './support/catalogs.ts';
 import { runPiTimed } from './support/pi-run.ts';
-import { median, ratio, round, summarize, type Summary } from './support/stats.ts';
+import { median, ratio, round, type Summary, summarize } from './support/stats.ts';
 
 export const EXTENSION_ENTRY = join(import.meta.dirname, '..', 'src', 'index.ts');
 
 /** An isolated agent dir whose mcp.json lists these servers (lazy npx entries) and whose cache holds their tools. */
-export async function cachedAgentDir(catalogs: CatalogFile[]): Promise<{ dir: AgentDir; tools: number; env: Record<string, string> }> {
+export async function cachedAgentDir(
+  catalogs: CatalogFile[],
+): Promise<{ dir: AgentDir; tools: number; env: Record<string, string> }> {
   const mcpServers = Object.fromEntries(
     catalogs.map((c) => [c.server, { command: 'npx', args: ['-y', `@example/${c.server}`] }]),
   );
   const dir = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1', mcpJson: { mcpServers } });
   const env = { ...dir.env, PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  const config = loadConfig({ agentDir: dir.agentDir, cwd: dir.projectDir, homeDir: dir.home, env, projectTrusted: false });
+  const config = loadConfig({
+    agentDir: dir.agentDir,
+    cwd: dir.projectDir,
+    homeDir: dir.home,
+    env,
+    projectTrusted: false,
+  });
   const byName = new Map(catalogs.map((c) => [c.server, c]));
   const store = createCacheStore({ file: join(dir.agentDir, 'mcp-cache.json') });
   await store.write(
     Object.fromEntries(
       config.servers.map((def) => {
         const c = byName.get(def.name)!;
-        return [def.name, { configHash: configHash(def), tools: c.tools, resources: c.resources ?? [], cachedAt: Date.now() }];
+        return [
+          def.name,
+          { configHash: configHash(def), tools: c.tools, resources: c.resources ?? [], cachedAt: Date.now() },
+        ];
       }),
     ),
   );
@@ -51,7 +62,11 @@ export interface InProcessStartup {
   totalOverFloor: number;
 }
 
-async function inProcess(catalogs: CatalogFile[], iterations: number, warmup: number): Promise<InProcessStartup> {
+async function inProcess(
+  catalogs: CatalogFile[],
+  iterations: number,
+  warmup: number,
+): Promise<InProcessStartup> {
   const { dir, tools, env } = await cachedAgentDir(catalogs);
   let started = 0;
   const connector: Connector = async () => {
@@ -113,7 +128,10 @@ export interface RealPiStartup {
 async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStartup> {
   const { dir } = await cachedAgentDir(catalogs);
   const bare = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1' });
-  const sides = { noMcp: { first: [] as number[], wall: [] as number[] }, ours: { first: [] as number[], wall: [] as number[] } };
+  const sides = {
+    noMcp: { first: [] as number[], wall: [] as number[] },
+    ours: { first: [] as number[], wall: [] as number[] },
+  };
   const errors: string[] = [];
   let cacheUsed = true;
   try {
@@ -128,7 +146,9 @@ async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStar
           timeoutMs: 60_000,
         });
         if (run.code !== 0 || run.arrivals[0] === undefined) {
-          errors.push(`${side}: exit ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-500)}`);
+          errors.push(
+            `${side}: exit ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-500)}`,
+          );
           continue;
         }
         if (side === 'ours') {
@@ -175,7 +195,8 @@ export async function runStartup(
   real: { catalogs: CatalogFile[]; runs: number } | undefined,
 ): Promise<StartupResult> {
   const result: StartupResult = { inProcess: {} };
-  for (const [name, set] of Object.entries(sets)) result.inProcess[name] = await inProcess(set.catalogs, set.iterations, set.warmup);
+  for (const [name, set] of Object.entries(sets))
+    result.inProcess[name] = await inProcess(set.catalogs, set.iterations, set.warmup);
   if (real) {
     try {
       result.realPi = await realPi(real.catalogs, real.runs);

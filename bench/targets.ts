@@ -3,7 +3,12 @@
 import type { BenchResults, TargetCheck } from './results.ts';
 import { formatNumber as f } from './support/svg.ts';
 
-const missing = (target: string): TargetCheck => ({ target, measured: 'not measured', reference: '—', met: null });
+const missing = (target: string): TargetCheck => ({
+  target,
+  measured: 'not measured',
+  reference: '—',
+  met: null,
+});
 
 export function evaluateTargets(r: BenchResults): TargetCheck[] {
   const out: TargetCheck[] = [];

@@ -4,8 +4,8 @@
 // actors (one state, empty context). Prints one JSON line: bytes per actor for each, median of rounds.
 
 import { type AnyActorRef, createActor, createMachine } from 'xstate';
-import type { Connector } from '../../src/adapters/connection-port.ts';
 import { serverLogic } from '../../src/actors/server-actor.ts';
+import type { Connector } from '../../src/adapters/connection-port.ts';
 import { FIVE_SERVERS, readCatalogs, stdioDefinition } from '../support/catalogs.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -41,7 +41,9 @@ const server: number[] = [];
 const reference: number[] = [];
 for (let r = 0; r < rounds + 1; r++) {
   const s = perActor((i) =>
-    createActor(serverLogic, { input: { definition: definitions[i]!, generation: 1, connector, knownCatalog } }).start(),
+    createActor(serverLogic, {
+      input: { definition: definitions[i]!, generation: 1, connector, knownCatalog },
+    }).start(),
   );
   const m = perActor(() => createActor(minimal).start());
   if (r === 0) continue; // warm-up: code and hidden classes

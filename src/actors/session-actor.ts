@@ -230,7 +230,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       reportLoadFailure: ({ event }) => {
         const error = (event as { error?: unknown }).error;
         logger.error(`MCP session failed to start: ${String(error)}`);
-        host.notify(`MCP is off for this session: loading the configuration failed (${String(error)}).`, 'error');
+        host.notify(
+          `MCP is off for this session: loading the configuration failed (${String(error)}).`,
+          'error',
+        );
       },
       reportDiagnostics: ({ context }) => {
         for (const d of context.config?.diagnostics ?? []) {
@@ -249,6 +252,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const actor: SessionActor = createActor(logic, {
     input: { connector: options.connector },
     ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  // `debug: true` servers: their stderr goes to the log as it arrives.
+  const listening = new WeakSet<object>();
+  actor.subscribe(() => {
+    for (const [name, ref] of Object.entries(childRefs())) {
+      if (listening.has(ref) || !ref.getSnapshot().context.definition.debug) continue;
+      listening.add(ref);
+      ref.on('stderr', (e) => logger.info(`[${name}] ${e.line}`));
+    }
   });
   actor.start();
 

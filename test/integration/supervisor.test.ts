@@ -2,7 +2,7 @@
 // servers over stdio and HTTP. Asserts what Pi would send the model (registered and active tools),
 // what tool calls return, what /mcp says, and that no process or actor outlives the session.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -158,6 +158,22 @@ describe('supervisor with real servers', () => {
     expect(
       pi.notifications.filter((n) => n.level === 'warning' && n.message.includes('locked')),
     ).toHaveLength(1);
+  });
+
+  it('debug: true writes the stderr of the server to the log as it arrives', async () => {
+    writeUserConfig({ mcpServers: { loud: stdio(['--chatty-stderr', '2'], { debug: true }) } });
+    const { pi, runtime } = boot();
+    await pi.emit('session_start', {});
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.loud));
+    await vi.waitFor(
+      () =>
+        expect(readFileSync(join(agentDir, 'pi-mcp-actors.log'), 'utf8')).toMatch(
+          /\[loud\] chatty stderr line 2 of 2/,
+        ),
+      {
+        timeout: 5000,
+      },
+    );
   });
 
   it('skips project servers until the project is trusted, and says how to trust it', async () => {

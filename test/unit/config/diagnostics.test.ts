@@ -183,6 +183,7 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
         'Server "a": neither "command" (stdio) nor "url" (http/sse) is set, and no server of that name is defined elsewhere to override.',
     },
     also: (config) => {
+      expect(config.skipped.map((s) => s.name)).toEqual(['a']);
       const typed = loadMemory(servers({ b: { type: 'http', command: 'x' }, c: { type: 'sse' } }));
       expect(typed.diagnostics.map((d) => d.message)).toEqual([
         'Server "b": type is "http" but "url" is missing.',
