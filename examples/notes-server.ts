@@ -10,7 +10,11 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 interface Note {
   id: number;
@@ -131,8 +135,11 @@ function run(name: string, args: Record<string, unknown>): CallToolResult {
     case 'add_note': {
       const title = stringArg(args, 'title')?.trim();
       const text = stringArg(args, 'text');
-      if (!title || text === undefined) return fail('add_note needs a non-empty "title" and a "text" (strings).');
-      const tags = Array.isArray(args.tags) ? args.tags.filter((t): t is string => typeof t === 'string') : [];
+      if (!title || text === undefined)
+        return fail('add_note needs a non-empty "title" and a "text" (strings).');
+      const tags = Array.isArray(args.tags)
+        ? args.tags.filter((t): t is string => typeof t === 'string')
+        : [];
       const notes = readNotes();
       const note: Note = {
         id: Math.max(0, ...notes.map((n) => n.id)) + 1,
@@ -193,7 +200,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
   try {
     return run(request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>);
   } catch (error) {
-    return fail(`The notes file ${NOTES_FILE} could not be used: ${error instanceof Error ? error.message : error}`);
+    return fail(
+      `The notes file ${NOTES_FILE} could not be used: ${error instanceof Error ? error.message : error}`,
+    );
   }
 });
 

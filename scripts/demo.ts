@@ -9,7 +9,12 @@ import { join, resolve } from 'node:path';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k_base from 'js-tiktoken/ranks/o200k_base';
 import { ensurePi } from '../test/e2e/harness/ensure-pi.ts';
-import { type ChatRequestBody, type ChatTool, toolNames, toolResultMessages } from '../test/e2e/harness/fake-llm.ts';
+import {
+  type ChatRequestBody,
+  type ChatTool,
+  toolNames,
+  toolResultMessages,
+} from '../test/e2e/harness/fake-llm.ts';
 import { addedTools, loadedByToolSearch, TOOL_SEARCH } from '../test/e2e/harness/mcp.ts';
 import { descendantsOf, isRunning } from '../test/e2e/harness/processes.ts';
 import { type PiRpc, startPiRpc } from '../test/e2e/harness/run-pi.ts';
@@ -44,13 +49,18 @@ const heading = (text: string) => {
 /** examples/mcp.json with its paths made absolute, the notes file in the temp dir. */
 function exampleConfig(notesFile: string): unknown {
   const config = JSON.parse(readFileSync(join(repoRoot, 'examples', 'mcp.json'), 'utf8')) as {
-    mcpServers: Record<string, { command: string; args?: string[]; cwd?: string; env?: Record<string, string> }>;
+    mcpServers: Record<
+      string,
+      { command: string; args?: string[]; cwd?: string; env?: Record<string, string> }
+    >;
   };
   for (const server of Object.values(config.mcpServers)) {
     const cwd = resolve(repoRoot, server.cwd ?? '.');
     server.cwd = cwd;
     if (server.command === 'node') server.command = process.execPath;
-    server.args = (server.args ?? []).map((a) => (a.startsWith('./') || a.startsWith('../') ? resolve(cwd, a) : a));
+    server.args = (server.args ?? []).map((a) =>
+      a.startsWith('./') || a.startsWith('../') ? resolve(cwd, a) : a,
+    );
     server.env = { ...server.env, NOTES_FILE: notesFile };
   }
   return config;
@@ -77,7 +87,7 @@ function lastToolText(body: ChatRequestBody): string {
 /** The scripted model: search, call what the search found, answer with the tool's result. */
 function script() {
   return [
-    { toolCalls: [{ id: 'call_search', name: TOOL_SEARCH, arguments: { query: 'save a note' } }] },
+    { toolCalls: [{ id: 'call_search', name: TOOL_SEARCH, arguments: { query: 'add note' } }] },
     (body: ChatRequestBody) => {
       const add = loadedByToolSearch(lastToolText(body)).find((n) => n.endsWith('__add_note'));
       if (!add) throw new Error(`ToolSearch did not load add_note:\n${lastToolText(body)}`);
@@ -106,13 +116,20 @@ function allMcpDeclarations(agentDir: string): ChatTool[] {
   );
 }
 
-function printTranscript(world: World, statusText: string, answer: string, stoppedCleanly: boolean | undefined) {
+function printTranscript(
+  world: World,
+  statusText: string,
+  answer: string,
+  stoppedCleanly: boolean | undefined,
+) {
   const bodies = world.llm.requests.map((r) => r.body);
   const [first, second, third] = bodies as [ChatRequestBody, ChatRequestBody, ChatRequestBody];
   const steps = world.llm.requests.map((r) => r.step);
 
   say('pi-mcp-actors demo');
-  say(`    Pi ${PI_VERSIONS.pi} on Node ${PI_VERSIONS.node}, headless (RPC mode), scripted model at ${world.llm.baseUrl}`);
+  say(
+    `    Pi ${PI_VERSIONS.pi} on Node ${PI_VERSIONS.node}, headless (RPC mode), scripted model at ${world.llm.baseUrl}`,
+  );
   say(`    extension: -e ${repoRoot}`);
   say(`    MCP config: examples/mcp.json (server "notes": examples/notes-server.ts), temp agent dir`);
 
@@ -121,7 +138,9 @@ function printTranscript(world: World, statusText: string, answer: string, stopp
 
   const firstTools = first.tools ?? [];
   const firstCounts = firstTools.map(tokensOf);
-  heading(`Turn 1: ${firstTools.length} tools offered, ${sum(firstCounts)} tokens (o200k, JSON of each declaration)`);
+  heading(
+    `Turn 1: ${firstTools.length} tools offered, ${sum(firstCounts)} tokens (o200k, JSON of each declaration)`,
+  );
   firstTools.forEach((tool, i) => {
     say(`    ${tool.function.name.padEnd(22)} ${String(firstCounts[i]).padStart(5)} tokens`);
   });
@@ -173,7 +192,11 @@ function printTranscript(world: World, statusText: string, answer: string, stopp
   }
   if (stoppedCleanly !== undefined) {
     say();
-    say(stoppedCleanly ? 'Pi exited and the notes server stopped with it.' : 'WARNING: the notes server outlived Pi.');
+    say(
+      stoppedCleanly
+        ? 'Pi exited and the notes server stopped with it.'
+        : 'WARNING: the notes server outlived Pi.',
+    );
   }
 }
 
@@ -185,7 +208,10 @@ async function main(): Promise<number> {
   try {
     world = await createWorld({ script: script() });
     const configFile = join(world.dir.root, 'mcp.json');
-    writeFileSync(configFile, `${JSON.stringify(exampleConfig(join(world.dir.root, 'notes.json')), null, 2)}\n`);
+    writeFileSync(
+      configFile,
+      `${JSON.stringify(exampleConfig(join(world.dir.root, 'notes.json')), null, 2)}\n`,
+    );
 
     rpc = await startPiRpc({ dir: world.dir, extensions: [repoRoot], args: ['--mcp-config', configFile] });
     const turn = await rpc.promptAndWait(PROMPT, { timeoutMs: 60_000 });
@@ -198,7 +224,8 @@ async function main(): Promise<number> {
     const failures: string[] = [...world.llm.errors];
     if (!turn.response.success) failures.push(`prompt failed: ${turn.response.error}`);
     if (exit.code !== 0) failures.push(`Pi exited with ${exit.code ?? exit.signal}`);
-    if (world.llm.requests.length < 3) failures.push(`the model was asked ${world.llm.requests.length} times, not 3`);
+    if (world.llm.requests.length < 3)
+      failures.push(`the model was asked ${world.llm.requests.length} times, not 3`);
     if (failures.length > 0) {
       process.stderr.write(`demo failed:\n${failures.join('\n')}\nPi stderr:\n${rpc.stderr}\n`);
       return 1;

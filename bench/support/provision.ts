@@ -4,7 +4,7 @@
 // Each part writes a marker with its versions last, so an interrupted run is redone, a finished one is not.
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -124,16 +124,6 @@ export async function provisionBench(): Promise<{ ms: number; failures: Record<s
   return { ms: performance.now() - started, failures };
 }
 
-export function serversReady(): boolean {
-  return markerOk(SERVERS_DIR, { packages: SERVER_PACKAGES });
-}
-export function adapterReady(): boolean {
-  return markerOk(ADAPTER_DIR, { spec: ADAPTER_SPEC });
-}
-export function npxCacheReady(): boolean {
-  return markerOk(NPM_CACHE, { spec: NPX_SPEC });
-}
-
 /** Entry file of an installed server package (its `bin`). */
 export function serverEntry(name: keyof typeof SERVER_PACKAGES): string {
   const spec = SERVER_PACKAGES[name];
@@ -145,8 +135,4 @@ export function serverEntry(name: keyof typeof SERVER_PACKAGES): string {
       ? manifest.bin
       : Object.values(manifest.bin as Record<string, string>)[0]!;
   return join(dir, bin);
-}
-
-export function hasDir(dir: string): boolean {
-  return existsSync(dir) && readdirSync(dir).length > 0;
 }

@@ -2,7 +2,7 @@
 // words a user understands. Values are echoed only where they cannot be secrets (enum choices).
 
 import type { TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Compile, type Validator } from '@sinclair/typebox/compile';
 import { type PathSegment, pointerSegments } from './json-path.ts';
 import { describeType, isPlainObject } from './parse.ts';
 import { node, type SchemaNode } from './schema.ts';
@@ -15,10 +15,24 @@ export interface ValueProblem {
   fix?: string;
 }
 
+// Compiled once per schema (TypeBox falls back to its interpreter where code generation is not
+// allowed); the same TypeBox 1.x validates here and inside Pi.
+const validators = new WeakMap<TSchema, Validator>();
+
+function validatorFor(schema: TSchema): Validator {
+  let validator = validators.get(schema);
+  if (validator === undefined) {
+    validator = Compile(schema) as Validator;
+    validators.set(schema, validator);
+  }
+  return validator;
+}
+
 export function checkValue(schema: TSchema, value: unknown): ValueProblem | undefined {
-  if (Value.Check(schema, value)) return undefined;
+  const validator = validatorFor(schema);
+  if (validator.Check(value)) return undefined;
   let deepest: PathSegment[] = [];
-  for (const error of Value.Errors(schema, value)) {
+  for (const error of validator.Errors(value)) {
     const segments = pointerSegments(error.instancePath);
     if (segments.length > deepest.length) deepest = segments;
   }

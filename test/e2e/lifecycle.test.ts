@@ -7,6 +7,7 @@ import { toolNames } from './harness/fake-llm.ts';
 import {
   BUILTINS,
   EXTENSION,
+  EXTENSION_PACKAGE,
   killMarked,
   markedProcesses,
   stdioEntry,
@@ -28,7 +29,10 @@ const seen: number[] = [];
 
 beforeAll(async () => {
   await ensurePi();
-  [web, locked] = await Promise.all([startHttpFixture(), startHttpFixture(['--require-token', 'right-token'])]);
+  [web, locked] = await Promise.all([
+    startHttpFixture(),
+    startHttpFixture(['--require-token', 'right-token']),
+  ]);
 }, ENSURE_PI_TIMEOUT_MS);
 afterEach(async () => {
   rpc?.kill();
@@ -78,7 +82,8 @@ describe('server lifecycle in the real Pi', () => {
       projectMcpJson: { mcpServers: { local: stdioEntry(marker) } },
       script: [],
     });
-    rpc = await startPiRpc({ dir: world.dir, extensions: [EXTENSION] });
+    // Loaded as a package (`-e <repo>`), the way `pi install` users get it.
+    rpc = await startPiRpc({ dir: world.dir, extensions: [EXTENSION_PACKAGE] });
     // At session start, eager servers and servers whose tools are unknown connect; wait for all to settle.
     let status = '';
     await vi.waitFor(

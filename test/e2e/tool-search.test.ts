@@ -118,7 +118,9 @@ describe('ToolSearch in the real Pi', () => {
       mcpJson: { mcpServers: { fx: stdioEntry(marker) } },
       script: [
         {
-          toolCalls: [{ id: 'call_select', name: TOOL_SEARCH, arguments: { query: 'select:fx__add,fx__nope' } }],
+          toolCalls: [
+            { id: 'call_select', name: TOOL_SEARCH, arguments: { query: 'select:fx__add,fx__nope' } },
+          ],
         },
         { toolCalls: [{ id: 'call_add', name: 'fx__add', arguments: { a: 2, b: 40 } }] },
         { text: '42' },

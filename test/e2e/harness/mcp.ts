@@ -13,6 +13,8 @@ import { killPids, type ProcInfo, processesMatching } from './processes.ts';
 
 /** Our extension's entry point, as `-e` takes it. */
 export const EXTENSION = join(import.meta.dirname, '..', '..', '..', 'src', 'index.ts');
+/** The package folder: Pi finds the entry point through package.json `pi.extensions`. */
+export const EXTENSION_PACKAGE = join(import.meta.dirname, '..', '..', '..');
 /** Pi's default active built-in tools. */
 export const BUILTINS = ['read', 'bash', 'edit', 'write'];
 export const TOOL_SEARCH = 'ToolSearch';
@@ -30,7 +32,11 @@ export function stdioEntry(
   flags: string[] = [],
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  return { command: process.execPath, args: [...fixtureArgs('stdio-server'), '--name', marker, ...flags], ...extra };
+  return {
+    command: process.execPath,
+    args: [...fixtureArgs('stdio-server'), '--name', marker, ...flags],
+    ...extra,
+  };
 }
 
 /** Live processes whose argv contains `marker` (servers of one test, wherever they are parented now). */

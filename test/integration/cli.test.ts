@@ -1,0 +1,156 @@
+// The `pi-mcp-actors` CLI as a user runs it: the real bin, a temp agent dir, real fixture servers.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stdioFixture } from '../fixtures/servers/spawn.ts';
+
+const BIN = resolve(import.meta.dirname, '../../bin/pi-mcp-actors.mjs');
+
+let root: string;
+let agentDir: string;
+let project: string;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], stdin?: string): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: project,
+      env: { PATH: process.env.PATH, HOME: root, PI_CODING_AGENT_DIR: agentDir },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+    child.stdin.end(stdin ?? '');
+  });
+}
+
+function config(servers: Record<string, unknown>, file = join(agentDir, 'mcp.json')) {
+  writeFileSync(file, JSON.stringify({ mcpServers: servers }, null, 2));
+}
+
+/** A stdio fixture whose every start appends a line to `marker`, so a test can count starts. */
+function countedFixture(marker: string) {
+  const { command, args } = stdioFixture();
+  const quoted = [command, ...args].map((a) => `'${a}'`).join(' ');
+  return { command: 'sh', args: ['-c', `echo started >> '${marker}'; exec ${quoted}`] };
+}
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'pi-mcp-cli-'));
+  agentDir = join(root, 'agent');
+  project = join(root, 'project');
+  mkdirSync(agentDir, { recursive: true });
+  mkdirSync(project, { recursive: true });
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('pi-mcp-actors CLI', () => {
+  it('status connects every server, prints state and tool count, exit 0', async () => {
+    config({ good: stdioFixture() });
+    const run = await cli(['status']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/good: connected — lazy, stdio, \d+ tools/);
+    expect(run.stderr).toMatch(/connecting good…/);
+  });
+
+  it('status exits 1 when a server fails, with its error and stderr', async () => {
+    config({ good: stdioFixture(), broken: stdioFixture(['--crash-on-start']) });
+    const run = await cli(['status']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/good: connected/);
+    expect(run.stdout).toMatch(/broken: failed/);
+    expect(run.stdout).toMatch(/refuses to start/);
+  });
+
+  it('a broken config: each problem with file and key path, the valid servers still work, exit 1', async () => {
+    writeFileSync(
+      join(agentDir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { good: stdioFixture(), bad: { command: 'x', lifecycle: 'keepalive' } } }),
+    );
+    mkdirSync(join(project, '.pi'));
+    writeFileSync(join(project, '.pi', 'mcp.json'), '{ "mcpServers": { oops ');
+    const run = await cli(['status', '--trust-project']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(join(agentDir, 'mcp.json'));
+    expect(run.stderr).toMatch(/mcpServers\.bad\.lifecycle/);
+    expect(run.stderr).toMatch(/keep-alive/);
+    expect(run.stderr).toContain(join(project, '.pi', 'mcp.json'));
+    expect(run.stdout).toMatch(/good: connected/);
+  });
+
+  it('project servers need --trust-project', async () => {
+    mkdirSync(join(project, '.pi'));
+    config({ local: stdioFixture() }, join(project, '.pi', 'mcp.json'));
+    const untrusted = await cli(['status']);
+    expect(untrusted.stderr).toMatch(/skipped local: .*not trusted/);
+    const trusted = await cli(['status', '--trust-project']);
+    expect(trusted.stdout).toMatch(/local: connected/);
+  });
+
+  it('tools lists a server’s tools; an unknown server is an error', async () => {
+    config({ good: stdioFixture() });
+    const run = await cli(['tools', 'good']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^good__add\s+/m);
+    expect((await cli(['tools', 'nope'])).code).toBe(1);
+  });
+
+  it('search answers from a warm cache without starting the server; - reads queries from stdin', async () => {
+    const marker = join(root, 'starts.log');
+    config({ counted: countedFixture(marker) });
+    expect((await cli(['tools'])).code).toBe(0); // first run fills the cache
+    expect(readFileSync(marker, 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(agentDir, 'mcp-cache.json'))).toBe(true);
+
+    const one = await cli(['search', 'add', 'two', 'numbers', '--json']);
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout).results[0].name).toBe('counted__add');
+
+    const many = await cli(['search', '-', '--json'], 'echo text back\nadd numbers\n');
+    const answers = many.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(answers.map((a) => a.query)).toEqual(['echo text back', 'add numbers']);
+    expect(answers[0].results[0].name).toBe('counted__echo');
+    expect(readFileSync(marker, 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+
+  it('call runs a tool; wrong arguments exit 1 with the parameter summary', async () => {
+    config({ good: stdioFixture() });
+    const ok = await cli(['call', 'good__add', '{"a":2,"b":40}']);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('42');
+    const bad = await cli(['call', 'good__add', '{"a":"two"}']);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/Parameters: a \(number, required\)/);
+    const notJson = await cli(['call', 'good__add', '{oops']);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toMatch(/not valid JSON/);
+  });
+
+  it('usage: no command prints help (exit 0), an unknown command or option exits 2', async () => {
+    const help = await cli([]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage: pi-mcp-actors/);
+    expect((await cli(['frobnicate'])).code).toBe(2);
+    expect((await cli(['status', '--nope'])).code).toBe(2);
+  });
+});
