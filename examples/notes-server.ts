@@ -110,9 +110,11 @@ function words(text: string): string[] {
   return text.split(/\s+/).filter(Boolean);
 }
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 function counts(text: string): string {
   const lines = text === '' ? 0 : text.split('\n').length;
-  return `${words(text).length} words, ${[...text].length} characters, ${lines} lines`;
+  return `${plural(words(text).length, 'word')}, ${plural([...text].length, 'character')}, ${plural(lines, 'line')}`;
 }
 
 function summary(note: Note): string {
@@ -149,7 +151,7 @@ function run(name: string, args: Record<string, unknown>): CallToolResult {
         created: new Date().toISOString(),
       };
       writeNotes([...notes, note]);
-      return ok(`Saved note #${note.id} "${note.title}" (${words(text).length} words).`);
+      return ok(`Saved note #${note.id} "${note.title}" (${plural(words(text).length, 'word')}).`);
     }
     case 'list_notes': {
       const tag = stringArg(args, 'tag');

@@ -9,7 +9,7 @@ import {
   type InspectionEvent,
   waitFor,
 } from 'xstate';
-import type { Connector } from '../adapters/connection-port.ts';
+import type { Connection, Connector } from '../adapters/connection-port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry, type ServerTools } from '../catalog/catalog.ts';
 import type { DirectToolsSpec, LoadedConfig, ServerDefinition } from '../config/types.ts';
@@ -66,18 +66,18 @@ export interface Runtime {
   dispose(): void;
 }
 
-function serverTools(context: Pick<SessionContext, 'config' | 'catalogs' | 'disabled'>): ServerTools[] {
-  return (context.config?.servers ?? [])
-    .filter((d) => !context.disabled.includes(d.name))
-    .map((definition) => {
-      const known = context.catalogs[definition.name];
-      return known ? { definition, tools: known.tools, resources: known.resources } : { definition };
-    });
+/** Every configured server's known tools; session-disabled servers keep their names (and are filtered
+ * out of the active set and of search), so enabling one again changes nothing for the model. */
+function serverTools(context: Pick<SessionContext, 'config' | 'catalogs'>): ServerTools[] {
+  return (context.config?.servers ?? []).map((definition) => {
+    const known = context.catalogs[definition.name];
+    return known ? { definition, tools: known.tools, resources: known.resources } : { definition };
+  });
 }
 
 /** The session's catalog from config + cache, and ToolSearch's description built from it. */
 export function describeSession(config: LoadedConfig, cached: Record<string, KnownCatalog>) {
-  const catalog = buildCatalog(serverTools({ config, catalogs: cached, disabled: [] }), {
+  const catalog = buildCatalog(serverTools({ config, catalogs: cached }), {
     toolPrefix: config.settings.toolPrefix,
     ...(config.settings.directToolsEnv ? { directToolsEnv: config.settings.directToolsEnv } : {}),
   });
@@ -123,8 +123,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   function activeNames(context: SessionContext): string[] {
     const catalog = catalogOf(context);
-    const direct = catalog.entries.filter((e) => e.exposure === 'direct').map((e) => e.name);
-    const activated = context.activated.filter((n) => catalog.byName.has(n));
+    const on = (e: CatalogEntry | undefined) => e !== undefined && !context.disabled.includes(e.server);
+    const direct = catalog.entries.filter((e) => e.exposure === 'direct' && on(e)).map((e) => e.name);
+    const activated = context.activated.filter((n) => on(catalog.byName.get(n)));
     return [...new Set([...direct, ...activated])];
   }
 
@@ -136,6 +137,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
     return out;
   }
+
+  // Every connection this runtime opened and has not closed yet, however its actor ended: shutdown
+  // waits for all of them, so no server process outlives the session.
+  const openConnections = new Set<Connection>();
+  const connector: Connector = async (definition, connectOptions) => {
+    const connection = await options.connector(definition, connectOptions);
+    openConnections.add(connection);
+    const close = connection.close.bind(connection);
+    connection.close = () => close().finally(() => openConnections.delete(connection));
+    return connection;
+  };
 
   const logic = sessionMachine.provide({
     actors: {
@@ -155,7 +167,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           // The same catalog serves registration when the session enters running (same config, same cache).
           current = {
             generation: input.generation,
-            key: catalogKey({ config, catalogs: cached, disabled: [] }),
+            key: catalogKey({ config, catalogs: cached }),
             catalog,
           };
           return { config, cached, toolSearchDescription: description };
@@ -171,25 +183,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         };
         await Promise.all(Array.from({ length: Math.min(input.limit, queue.length) }, worker));
       }),
-      shutdown: fromPromise<
-        void,
-        { catalogs: Record<string, KnownCatalog>; live: string[]; servers: AnyActorRef[] }
-      >(async ({ input }) => {
-        const closing = input.servers.map((ref) =>
-          (ref as ServerActorRef).getSnapshot().context.connection?.close(),
-        );
-        const config = actor.getSnapshot().context.config;
-        if (options.cache && config) {
-          const updates: Parameters<CacheStore['write']>[0] = {};
-          for (const name of input.live) {
-            const def = config.servers.find((d) => d.name === name);
-            const known = input.catalogs[name];
-            if (def && known) updates[name] = cachedServerFromCatalog(def, known);
+      shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(
+        async ({ input }) => {
+          const closing = [...openConnections].map((c) => c.close());
+          const config = actor.getSnapshot().context.config;
+          if (options.cache && config) {
+            const updates: Parameters<CacheStore['write']>[0] = {};
+            for (const name of input.live) {
+              const def = config.servers.find((d) => d.name === name);
+              const known = input.catalogs[name];
+              if (def && known) updates[name] = cachedServerFromCatalog(def, known);
+            }
+            if (Object.keys(updates).length > 0) await options.cache.write(updates);
           }
-          if (Object.keys(updates).length > 0) await options.cache.write(updates);
-        }
-        await Promise.allSettled(closing);
-      }),
+          await Promise.allSettled(closing);
+        },
+      ),
     },
     actions: {
       registerTools: ({ context }) => {
@@ -250,7 +259,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
 
   const actor: SessionActor = createActor(logic, {
-    input: { connector: options.connector },
+    input: { connector },
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   // `debug: true` servers: their stderr goes to the log as it arrives.
@@ -293,7 +302,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await waitFor(actor, (s) => !s.matches('starting'), signal ? { signal } : {}).catch(() => undefined);
       const notes = await waitForUnknownServers(signal);
       const context = actor.getSnapshot().context;
-      const outcome = searchCatalog(catalogOf(context), query, new Set(activeNames(context)));
+      const outcome = searchCatalog(
+        catalogOf(context),
+        query,
+        new Set(activeNames(context)),
+        (e) => !context.disabled.includes(e.server),
+      );
       if (outcome.kind === 'loaded')
         actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });
       const loaded = outcome.kind === 'loaded' ? outcome.entries.map(entrySummary) : [];
@@ -372,8 +386,8 @@ function entrySummary(e: CatalogEntry) {
   return { name: e.name, server: e.server, tool: e.tool };
 }
 
-function catalogKey(context: Pick<SessionContext, 'config' | 'catalogs' | 'disabled'>): unknown[] {
-  return [context.config, context.catalogs, context.disabled.join('\n')];
+function catalogKey(context: Pick<SessionContext, 'config' | 'catalogs'>): unknown[] {
+  return [context.config, context.catalogs];
 }
 
 function sameKey(a: unknown, b: unknown): boolean {

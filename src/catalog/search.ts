@@ -62,8 +62,8 @@ const WEAK_WORDS = new Set(['everyth', 'everything', 'anyth', 'anything', 'all',
 const WEAK_WORD_WEIGHT = 0.3;
 
 /** Ranking signals on top of BM25F. */
-const COORDINATION_FLOOR = 0.25; // a hit matching share m of the query keeps FLOOR + (1-FLOOR)·m² of its score
-const NAME_MATCH_BOOST = 0.75; // × (1 + boost·F), F = harmonic mean of query-in-name and name-covered
+const COORDINATION_FLOOR = 0.4; // a hit matching share m of the query keeps FLOOR + (1-FLOOR)·m² of its score
+const NAME_MATCH_BOOST = 1.0; // × (1 + boost·F), F = harmonic mean of query-in-name and name-covered
 const NAME_ORDER_BOOST = 0.15; // per pair of query words found next to each other, in order, in the name
 const LOOKUP_PRIOR = 1.05; // a query without a verb asks to look something up: get_/list_/find_ first
 const IMPLIED_LOOKUP_WEIGHT = 0.8;

@@ -58,8 +58,6 @@ const JSON_REASONS: Record<string, string> = {
 };
 
 function parseJsonText(text: string): ParseResult {
-  // Only comments: as good as empty.
-  if (stripComments(text).trim() === '') return { ok: true, empty: true };
   const errors: ParseError[] = [];
   let root: Node | undefined;
   try {
@@ -68,6 +66,9 @@ function parseJsonText(text: string): ParseResult {
     return { ok: false, line: 1, column: 1, reason: 'the document is too deeply nested to read' };
   }
   const first = errors[0];
+  // Only comments: as good as empty.
+  if ((first !== undefined || root === undefined) && stripComments(text).trim() === '')
+    return { ok: true, empty: true };
   if (first !== undefined) {
     const { line, column } = lineAndColumn(text, first.offset);
     const code = printParseErrorCode(first.error);

@@ -186,10 +186,20 @@ function describeConnectError(error: unknown): {
     : { kind, message };
 }
 
-function appendTail(tail: string, line: string): string {
-  const lines = (tail === '' ? [] : tail.split('\n')).concat(line.replace(/\r?\n$/, ''));
-  const kept = lines.slice(-STDERR_TAIL_LINES).join('\n');
+/** The newest lines of `tail` within the context's bounds. */
+function boundTail(tail: string): string {
+  const kept = tail.split('\n').slice(-STDERR_TAIL_LINES).join('\n');
   return kept.length > STDERR_TAIL_CHARS ? kept.slice(-STDERR_TAIL_CHARS) : kept;
+}
+
+function appendTail(tail: string, line: string): string {
+  const last = line.replace(/\r?\n$/, '');
+  return boundTail(tail === '' ? last : `${tail}\n${last}`);
+}
+
+/** A configured duration as users wrote it: `400 ms`, `1.5 s`, `30 s` (never rounded to `0 s`). */
+function describeMs(ms: number): string {
+  return ms < 1_000 ? `${ms} ms` : `${Number((ms / 1_000).toFixed(1))} s`;
 }
 
 function statusOf(context: ServerContext, state: ServerState): ServerStatus {
@@ -254,13 +264,13 @@ export const serverMachine = setup({
       const { kind, message, stderrTail } = describeConnectError(params.error);
       return {
         lastError: { kind, message, at: Date.now() },
-        stderrTail: stderrTail ?? context.stderrTail,
+        stderrTail: stderrTail === undefined ? context.stderrTail : boundTail(stderrTail),
       };
     }),
     recordStartupTimeout: assign(({ context }) => ({
       lastError: {
         kind: 'timeout' as const,
-        message: `did not finish starting within ${Math.round(startupTimeoutMs(context.definition) / 1000)} s`,
+        message: `did not finish starting within ${describeMs(startupTimeoutMs(context.definition))}`,
         at: Date.now(),
       },
     })),

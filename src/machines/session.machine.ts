@@ -87,10 +87,7 @@ export const sessionMachine = setup({
       throw new Error('warmup not provided');
     }),
     /** Flushes live catalogs to the metadata cache and closes every connection (processes ended). */
-    shutdown: fromPromise<
-      void,
-      { catalogs: Record<string, KnownCatalog>; live: string[]; servers: AnyActorRef[] }
-    >(async () => {
+    shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async () => {
       throw new Error('shutdown not provided');
     }),
   },
@@ -278,12 +275,9 @@ export const sessionMachine = setup({
       invoke: {
         id: 'shutdown',
         src: 'shutdown',
-        input: ({ context, self }) => ({
+        input: ({ context }) => ({
           catalogs: context.catalogs,
           live: Object.keys(context.catalogs).filter((n) => !context.fromCache.includes(n)),
-          servers: Object.entries(self.getSnapshot()?.children ?? {})
-            .filter(([id]) => id.startsWith('server:'))
-            .map(([, ref]) => ref as AnyActorRef),
         }),
         onDone: { target: 'idle' },
         onError: { target: 'idle' },

@@ -97,7 +97,12 @@ export type SearchOutcome =
   | { kind: 'loaded'; entries: CatalogEntry[]; alreadyActive: string[]; unknownNames?: string[] }
   | { kind: 'none'; suggestions: string[]; unknownNames?: string[] };
 
-export function searchCatalog(catalog: Catalog, query: string, active: ReadonlySet<string>): SearchOutcome {
+export function searchCatalog(
+  catalog: Catalog,
+  query: string,
+  active: ReadonlySet<string>,
+  isAvailable: (entry: CatalogEntry) => boolean = () => true,
+): SearchOutcome {
   const trimmed = query.trim();
   let entries: CatalogEntry[];
   let unknownNames: string[] | undefined;
@@ -107,13 +112,16 @@ export function searchCatalog(catalog: Catalog, query: string, active: ReadonlyS
       .split(',')
       .map((n) => n.trim())
       .filter(Boolean);
-    entries = names.map((n) => catalog.byName.get(n)).filter((e): e is CatalogEntry => e !== undefined);
-    unknownNames = names.filter((n) => !catalog.byName.has(n));
+    entries = names
+      .map((n) => catalog.byName.get(n))
+      .filter((e): e is CatalogEntry => e !== undefined && isAvailable(e));
+    unknownNames = names.filter((n) => !entries.some((e) => e.name === n));
   } else {
     entries = catalog.search
-      .search(trimmed, SEARCH_LIMIT)
+      .search(trimmed, SEARCH_LIMIT * 2)
       .map((hit) => catalog.byName.get(hit.name))
-      .filter((e): e is CatalogEntry => e !== undefined);
+      .filter((e): e is CatalogEntry => e !== undefined && isAvailable(e))
+      .slice(0, SEARCH_LIMIT);
   }
   if (entries.length === 0) {
     const suggestions = catalog.search.suggest(trimmed.replace(/^select:/i, ''), 5);

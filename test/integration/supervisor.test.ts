@@ -97,6 +97,13 @@ describe('supervisor with real servers', () => {
     expect(text(selected)).toContain('beta__progress');
     expect(pi.activeMcp()).toContain('beta__progress');
     expect(pi.tools.get('ToolSearch')!.description).toBe(description);
+
+    expect(await pi.command('mcp', 'disable beta')).toMatch(/beta disabled for this session/);
+    expect(pi.activeMcp().some((n) => n.startsWith('beta__'))).toBe(false);
+    const afterDisable = await pi.callTool('ToolSearch', { query: 'add two numbers' });
+    expect(text(afterDisable)).not.toContain('beta__');
+    await pi.command('mcp', 'enable beta');
+    expect(pi.activeMcp()).toContain('beta__add');
   });
 
   it('a list_changed adds the new tool, registered but inactive, and ToolSearch keeps its description', async () => {

@@ -2,7 +2,7 @@
 // loadConfig returns — never throws — whatever the files say, and what it returns keeps its promises.
 
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { DIAGNOSTIC_CODES } from '../../../src/config/diagnostics.ts';
 import { type LoadOptions, loadConfig } from '../../../src/config/load.ts';
 import type { LoadedConfig } from '../../../src/config/types.ts';
