@@ -483,7 +483,7 @@ class Loader {
     const listed =
       names.length === 0
         ? ''
-        : ` ${names.length} server(s) skipped: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}.`;
+        : ` Servers not applied: ${names.slice(0, 10).join(', ')}${names.length > 10 ? `, … (${names.length} in all)` : ''}.`;
     this.diagnostics.push(
       diagnostic(
         'info',

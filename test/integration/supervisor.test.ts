@@ -106,6 +106,25 @@ describe('supervisor with real servers', () => {
     expect(pi.activeMcp()).toContain('beta__add');
   });
 
+  it('warm cache + lazy servers: tools registered with no process started; the first call starts exactly one', async () => {
+    writeUserConfig({ mcpServers: { one: stdio(), two: stdio(['--name', 'two']) } });
+    const first = boot();
+    await first.pi.emit('session_start', {});
+    await waitFor(first.runtime.actor, (s) => Boolean(s.context.catalogs.one && s.context.catalogs.two));
+    await first.pi.emit('session_shutdown', {});
+    await waitForServerProcesses(0);
+
+    const { pi } = boot();
+    await pi.emit('session_start', {});
+    expect(pi.tools.has('one__add')).toBe(true);
+    expect(pi.tools.has('two__add')).toBe(true);
+    const found = await pi.callTool('ToolSearch', { query: 'select:two__add' });
+    expect(text(found)).toContain('two__add');
+    expect(serverProcesses()).toHaveLength(0);
+    expect(text(await pi.callTool('two__add', { a: 1, b: 2 }))).toContain('3');
+    expect(serverProcesses()).toHaveLength(1);
+  });
+
   it('a list_changed adds the new tool, registered but inactive, and ToolSearch keeps its description', async () => {
     writeUserConfig({ mcpServers: { live: stdio(['--list-changed']) } });
     const { pi, runtime } = boot();
@@ -213,11 +232,9 @@ describe('supervisor with real servers', () => {
   });
 });
 
+const serverProcesses = () => listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'));
+
 /** Polls the real process table until exactly `n` stdio fixture processes are ours. */
 function waitForServerProcesses(n: number) {
-  return vi.waitFor(
-    () =>
-      expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toHaveLength(n),
-    { timeout: 10_000, interval: 50 },
-  );
+  return vi.waitFor(() => expect(serverProcesses()).toHaveLength(n), { timeout: 10_000, interval: 50 });
 }

@@ -5,9 +5,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ensureConnected } from '../../../src/actors/ensure-connected.ts';
 import type { Connector } from '../../../src/adapters/connection-port.ts';
-import { connectMcp } from '../../../src/adapters/mcp.ts';
+import { CallError, connectMcp } from '../../../src/adapters/mcp.ts';
 import { httpDefinition } from '../../fixtures/servers/definitions.ts';
-import { callTool, textOf, useServerActorHarness } from './harness.ts';
+import { callTool, rejectionOf, textOf, useServerActorHarness } from './harness.ts';
 
 const harness = useServerActorHarness();
 
@@ -133,5 +133,27 @@ describe('a server that forgets its sessions (restart)', () => {
     await vi.waitFor(() => expect(server.catalogs.length).toBeGreaterThan(catalogsBefore));
     await vi.waitFor(() => expect(server.actor.getSnapshot().matches({ connected: { tools: 'current' } })).toBe(true));
     expect(server.actor.getSnapshot().context.lastError).toBeUndefined();
+  });
+});
+
+describe('the HTTP server goes away', () => {
+  it('lazy: the call fails with a network error, the actor closes, the next caller gets backoff', async () => {
+    const fixture = await harness.http();
+    const server = harness.start(httpDefinition(fixture.url));
+    expect((await ensureConnected(server.actor)).ok).toBe(true);
+
+    await fixture.stop();
+    const error = await rejectionOf(callTool(server, 'echo', { text: 'anyone there?' }));
+    expect(error).toBeInstanceOf(CallError);
+    expect(error.kind).toBe('network');
+
+    await server.reach('closed');
+    expect(server.actor.getSnapshot().context.lastError).toMatchObject({
+      kind: 'network',
+      message: expect.stringMatching(/^connection lost: connection refused by http:\/\/127\.0\.0\.1:\d+$/),
+    });
+    const next = await ensureConnected(server.actor);
+    expect(next).toMatchObject({ ok: false, error: { kind: 'backoff', lastError: expect.stringMatching(/Cannot reach "fixture-http"/) } });
+    expect(server.states).toEqual(['init', 'connecting', 'connected', 'closed', 'connecting', 'backoff']);
   });
 });

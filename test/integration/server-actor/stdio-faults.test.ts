@@ -225,3 +225,21 @@ describe('closing while connecting', () => {
     await vi.waitFor(() => expect(isAlive(pid)).toBe(false));
   });
 });
+
+describe('closing with a call in flight', () => {
+  it('CLOSE while a call hangs: the caller gets a closed CallError and the process is gone', async () => {
+    const server = harness.start(stdioDefinition(['--hang-call'], { requestTimeoutMs: 30_000 }));
+    expect((await ensureConnected(server.actor)).ok).toBe(true);
+    const [pid] = server.pids;
+    const call = rejectionOf(callTool(server, 'echo', { text: 'never answered' }));
+    await vi.waitFor(() => expect(server.actor.getSnapshot().context.inFlight).toBe(1));
+
+    server.actor.send({ type: 'CLOSE' });
+    const error = await call;
+    expect(error).toBeInstanceOf(CallError);
+    expect(error.kind).toBe('closed');
+    expect(server.states).toEqual(['init', 'connecting', 'connected', 'closed']);
+    expect(server.actor.getSnapshot().context.inFlight).toBe(0);
+    await vi.waitFor(() => expect(isAlive(pid!)).toBe(false));
+  });
+});

@@ -268,7 +268,7 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     options: { projectTrusted: false },
     expected: {
       level: 'info',
-      message: `${PROJECT_FILE} is not applied because the project is not trusted. 1 server(s) skipped: p.`,
+      message: `${PROJECT_FILE} is not applied because the project is not trusted. Servers not applied: p.`,
     },
   },
   'invalid-server-name': {

@@ -57,8 +57,8 @@ describe('untrusted project', () => {
 
   it('says so once per project file', () => {
     expect(withCode(config, 'untrusted-project').map((d) => d.message)).toEqual([
-      `${CLAUDE_PROJECT_FILE} is not applied because the project is not trusted. 1 server(s) skipped: claude-only.`,
-      `${PROJECT_FILE} is not applied because the project is not trusted. 2 server(s) skipped: shared, pi-only. Its settings and imports are not applied either.`,
+      `${CLAUDE_PROJECT_FILE} is not applied because the project is not trusted. Servers not applied: claude-only.`,
+      `${PROJECT_FILE} is not applied because the project is not trusted. Servers not applied: shared, pi-only. Its settings and imports are not applied either.`,
     ]);
     expect(withCode(config, 'untrusted-project')[0]?.fix).toBe(TRUST_FIX);
   });
