@@ -34,6 +34,7 @@ import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
 import { serverLogic } from './server-actor.ts';
 import { describeServers, statusLine } from './server-status.ts';
+import { type Clock, unrefClock } from './unref-clock.ts';
 
 export interface RuntimeOptions {
   host: HostPort;
@@ -44,6 +45,8 @@ export interface RuntimeOptions {
   tempDir: string;
   stats?: CallStats;
   inspect?: (event: InspectionEvent) => void;
+  /** Defaults to real timers that never keep the process alive. */
+  clock?: Clock;
 }
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -260,6 +263,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const actor: SessionActor = createActor(logic, {
     input: { connector },
+    clock: options.clock ?? unrefClock,
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   // `debug: true` servers: their stderr goes to the log as it arrives.

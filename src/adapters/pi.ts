@@ -2,7 +2,8 @@
 // which Pi's real ExtensionAPI satisfies structurally), bridges Pi's events to the session actor,
 // registers our tools, commands and flags, and implements the HostPort effects on top of Pi.
 
-import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { rmdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostPort, NotifyLevel } from '../actors/host-port.ts';
@@ -10,6 +11,7 @@ import { createRuntime, type Runtime, sessionDescription } from '../actors/sessi
 import { createCacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { runMcpAuthCommand, runMcpCommand } from '../commands/mcp-command.ts';
+import { LOG_FILE } from '../config/defaults.ts';
 import { agentDirFrom, loadConfig } from '../config/load.ts';
 import { secretValues } from '../config/redact.ts';
 import type { LoadedConfig } from '../config/types.ts';
@@ -101,9 +103,9 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   const agentDir = agentDirFrom(env, homeDir);
   let lastConfig: LoadedConfig | undefined;
   const secrets = () => (lastConfig ? lastConfig.servers.flatMap(secretValues) : []);
-  const logger = createLogger({ file: join(agentDir, 'pi-mcp-actors.log'), secrets });
+  const logger = createLogger({ file: join(agentDir, LOG_FILE), secrets });
   const cache = createCacheStore({ file: join(agentDir, 'mcp-cache.json'), logger });
-  let tempDir: string | undefined;
+  const tempDir = join(tmpdir(), `pi-mcp-actors-${process.pid}-${randomBytes(4).toString('hex')}`);
   let ctx: PiContext | undefined;
   const mcpToolNames = new Set<string>();
   let proxyRegistered = false;
@@ -173,10 +175,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     cache,
     logger,
     inspect: inspection.inspect,
-    get tempDir() {
-      tempDir ??= mkdtempSync(join(tmpdir(), 'pi-mcp-actors-'));
-      return tempDir;
-    },
+    // Created by the first file written into it (spilled output, blobs); removed at shutdown.
+    tempDir,
   });
 
   registerDirectToolsFromCache();
@@ -228,6 +228,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   });
   pi.on('session_shutdown', async () => {
     await guarded('session_shutdown', () => runtime.stop());
+    removeIfEmpty(tempDir);
     await inspection.dispose();
   });
 
@@ -285,6 +286,15 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     } catch (error) {
       logger.error(String(error));
     }
+  }
+}
+
+/** Spilled files stay for the model to read during the session; an unused folder does not linger. */
+function removeIfEmpty(dir: string) {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty (files the model may still want) or never created.
   }
 }
 

@@ -62,7 +62,7 @@ const WEAK_WORDS = new Set(['everyth', 'everything', 'anyth', 'anything', 'all',
 const WEAK_WORD_WEIGHT = 0.3;
 
 /** Ranking signals on top of BM25F. */
-const COORDINATION_FLOOR = 0.4; // a hit matching share m of the query keeps FLOOR + (1-FLOOR)·m² of its score
+const COORDINATION_FLOOR = 0.25; // a hit matching share m of the query keeps FLOOR + (1-FLOOR)·m² of its score
 const NAME_MATCH_BOOST = 1.0; // × (1 + boost·F), F = harmonic mean of query-in-name and name-covered
 const NAME_ORDER_BOOST = 0.15; // per pair of query words found next to each other, in order, in the name
 const LOOKUP_PRIOR = 1.05; // a query without a verb asks to look something up: get_/list_/find_ first
@@ -514,7 +514,7 @@ class ToolSearchIndex implements SearchIndex {
         units.push(this.#unit([term], this.#expand(term), 1, false));
       }
     }
-    return units;
+    return creditOnce(units);
   }
 
   #unit(
@@ -585,6 +585,24 @@ class ToolSearchIndex implements SearchIndex {
     }
     return [...hits];
   }
+}
+
+/**
+ * A catalog term that several query words lead to ("tell" → post, "chat" → post) is credited to the
+ * word it is closest to, so that one word in a description does not count as two matches.
+ */
+function creditOnce(units: QueryUnit[]): QueryUnit[] {
+  const owner = new Map<string, { unit: QueryUnit; weight: number }>();
+  for (const unit of units) {
+    for (const e of unit.expansions) {
+      const current = owner.get(e.term);
+      if (!current || e.weight > current.weight) owner.set(e.term, { unit, weight: e.weight });
+    }
+  }
+  for (const unit of units) {
+    unit.expansions = unit.expansions.filter((e) => e.weight === 1 || owner.get(e.term)!.unit === unit);
+  }
+  return units.filter((u) => u.required || u.expansions.length > 0);
 }
 
 /** The `k` docs with the highest scores (ties: lower index first), best first. */

@@ -53,6 +53,8 @@ export interface ServerSpec {
   origin: Record<string, string>;
   /** No command, url or type: a Pi-style override of enabled / exposure / toolExposure. */
   partial: boolean;
+  /** The override entry that last set `enabled`, when not `source`. */
+  enabledBy?: SourceRef;
 }
 
 export type EntryResult =

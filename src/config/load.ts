@@ -183,11 +183,12 @@ class Loader {
       }
       const { spec } = slot;
       if (!isEnabled(spec.fields)) {
+        const where = spec.enabledBy ?? spec.source;
         this.skip(
           name,
           spec.source,
           'disabled in the configuration',
-          `Set "enabled": true at ${spec.source.keyPath} in ${spec.source.file}.`,
+          `Set "enabled": true at ${where.keyPath} in ${where.file}.`,
         );
         continue;
       }
@@ -355,14 +356,15 @@ class Loader {
         ),
       );
     }
-    const fields: ServerFields = { ...base.spec.fields };
+    const spec: ServerSpec = { ...base.spec, fields: { ...base.spec.fields } };
     if (override.enabled !== undefined || override.disabled !== undefined) {
-      fields.enabled = isEnabled(override);
-      delete fields.disabled;
+      spec.fields.enabled = isEnabled(override);
+      delete spec.fields.disabled;
+      spec.enabledBy = entry.source;
     }
-    if (override.exposure !== undefined) fields.exposure = override.exposure;
-    if (override.toolExposure !== undefined) fields.toolExposure = override.toolExposure;
-    this.slots.set(entry.name, { state: 'valid', spec: { ...base.spec, fields } });
+    if (override.exposure !== undefined) spec.fields.exposure = override.exposure;
+    if (override.toolExposure !== undefined) spec.fields.toolExposure = override.toolExposure;
+    this.slots.set(entry.name, { state: 'valid', spec });
     this.diagnostics.push(
       diagnostic(
         'info',

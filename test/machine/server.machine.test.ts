@@ -4,7 +4,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromTransition, waitFor } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
-import { ConnectError, type Connection, type Connector } from '../../src/adapters/connection-port.ts';
+import {
+  ConnectError,
+  type Connection,
+  type ConnectionEvent,
+  type Connector,
+} from '../../src/adapters/connection-port.ts';
 import {
   BACKOFF_CAP_MS,
   backoffCeilingMs,
@@ -263,6 +268,22 @@ describe('connected', () => {
       expect(h.closedExactlyOnceExceptLive()).toBe(true);
     },
   );
+
+  it('a close the adapter buffered before the watcher subscribed still leaves connected', async () => {
+    class ClosedEarly extends FakeConnection {
+      override onEvent(listener: (event: ConnectionEvent) => void): () => void {
+        const unsubscribe = super.onEvent(listener);
+        listener({ type: 'closed', error: 'exited with code 1' });
+        return unsubscribe;
+      }
+    }
+    const h = startServer();
+    h.actor.send({ type: 'CONNECT' });
+    const early = h.current().succeed(new ClosedEarly());
+    await waitFor(h.actor, (s) => s.matches('closed'));
+    expect(early.closeCount).toBe(1);
+    expect(h.actor.getSnapshot().context.lastError?.message).toBe('connection lost: exited with code 1');
+  });
 
   it('CLOSE → closed, closing the connection once', async () => {
     const h = startServer({ lifecycle: 'keep-alive' });

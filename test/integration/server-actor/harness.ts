@@ -113,7 +113,9 @@ export function useServerActorHarness() {
         pids,
         get told() {
           return fromParent
-            .filter((event): event is { type: 'SERVER.STATUS' } & ServerStatus => event.type === 'SERVER.STATUS')
+            .filter(
+              (event): event is { type: 'SERVER.STATUS' } & ServerStatus => event.type === 'SERVER.STATUS',
+            )
             .map((event) => event.state);
         },
         get catalogs() {

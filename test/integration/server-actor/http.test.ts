@@ -11,7 +11,8 @@ import { callTool, rejectionOf, textOf, useServerActorHarness } from './harness.
 
 const harness = useServerActorHarness();
 
-const initializeRequests = (requests: string[]) => requests.filter((request) => /\binitialize\b/.test(request));
+const initializeRequests = (requests: string[]) =>
+  requests.filter((request) => /\binitialize\b/.test(request));
 
 describe('Streamable HTTP', () => {
   it('connects, calls through the connection, and CLOSE ends the session', async () => {
@@ -77,7 +78,8 @@ describe('authentication', () => {
       error: {
         kind: 'needs-auth',
         server: 'fixture-http',
-        message: 'MCP server "fixture-http" needs authentication. Run /mcp-auth fixture-http, then try again.',
+        message:
+          'MCP server "fixture-http" needs authentication. Run /mcp-auth fixture-http, then try again.',
         lastError: expect.stringMatching(/needs authentication \(HTTP 401\)/),
       },
     });
@@ -131,7 +133,9 @@ describe('a server that forgets its sessions (restart)', () => {
     expect(server.states).toEqual(['init', 'connecting', 'connected']);
     // A renewed session may offer other tools: the actor re-lists them and tells its parent.
     await vi.waitFor(() => expect(server.catalogs.length).toBeGreaterThan(catalogsBefore));
-    await vi.waitFor(() => expect(server.actor.getSnapshot().matches({ connected: { tools: 'current' } })).toBe(true));
+    await vi.waitFor(() =>
+      expect(server.actor.getSnapshot().matches({ connected: { tools: 'current' } })).toBe(true),
+    );
     expect(server.actor.getSnapshot().context.lastError).toBeUndefined();
   });
 });
@@ -145,7 +149,9 @@ describe('the HTTP server goes away', () => {
     await fixture.stop();
     const error = await rejectionOf(callTool(server, 'echo', { text: 'anyone there?' }));
     expect(error).toBeInstanceOf(CallError);
-    expect(error.kind).toBe('network');
+    // The connection is unusable from now on, so the call reports it gone (not a one-off network error).
+    expect(error.kind).toBe('closed');
+    expect(error.message).toMatch(/is gone: connection refused by http:\/\/127\.0\.0\.1:\d+$/);
 
     await server.reach('closed');
     expect(server.actor.getSnapshot().context.lastError).toMatchObject({
@@ -153,7 +159,10 @@ describe('the HTTP server goes away', () => {
       message: expect.stringMatching(/^connection lost: connection refused by http:\/\/127\.0\.0\.1:\d+$/),
     });
     const next = await ensureConnected(server.actor);
-    expect(next).toMatchObject({ ok: false, error: { kind: 'backoff', lastError: expect.stringMatching(/Cannot reach "fixture-http"/) } });
+    expect(next).toMatchObject({
+      ok: false,
+      error: { kind: 'backoff', lastError: expect.stringMatching(/Cannot reach "fixture-http"/) },
+    });
     expect(server.states).toEqual(['init', 'connecting', 'connected', 'closed', 'connecting', 'backoff']);
   });
 });

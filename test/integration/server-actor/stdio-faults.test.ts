@@ -100,7 +100,9 @@ describe('crash mid-call', () => {
       lastError: { kind: 'exited', message: expect.stringMatching(/^connection lost: exited with code 7/) },
       inFlight: 0,
     });
-    expect(server.actor.getSnapshot().context.stderrTail).toContain('fatal: fixture crashed while running echo');
+    expect(server.actor.getSnapshot().context.stderrTail).toContain(
+      'fatal: fixture crashed while running echo',
+    );
     await vi.waitFor(() => expect(isAlive(pid!)).toBe(false));
 
     expect((await ensureConnected(server.actor)).ok).toBe(true);

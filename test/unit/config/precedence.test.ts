@@ -91,6 +91,8 @@ describe('servers', () => {
     });
     expect(names(config)).toEqual(['a']);
     expect(skippedReason(config, 'b')).toBe('disabled in the configuration');
+    // The fix points at the entry that disabled it.
+    expect(config.skipped[0]?.fix).toBe(`Set "enabled": true at mcpServers.b in ${PROJECT_FILE}.`);
   });
 
   it('other keys in an override are reported and ignored', () => {

@@ -1,0 +1,17 @@
+// XState's clock for production: the same timers, unref()'d, so a pending backoff, idle or startup
+// timer never keeps Pi (or the CLI) alive after it is done. Tests use SimulatedClock instead.
+
+import type { ActorOptions, AnyActorLogic } from 'xstate';
+
+export type Clock = NonNullable<ActorOptions<AnyActorLogic>['clock']>;
+
+export const unrefClock: Clock = {
+  setTimeout(fn: (...args: any[]) => void, ms: number) {
+    const timer = setTimeout(fn, ms);
+    timer.unref();
+    return timer;
+  },
+  clearTimeout(id: any) {
+    clearTimeout(id);
+  },
+};
