@@ -6,7 +6,9 @@ import type { BenchResults } from './results.ts';
 import { VARIANTS } from './side-by-side.ts';
 import { type BarChart, barChartSvg, formatNumber as f } from './support/svg.ts';
 
-const x = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : 'n/a');
+const x = (ratio: number) =>
+  !Number.isFinite(ratio) ? 'n/a' : ratio >= 0.1 ? `${ratio.toFixed(2)}×` : `${ratio.toPrecision(2)}×`;
+const count = (n: number) => (Number.isFinite(n) ? String(Math.round(n)) : 'n/a');
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 
 function table(head: string[], rows: (string | number)[][]): string {
@@ -190,10 +192,11 @@ export function writeReport(r: BenchResults, dir: string): void {
         groups: rows.map(([k, v]) => ({
           label: `${k} (${v.tools} tools)`,
           bars: [
+            { series: 'ours: session_start', value: v.sessionStart.medianMs },
             {
               series: 'ours: load + session_start',
               value: v.total.medianMs,
-              note: `${x(v.totalOverFloor)} floor`,
+              note: `${x(v.totalOverFloor)} the floor`,
             },
             { series: 'read + parse floor', value: v.floor.medianMs },
           ],
@@ -453,7 +456,7 @@ export function writeReport(r: BenchResults, dir: string): void {
             ),
           ],
           ['peak RSS, process tree', ...present.map((v) => `${f(b.variants[v]!.median.peakRssMb)} MiB`)],
-          ['processes', ...present.map((v) => f(b.variants[v]!.median.processes))],
+          ['processes', ...present.map((v) => count(b.variants[v]!.median.processes))],
           [
             'runs counted / failed',
             ...present.map((v) => `${b.variants[v]!.runs.length} / ${b.variants[v]!.failures.length}`),
@@ -465,9 +468,11 @@ export function writeReport(r: BenchResults, dir: string): void {
       '',
     );
     const series = (v: (typeof VARIANTS)[number]) => b.variants[v]!.label;
+    // Ours first, so it gets the highlight colour.
+    const chartOrder = (['ours', 'builtin', 'adapter', 'none'] as const).filter((v) => b.variants[v]);
     const timing = (label: string, pick: (v: (typeof VARIANTS)[number]) => number) => ({
       label,
-      bars: present
+      bars: chartOrder
         .filter((v) => Number.isFinite(pick(v)))
         .map((v) => ({ series: series(v), value: pick(v) })),
     });

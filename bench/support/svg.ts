@@ -28,7 +28,8 @@ const VALUE_W = 150;
 const BAR_H = 16;
 const BAR_GAP = 3;
 const GROUP_GAP = 12;
-const TOP = 52;
+const LEGEND_Y = 28;
+const LEGEND_ROW = 16;
 const PALETTE = ['#2563eb', '#9ca3af', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6'];
 
 function escapeXml(text: string): string {
@@ -63,6 +64,23 @@ export function barChartSvg(chart: BarChart): string {
     return span <= 0 ? plotW : Math.max(2, ((Math.log10(v) - logMin) / span) * plotW);
   };
 
+  // Legend first: it may wrap onto several rows, which pushes the plot down.
+  const legend: string[] = [];
+  let lx = LABEL_W;
+  let ly = LEGEND_Y;
+  for (const s of series) {
+    const itemW = 24 + s.length * 6.2;
+    if (lx + itemW > WIDTH - 8 && lx > LABEL_W) {
+      lx = LABEL_W;
+      ly += LEGEND_ROW;
+    }
+    legend.push(
+      `<rect x="${lx}" y="${ly}" width="10" height="10" fill="${color(s)}"/><text x="${lx + 14}" y="${ly + 9}" class="legend">${escapeXml(s)}</text>`,
+    );
+    lx += itemW;
+  }
+  const TOP = ly + 24;
+
   const parts: string[] = [];
   let y = TOP;
   for (const group of chart.groups) {
@@ -72,7 +90,7 @@ export function barChartSvg(chart: BarChart): string {
     );
     for (const bar of group.bars) {
       const w = scale(bar.value);
-      const text = `${formatNumber(bar.value)} ${chart.unit}${bar.note ? `  ${bar.note}` : ''}`;
+      const text = `${formatNumber(bar.value)}${chart.unit ? ` ${chart.unit}` : ''}${bar.note ? ` (${bar.note})` : ''}`;
       parts.push(
         `<rect x="${LABEL_W}" y="${y}" width="${w.toFixed(1)}" height="${BAR_H}" fill="${color(bar.series)}"><title>${escapeXml(`${bar.series}: ${text}`)}</title></rect>`,
         `<text x="${LABEL_W + w + 4}" y="${y + BAR_H - 4}" class="value">${escapeXml(text)}</text>`,
@@ -89,12 +107,6 @@ export function barChartSvg(chart: BarChart): string {
       `<text x="${x.toFixed(1)}" y="${y + 6}" text-anchor="middle" class="marker">${escapeXml(chart.marker.label)}</text>`,
     );
   }
-  let lx = LABEL_W;
-  const legend = series.map((s) => {
-    const item = `<rect x="${lx}" y="28" width="10" height="10" fill="${color(s)}"/><text x="${lx + 14}" y="37" class="legend">${escapeXml(s)}</text>`;
-    lx += 24 + s.length * 6.5;
-    return item;
-  });
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, sans-serif">`,
     '<style>.title{font-size:14px;font-weight:600}.label{font-size:12px}.value{font-size:11px;fill:#374151}.legend{font-size:11px}.marker{font-size:10px;fill:#dc2626}</style>',

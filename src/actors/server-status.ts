@@ -1,6 +1,7 @@
 // Human-readable views of server actor snapshots: the status-bar line, /mcp, the CLI. They read the
 // snapshots (the one source of truth) and never show a secret: only names, states and error text.
 
+import { redactText, secretValues } from '../config/redact.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
 
@@ -53,12 +54,15 @@ export function describeServers(
   for (const [name, ref] of Object.entries(refs).sort(([a], [b]) => a.localeCompare(b))) {
     const state = stateOf(ref);
     const ctx = ref.getSnapshot().context;
+    // Servers print what they like on stderr, tokens included: never show a configured secret.
+    const secrets = secretValues(ctx.definition);
+    const clean = (text: string) => redactText(text, secrets);
     const tools = ctx.catalog?.tools.length;
     const head = `${name}: ${STATE_LABEL[state] ?? state}`;
     if (options.brief) {
       if (state === 'needsAuth')
         blocks.push(`MCP server ${name} needs authentication: run /mcp-auth ${name}`);
-      else if (ctx.lastError) blocks.push(`MCP server ${name} failed: ${ctx.lastError.message}`);
+      else if (ctx.lastError) blocks.push(`MCP server ${name} failed: ${clean(ctx.lastError.message)}`);
       else blocks.push(`MCP server ${head}`);
       continue;
     }
@@ -72,11 +76,11 @@ export function describeServers(
         `  next try in ${Math.max(0, Math.round((ctx.nextRetryAt - Date.now()) / 1000))}s (attempt ${ctx.attempt}); /mcp reconnect ${name} retries now`,
       );
     }
-    if (ctx.lastError) lines.push(`  last error${ago(ctx.lastError.at)}: ${ctx.lastError.message}`);
+    if (ctx.lastError) lines.push(`  last error${ago(ctx.lastError.at)}: ${clean(ctx.lastError.message)}`);
     if (ctx.lastError && ctx.stderrTail) {
       lines.push(
         '  stderr:',
-        ...lastLines(ctx.stderrTail, 5)
+        ...lastLines(clean(ctx.stderrTail), 5)
           .split('\n')
           .map((l: string) => `    ${l}`),
       );

@@ -55,6 +55,7 @@ const PREFIX_MIN_LENGTH = 4;
 const MAX_PREFIX_EXPANSIONS = 12;
 const FUZZY_WEIGHT = 0.5;
 const MAX_FUZZY_EXPANSIONS = 6;
+const SHARED_TERM_SHARE = 0.5;
 /** Inside a phrase ("web page"), the single words still count, a little less than the phrase. */
 const PHRASE_WORD_WEIGHT = 0.8;
 /** Words that quantify rather than name what is wanted. */
@@ -588,8 +589,9 @@ class ToolSearchIndex implements SearchIndex {
 }
 
 /**
- * A catalog term that several query words lead to ("tell" → post, "chat" → post) is credited to the
- * word it is closest to, so that one word in a description does not count as two matches.
+ * A catalog term that several query words lead to ("tell" → post, "chat" → post) counts fully for the
+ * word it is closest to and partly for the others: several words pointing at one concept is evidence,
+ * but one word in a description should not count as several full matches.
  */
 function creditOnce(units: QueryUnit[]): QueryUnit[] {
   const owner = new Map<string, { unit: QueryUnit; weight: number }>();
@@ -600,7 +602,9 @@ function creditOnce(units: QueryUnit[]): QueryUnit[] {
     }
   }
   for (const unit of units) {
-    unit.expansions = unit.expansions.filter((e) => e.weight === 1 || owner.get(e.term)!.unit === unit);
+    for (const e of unit.expansions) {
+      if (e.weight < 1 && owner.get(e.term)!.unit !== unit) e.weight *= SHARED_TERM_SHARE;
+    }
   }
   return units.filter((u) => u.required || u.expansions.length > 0);
 }

@@ -202,6 +202,28 @@ describe('supervisor with real servers', () => {
     );
   });
 
+  it('/mcp never shows a configured secret, even when the server prints it on stderr', async () => {
+    const secret = 'sk-live-0123456789abcdef';
+    writeUserConfig({
+      mcpServers: {
+        leaky: {
+          command: 'sh',
+          args: ['-c', 'echo "starting with token=$API_TOKEN" >&2; exit 3'],
+          env: { API_TOKEN: secret },
+          lifecycle: 'eager',
+        },
+      },
+    });
+    const { pi, runtime } = boot();
+    await pi.emit('session_start', {});
+    await waitFor(runtime.servers().leaky!, (s) => s.context.lastError !== undefined, { timeout: 10_000 });
+    const status = await pi.command('mcp');
+    expect(status).toMatch(/leaky/);
+    expect(status).toContain('token=***');
+    expect(status).not.toContain(secret);
+    expect(pi.notifications.map((n) => n.message).join('\n')).not.toContain(secret);
+  });
+
   it('skips project servers until the project is trusted, and says how to trust it', async () => {
     mkdirSync(join(project, '.pi'));
     writeFileSync(join(project, '.pi', 'mcp.json'), JSON.stringify({ mcpServers: { local: stdio() } }));
