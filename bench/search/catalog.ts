@@ -10,6 +10,7 @@ export const CATALOG_DIR = join(SHARED_DIR, 'catalog');
 export const DEV_QUERIES = join(SHARED_DIR, 'eval/toolsearch-dev.jsonl');
 export const PARAPHRASE_QUERIES = join(here, '../queries/paraphrase.jsonl');
 export const HOLDOUT_QUERIES = join(here, '../queries/paraphrase-holdout.jsonl');
+export const FINAL_QUERIES = join(here, '../queries/final-unseen.jsonl');
 
 interface CatalogFile {
   server: string;

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createSearchIndex, type SearchDoc, type SearchHit } from '../../src/catalog/search.ts';
 import {
   DEV_QUERIES,
+  FINAL_QUERIES,
   HOLDOUT_QUERIES,
   loadCatalogFiles,
   loadQueries,
@@ -99,13 +100,14 @@ const sets: Record<string, Query[]> = {
   dev: loadQueries(DEV_QUERIES),
   paraphrase: loadQueries(PARAPHRASE_QUERIES),
   holdout: loadQueries(HOLDOUT_QUERIES),
+  final: loadQueries(FINAL_QUERIES),
 };
 
 const quality: Record<string, Record<string, Metrics>> = {};
 for (const [set, queries] of Object.entries(sets)) {
   checkQueries(set, docs, queries);
   quality[set] = {};
-  showMisses = set === 'holdout' ? verboseHoldout : verbose;
+  showMisses = set === 'holdout' || set === 'final' ? verboseHoldout : verbose;
   if (showMisses) console.log(`\n${set} — ours, queries not ranked first:`);
   for (const [name, factory] of Object.entries(RANKERS)) quality[set]![name] = evaluate(name, factory(docs), docs, queries);
 }

@@ -38,6 +38,7 @@ function escapeXml(text: string): string {
 
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return 'n/a';
+  if (Number.isInteger(value)) return value.toLocaleString('en-US');
   const abs = Math.abs(value);
   if (abs >= 100) return Math.round(value).toLocaleString('en-US');
   if (abs >= 10) return value.toFixed(1);

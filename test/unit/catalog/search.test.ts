@@ -164,6 +164,24 @@ describe('createSearchIndex', () => {
     expect(backups.search('make a new backup')[0]?.name).toBe('b__create_backup');
   });
 
+  const twins = (tools: string[]) =>
+    createSearchIndex(
+      tools.map((tool) => ({ name: `t__${tool}`, server: 't', tool, description: 'Operates on the queue of widgets.' })),
+    );
+
+  it('prefers, between otherwise equal tools, the one whose verb does what the query asks', () => {
+    // "clear" is no synonym of either verb; only its kind (removal) tells them apart.
+    expect(twins(['insert_queue', 'purge_queue']).search('clear the queue')[0]?.name).toBe('t__purge_queue');
+    expect(twins(['purge_queue', 'insert_queue']).search('enqueue and add to the queue')[0]?.name).toBe(
+      't__insert_queue',
+    );
+  });
+
+  it('reads a noun-only query as a lookup, between otherwise equal tools', () => {
+    expect(twins(['create_widget', 'get_widget']).search('widget')[0]?.name).toBe('t__get_widget');
+    expect(twins(['create_widget', 'get_widget']).search('new widget')[0]?.name).toBe('t__create_widget');
+  });
+
   it('reads a noun-only query as a lookup', () => {
     expect(top('slack users')).toBe('slack__slack_get_users');
     expect(top('sentry releases')).toBe('sentry__find_releases');
