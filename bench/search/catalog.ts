@@ -31,8 +31,13 @@ export function loadCatalogFiles(dir = CATALOG_DIR): CatalogFile[] {
 }
 
 /** Search docs for catalogs, named like the extension names them (prefix mode `server`). */
-export function toDocs(catalogs: CatalogFile[], serverName: (server: string) => string = (s) => s): SearchDoc[] {
-  const tools = catalogs.flatMap((c) => c.tools.map((t) => ({ catalog: c, tool: t, server: serverName(c.server) })));
+export function toDocs(
+  catalogs: CatalogFile[],
+  serverName: (server: string) => string = (s) => s,
+): SearchDoc[] {
+  const tools = catalogs.flatMap((c) =>
+    c.tools.map((t) => ({ catalog: c, tool: t, server: serverName(c.server) })),
+  );
   const { tools: named } = assignToolNames(
     tools.map((t) => ({ server: t.server, tool: t.tool.name })),
     'server',

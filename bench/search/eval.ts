@@ -84,13 +84,19 @@ function latency(factory: RankerFactory, docs: SearchDoc[], queries: string[], r
   }
   times.sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 1000) / 1000;
-  return { tools: docs.length, buildMs: round(buildMs), p50Ms: round(percentile(times, 0.5)), p99Ms: round(percentile(times, 0.99)) };
+  return {
+    tools: docs.length,
+    buildMs: round(buildMs),
+    p50Ms: round(percentile(times, 0.5)),
+    p99Ms: round(percentile(times, 0.99)),
+  };
 }
 
 function checkQueries(set: string, docs: SearchDoc[], queries: Query[]): void {
   const ids = new Set(docs.map((d) => `${d.server}/${d.tool}`));
   for (const { q, expect } of queries) {
-    for (const id of expect) if (!ids.has(id)) throw new Error(`${set}: query "${q}" expects unknown tool ${id}`);
+    for (const id of expect)
+      if (!ids.has(id)) throw new Error(`${set}: query "${q}" expects unknown tool ${id}`);
   }
 }
 
@@ -109,14 +115,18 @@ for (const [set, queries] of Object.entries(sets)) {
   quality[set] = {};
   showMisses = set === 'holdout' || set === 'final' ? verboseHoldout : verbose;
   if (showMisses) console.log(`\n${set} — ours, queries not ranked first:`);
-  for (const [name, factory] of Object.entries(RANKERS)) quality[set]![name] = evaluate(name, factory(docs), docs, queries);
+  for (const [name, factory] of Object.entries(RANKERS))
+    quality[set]![name] = evaluate(name, factory(docs), docs, queries);
 }
 
 const allQueries = Object.values(sets).flatMap((qs) => qs.map((q) => q.q));
 const big = synthesizeDocs(catalogs, 10_000);
 const timing: Record<string, ReturnType<typeof latency>[]> = {};
 for (const [name, factory] of Object.entries(RANKERS)) {
-  timing[name] = [latency(factory, docs, allQueries, 30), latency(factory, big, allQueries, name === 'ours' ? 10 : 1)];
+  timing[name] = [
+    latency(factory, docs, allQueries, 30),
+    latency(factory, big, allQueries, name === 'ours' ? 10 : 1),
+  ];
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
@@ -124,7 +134,9 @@ console.log(`\nCatalog: ${catalogs.length} servers, ${docs.length} tools. MRR ov
 for (const [set, byRanker] of Object.entries(quality)) {
   console.log(`\n${set} (${sets[set]!.length} queries)      R@1      R@5      MRR`);
   for (const [name, m] of Object.entries(byRanker)) {
-    console.log(`  ${name.padEnd(22)}${pct(m.recallAt1)}  ${pct(m.recallAt5)}  ${m.mrr.toFixed(3).padStart(7)}`);
+    console.log(
+      `  ${name.padEnd(22)}${pct(m.recallAt1)}  ${pct(m.recallAt5)}  ${m.mrr.toFixed(3).padStart(7)}`,
+    );
   }
 }
 console.log('\nlatency (ms)             tools   build     p50     p99');

@@ -5,7 +5,11 @@ import type { SearchDoc, SearchHit } from '../../src/catalog/search.ts';
  * lowercased and split at every non-alphanumeric character. No stemming, stopwords or synonyms.
  */
 export function createBm25Ranker(docs: SearchDoc[], k1 = 1.2, b = 0.75) {
-  const tokenize = (text: string) => text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const tokenize = (text: string) =>
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
   const docTf = docs.map((d) => {
     const tf = new Map<string, number>();
     const tokens = tokenize(`${d.name} ${d.title ?? ''} ${d.description ?? ''}`);

@@ -18,12 +18,12 @@ export function createSeedRanker(docs: SearchDoc[]) {
     parts: d.name.toLowerCase().split(/[_-]+/).filter(Boolean),
     description: (d.description ?? '').toLowerCase(),
   }));
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return {
     search(query: string, limit = 5): SearchHit[] {
       const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
       if (terms.length === 0) return [];
-      const patterns = terms.map((t) => new RegExp(`\\b${escape(t)}`));
+      const patterns = terms.map((t) => new RegExp(`\\b${escapeRegExp(t)}`));
       const hits: SearchHit[] = [];
       for (const doc of prepared) {
         let score = 0;

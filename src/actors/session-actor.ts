@@ -23,7 +23,7 @@ import {
   sessionMachine,
 } from '../machines/session.machine.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
-import type { CallStats } from '../tools/stats.ts';
+import { type CallStats, createCallStats } from '../tools/stats.ts';
 import {
   buildToolSearchDescription,
   renderSearchOutcome,
@@ -43,7 +43,6 @@ export interface RuntimeOptions {
   cache?: CacheStore;
   logger: Logger;
   tempDir: string;
-  stats?: CallStats;
   inspect?: (event: InspectionEvent) => void;
   /** Defaults to real timers that never keep the process alive. */
   clock?: Clock;
@@ -144,6 +143,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // Every connection this runtime opened and has not closed yet, however its actor ended: shutdown
   // waits for all of them, so no server process outlives the session.
   const openConnections = new Set<Connection>();
+  /** Call statistics (settings.captureStats), per session. */
+  let stats: CallStats | undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const connection = await options.connector(definition, connectOptions);
     openConnections.add(connection);
@@ -166,7 +167,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               if (entry) cached[def.name] = entry;
             }
           }
-          const { catalog, description } = describeSession(config, cached);
+          const capture = config.settings.captureStats;
+        await stats?.dispose();
+        stats = capture ? createCallStats({ path: capture.path, flushDelayMs: capture.flushDelayMs }) : undefined;
+        const { catalog, description } = describeSession(config, cached);
           // The same catalog serves registration when the session enters running (same config, same cache).
           current = {
             generation: input.generation,
@@ -199,7 +203,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             }
             if (Object.keys(updates).length > 0) await options.cache.write(updates);
           }
-          await Promise.allSettled(closing);
+          await Promise.allSettled([...closing, stats?.dispose()]);
         },
       ),
     },
@@ -329,7 +333,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           server: (s) => (context.disabled.includes(s) ? undefined : childRefs()[s]),
           settings: context.config?.settings ?? defaultSettingsForCalls,
           tempDir: options.tempDir,
-          ...(options.stats ? { stats: options.stats } : {}),
+          ...(stats ? { stats } : {}),
         },
         name,
         args,

@@ -193,7 +193,8 @@ function quote(text: string): string {
 function describeProblem(candidate: Candidate, reservedFor: string | undefined): string {
   if (candidate.problem === 'placeholder') return 'has no characters usable in a tool name';
   if (candidate.problem === 'shortened') return `would be longer than ${MAX_TOOL_NAME_LENGTH} characters`;
-  if (reservedFor !== undefined) return `would be named "${candidate.base}", which is reserved for ${quote(reservedFor)}`;
+  if (reservedFor !== undefined)
+    return `would be named "${candidate.base}", which is reserved for ${quote(reservedFor)}`;
   return `would be named "${candidate.base}" like another tool`;
 }
 
@@ -216,7 +217,9 @@ export function assignToolNames(
   for (const request of requests) {
     const key = requestKey(request);
     if (unique.has(key)) {
-      warnings.push(`Tool ${quote(request.tool)} of server ${quote(request.server)} is listed twice; kept once.`);
+      warnings.push(
+        `Tool ${quote(request.tool)} of server ${quote(request.server)} is listed twice; kept once.`,
+      );
       continue;
     }
     unique.set(key, { server: request.server, tool: request.tool });
@@ -248,7 +251,11 @@ export function assignToolNames(
     }
     // Only reachable if 48 hex digits of sha256 collide, but the loop must end with a unique name.
     for (let n = 2; taken.has(name.toLowerCase()); n++) {
-      name = fitWithSuffix(candidate.prefix, candidate.toolPart, `_${shortHash(server, `${tool}\0${n}`, 12)}`);
+      name = fitWithSuffix(
+        candidate.prefix,
+        candidate.toolPart,
+        `_${shortHash(server, `${tool}\0${n}`, 12)}`,
+      );
     }
     taken.add(name.toLowerCase());
     assigned.set(requestKey(candidate.request), name);

@@ -59,7 +59,30 @@ const SHARED_TERM_SHARE = 0.5;
 /** Inside a phrase ("web page"), the single words still count, a little less than the phrase. */
 const PHRASE_WORD_WEIGHT = 0.8;
 /** Words that quantify rather than name what is wanted. */
-const WEAK_WORDS = new Set(['everyth', 'everything', 'anyth', 'anything', 'all', 'every', 'whole', 'entire', 'entirely', 'each', 'much', 'more', 'most', 'few', 'various', 'new', 'latest', 'current', 'specific', 'certain', 'given', 'particular']);
+const WEAK_WORDS = new Set([
+  'everyth',
+  'everything',
+  'anyth',
+  'anything',
+  'all',
+  'every',
+  'whole',
+  'entire',
+  'entirely',
+  'each',
+  'much',
+  'more',
+  'most',
+  'few',
+  'various',
+  'new',
+  'latest',
+  'current',
+  'specific',
+  'certain',
+  'given',
+  'particular',
+]);
 const WEAK_WORD_WEIGHT = 0.3;
 
 /** Ranking signals on top of BM25F. */
@@ -90,7 +113,8 @@ const ACTION_VERBS = new Set(
 const CRUD_VERBS: Record<string, string> = {
   create: 'create add new make generate insert install register post open launch spawn init compose link',
   delete: 'delete remove drop erase destroy purge uninstall forget clear discard wipe',
-  update: 'update edit modify change patch alter set rename replace move toggle mark assign upgrade write append',
+  update:
+    'update edit modify change patch alter set rename replace move toggle mark assign upgrade write append',
   read: 'get list find search read retrieve fetch show describe view lookup inspect browse',
   run: 'run exec execute invoke trigger evaluate perform',
   send: 'send post publish tell notify message reply share announce',
@@ -109,10 +133,17 @@ const SURFACE_FORM_BOOST = 0.06;
 
 const CRUD_CLASS = new Map<string, string[]>();
 for (const [kind, verbs] of Object.entries(CRUD_VERBS)) {
-  for (const verb of verbs.split(' ').map(stem)) CRUD_CLASS.set(verb, [...(CRUD_CLASS.get(verb) ?? []), kind]);
+  for (const verb of verbs.split(' ').map(stem))
+    CRUD_CLASS.set(verb, [...(CRUD_CLASS.get(verb) ?? []), kind]);
 }
 const OPPOSED_SIDES: Array<[Set<string>, Set<string>]> = OPPOSED_VERBS.map(([a, b]) => {
-  const side = (words: string) => new Set(words.split(' ').flatMap((w) => (CRUD_VERBS[w] ?? w).split(' ')).map(stem));
+  const side = (words: string) =>
+    new Set(
+      words
+        .split(' ')
+        .flatMap((w) => (CRUD_VERBS[w] ?? w).split(' '))
+        .map(stem),
+    );
   return [side(a), side(b)];
 });
 
@@ -253,7 +284,10 @@ class ToolSearchIndex implements SearchIndex {
       }
     });
     for (const [term, list] of build) {
-      this.#postings.set(term, { docs: Int32Array.from(list.docs), weights: Float32Array.from(list.weights) });
+      this.#postings.set(term, {
+        docs: Int32Array.from(list.docs),
+        weights: Float32Array.from(list.weights),
+      });
       this.#idf.set(term, Math.log(1 + (n - list.docs.length + 0.5) / (list.docs.length + 0.5)));
       const sameLength = this.#termsByLength.get(term.length) ?? [];
       sameLength.push(term);
@@ -263,7 +297,9 @@ class ToolSearchIndex implements SearchIndex {
 
     const distinctive = distinctiveNameTerms(docs, this.#nameSequence);
     this.#distinctiveCount = Uint16Array.from(distinctive, (terms) => Math.min(terms.length, 65_535));
-    this.#lookupName = Uint8Array.from(this.#nameSequence, (seq) => (seq.some((t) => LOOKUP_VERBS.has(t)) ? 1 : 0));
+    this.#lookupName = Uint8Array.from(this.#nameSequence, (seq) =>
+      seq.some((t) => LOOKUP_VERBS.has(t)) ? 1 : 0,
+    );
     const nameLists = new Map<string, number[]>();
     const distinctiveLists = new Map<string, number[]>();
     for (let doc = 0; doc < n; doc++) {
@@ -284,7 +320,14 @@ class ToolSearchIndex implements SearchIndex {
     try {
       return this.#search(query, clampLimit(limit));
     } catch {
-      for (const a of [this.#score, this.#unitBest, this.#unitStrength, this.#matched, this.#inName, this.#covered]) {
+      for (const a of [
+        this.#score,
+        this.#unitBest,
+        this.#unitStrength,
+        this.#matched,
+        this.#inName,
+        this.#covered,
+      ]) {
         a.fill(0);
       }
       this.#seen.fill(0);
@@ -365,7 +408,10 @@ class ToolSearchIndex implements SearchIndex {
     }
     // The name signals decide between tools that all mention the query's words; computing them for the
     // leading candidates only keeps a search over 10,000 tools fast.
-    const head = topByScore(touched, score, Math.max(RERANK_DEPTH, limit)).map((d) => ({ doc: d, score: score[d]! }));
+    const head = topByScore(touched, score, Math.max(RERANK_DEPTH, limit)).map((d) => ({
+      doc: d,
+      score: score[d]!,
+    }));
     for (const d of touched) {
       score[d] = 0;
       matched[d] = 0;
@@ -420,7 +466,8 @@ class ToolSearchIndex implements SearchIndex {
     }
     // A query that names only a thing ("slack users") asks to look it up: get_/list_/find_ count as said.
     if (lookupQuery) {
-      for (const verb of LOOKUP_VERBS) strongest.set(verb, Math.max(strongest.get(verb) ?? 0, IMPLIED_LOOKUP_WEIGHT));
+      for (const verb of LOOKUP_VERBS)
+        strongest.set(verb, Math.max(strongest.get(verb) ?? 0, IMPLIED_LOOKUP_WEIGHT));
     }
     for (const [term, weight] of strongest) {
       const docs = this.#distinctivePostings.get(term);
@@ -675,7 +722,7 @@ function splitGluedNames(fields: FieldTerms, df: Map<string, number>): string[] 
 /** Name terms minus the words most of a server's tool names share (browser_*, slack_*, API-*). */
 function distinctiveNameTerms(docs: SearchDoc[], sequences: string[][]): string[][] {
   const byServer = new Map<string, number[]>();
-  docs.forEach((d, i) => pushTo(byServer, d.server, i));
+  for (let i = 0; i < docs.length; i++) pushTo(byServer, docs[i]!.server, i);
   const result: string[][] = new Array(docs.length);
   for (const members of byServer.values()) {
     const counts = new Map<string, number>();
@@ -699,7 +746,9 @@ function distinctiveNameTerms(docs: SearchDoc[], sequences: string[][]): string[
  */
 export function createSearchIndex(docs: SearchDoc[]): SearchIndex {
   const valid = Array.isArray(docs)
-    ? docs.filter((d) => d && typeof d.name === 'string' && typeof d.server === 'string' && typeof d.tool === 'string')
+    ? docs.filter(
+        (d) => d && typeof d.name === 'string' && typeof d.server === 'string' && typeof d.tool === 'string',
+      )
     : [];
   return new ToolSearchIndex(valid);
 }

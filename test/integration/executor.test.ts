@@ -142,6 +142,28 @@ describe('executor against real servers', () => {
     expect(statSync(file!).mode & 0o777).toBe(0o600);
   });
 
+  it('captureStats counts calls and errors per tool and writes them at session end', async () => {
+    const path = join(tempDir, 'stats.json');
+    await start([stdioDefinition([], { name: 'fx' })], { captureStats: { path, flushDelayMs: 10_000 } });
+    await runtime.callTool('fx__echo', { text: 'a' });
+    await runtime.callTool('fx__echo', { text: 'b' });
+    await runtime.callTool('fx__add', { a: 'x' });
+    await runtime.stop();
+    const written = JSON.parse(readFileSync(path, 'utf8'));
+    expect(written.tools['fx/echo']).toMatchObject({ calls: 2, errors: 0 });
+    expect(written.tools['fx/add']).toMatchObject({ calls: 1, errors: 1 });
+  });
+
+  it('toonEncode turns JSON text into shorter TOON for the listed servers only', async () => {
+    await start([stdioDefinition([], { name: 'fx' }), stdioDefinition([], { name: 'plain' })], {
+      toonEncode: ['fx'],
+    });
+    const toon = text(await runtime.callTool('fx__structured', {}));
+    expect(toon).toMatch(/^value: 42/);
+    const plain = text(await runtime.callTool('plain__structured', {}));
+    expect(plain).toContain('{"value":42}');
+  });
+
   it('an unknown tool name, and a tool of a disabled server, answer with what to do', async () => {
     await start([stdioDefinition([], { name: 'fx' })]);
     expect(text(await runtime.callTool('fx__nope', {}))).toMatch(/Use ToolSearch/);

@@ -347,7 +347,8 @@ export function findPhrases(words: readonly string[]): PhraseMatch[] {
     let match: PhraseMatch | undefined;
     for (const rule of phraseRules.get(words[i]!) ?? []) {
       if (match && rule.words.length <= match.end - match.start) continue;
-      if (rule.words.every((w, k) => words[i + k] === w)) match = { start: i, end: i + rule.words.length, term: rule.term };
+      if (rule.words.every((w, k) => words[i + k] === w))
+        match = { start: i, end: i + rule.words.length, term: rule.term };
     }
     if (match) {
       found.push(match);

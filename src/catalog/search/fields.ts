@@ -45,7 +45,10 @@ export function splitLead(description: string): [string, string] {
   let cut = Math.min(text.length, MAX_LEAD_CHARS);
   for (let i = MIN_LEAD_CHARS; i < cut; i++) {
     const c = text[i];
-    if (c === '\n' || ((c === '.' || c === '!' || c === '?') && (i + 1 === text.length || /\s/.test(text[i + 1]!)))) {
+    if (
+      c === '\n' ||
+      ((c === '.' || c === '!' || c === '?') && (i + 1 === text.length || /\s/.test(text[i + 1]!)))
+    ) {
       cut = i + 1;
       break;
     }

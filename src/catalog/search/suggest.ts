@@ -15,7 +15,8 @@ function editSimilarity(a: string, b: string): number {
 
 function wordMatches(queryWord: string, nameWord: string): boolean {
   if (nameWord === queryWord) return true;
-  if (queryWord.length >= 3 && (nameWord.startsWith(queryWord) || queryWord.startsWith(nameWord))) return true;
+  if (queryWord.length >= 3 && (nameWord.startsWith(queryWord) || queryWord.startsWith(nameWord)))
+    return true;
   return queryWord.length >= 4 && boundedEditDistance(queryWord, nameWord, 1) <= 1;
 }
 

@@ -21,9 +21,12 @@ export function isStopword(term: string): boolean {
   return STOPWORDS.has(term);
 }
 
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;
+  return true;
+}
 function isUpper(c: number): boolean {
   return c >= 65 && c <= 90;
 }
@@ -42,7 +45,7 @@ function isCombiningMark(c: number): boolean {
  * is not a letter or digit. Accents are dropped (NFKD), other scripts are kept as words.
  */
 export function splitWords(text: string): string[] {
-  const source = ASCII_ONLY.test(text) ? text : text.normalize('NFKD');
+  const source = isAscii(text) ? text : text.normalize('NFKD');
   const words: string[] = [];
   let word = '';
   let prev = 0;
@@ -169,7 +172,7 @@ export function stem(word: string): string {
 /** A word worth indexing or searching for: not a stopword, and not a lone ASCII letter or digit. */
 export function isContentWord(word: string): boolean {
   if (STOPWORDS.has(word)) return false;
-  return word.length > 1 || !/^[\x00-\x7f]$/.test(word);
+  return word.length > 1 || word.charCodeAt(0) > 127;
 }
 
 /** Words → stemmed content terms, keeping order (phrases are detected on the result). */

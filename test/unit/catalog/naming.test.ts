@@ -6,8 +6,8 @@ import {
   type NamingResult,
   serverPrefix,
   TOOL_NAME_PATTERN,
-  type ToolNameRequest,
   ToolNameIndex,
+  type ToolNameRequest,
   type ToolPrefixMode,
 } from '../../../src/catalog/naming.ts';
 
@@ -174,7 +174,24 @@ describe('assignToolNames', () => {
 
 // --- property tests ---------------------------------------------------------------------------------
 
-const nastyChars = ['a', 'A', 'b', '-', '_', '.', '/', ' ', 'é', 'E\u0301', '日', '🙂', '1', 'mcp', '__', '\u0000'];
+const nastyChars = [
+  'a',
+  'A',
+  'b',
+  '-',
+  '_',
+  '.',
+  '/',
+  ' ',
+  'é',
+  'E\u0301',
+  '日',
+  '🙂',
+  '1',
+  'mcp',
+  '__',
+  '\u0000',
+];
 const collisionProne = fc
   .array(fc.constantFrom(...nastyChars), { minLength: 0, maxLength: 6 })
   .map((parts) => parts.join(''));
@@ -188,7 +205,9 @@ const anyName = fc.oneof(
 const request: fc.Arbitrary<ToolNameRequest> = fc.record({ server: anyName, tool: anyName });
 const requests = fc.array(request, { maxLength: 25 });
 const mode = fc.constantFrom<ToolPrefixMode>(...MODES);
-const reservedNames = fc.array(fc.oneof(collisionProne, fc.constantFrom('a__a', 'a', 'tool')), { maxLength: 4 });
+const reservedNames = fc.array(fc.oneof(collisionProne, fc.constantFrom('a__a', 'a', 'tool')), {
+  maxLength: 4,
+});
 
 function uniqueKeys(list: ToolNameRequest[]): Set<string> {
   return new Set(list.map((r) => `${r.server}\0${r.tool}`));
@@ -216,7 +235,10 @@ describe('assignToolNames properties', () => {
 
   it('does not depend on the order of the requests', () => {
     const listAndShuffle = requests.chain((list) =>
-      fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length })),
+      fc.tuple(
+        fc.constant(list),
+        fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length }),
+      ),
     );
     fc.assert(
       fc.property(listAndShuffle, mode, ([list, shuffled], prefix) => {

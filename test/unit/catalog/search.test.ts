@@ -10,7 +10,10 @@ const CATALOG: Record<string, Tool[]> = {
   playwright: [
     ['browser_navigate', 'Navigate to a URL', ['url']],
     ['browser_take_screenshot', 'Take a screenshot of the current page.', ['element', 'fullPage']],
-    ['browser_snapshot', 'Capture accessibility snapshot of the current page, this is better than screenshot'],
+    [
+      'browser_snapshot',
+      'Capture accessibility snapshot of the current page, this is better than screenshot',
+    ],
     ['browser_click', 'Perform click on a web page', ['element', 'doubleClick']],
     ['browser_type', 'Type text into editable element', ['element', 'text']],
     ['browser_tabs', 'List, create, close, or select a browser tab.', ['action']],
@@ -21,7 +24,10 @@ const CATALOG: Record<string, Tool[]> = {
     ['take_screenshot', 'Take a screenshot of the page or element.', ['pageId', 'fullPage']],
     ['navigate_page', 'Go to a URL, or back, forward, or reload.', ['url']],
     ['new_page', 'Open a new tab and load a URL.', ['url']],
-    ['list_network_requests', 'Lists the most recent requests for the target page since the last navigation.'],
+    [
+      'list_network_requests',
+      'Lists the most recent requests for the target page since the last navigation.',
+    ],
     ['performance_start_trace', 'Start a performance trace on the target webpage.'],
   ],
   filesystem: [
@@ -50,7 +56,10 @@ const CATALOG: Record<string, Tool[]> = {
     ['find_releases', 'Find releases in Sentry.', ['organizationSlug']],
     ['find_teams', 'Find teams in an organization in Sentry.', ['organizationSlug']],
     ['create_team', 'Create a new team in Sentry.', ['organizationSlug', 'name']],
-    ['update_issue', "Update a Sentry issue's status or assignment. Use this to resolve, reopen, assign, or ignore."],
+    [
+      'update_issue',
+      "Update a Sentry issue's status or assignment. Use this to resolve, reopen, assign, or ignore.",
+    ],
   ],
   slack: [
     ['slack_post_message', 'Post a new message to a Slack channel', ['channel_id', 'text']],
@@ -76,7 +85,9 @@ const CATALOG: Record<string, Tool[]> = {
     ['maps_directions', 'Get directions between two points', ['origin', 'destination', 'mode']],
     ['maps_distance_matrix', 'Calculate travel distance and time for multiple origins and destinations'],
   ],
-  'sequential-thinking': [['sequentialthinking', 'A detailed tool for dynamic and reflective problem-solving']],
+  'sequential-thinking': [
+    ['sequentialthinking', 'A detailed tool for dynamic and reflective problem-solving'],
+  ],
   everything: [['echo', 'Echoes back the input string', ['message']]],
 };
 
@@ -90,7 +101,10 @@ function buildDocs(): SearchDoc[] {
     server: e.server,
     tool: e.tool,
     description: e.description,
-    inputSchema: { type: 'object', properties: Object.fromEntries(e.params.map((p) => [p, { type: 'string' }])) },
+    inputSchema: {
+      type: 'object',
+      properties: Object.fromEntries(e.params.map((p) => [p, { type: 'string' }])),
+    },
   }));
 }
 
@@ -109,7 +123,10 @@ describe('createSearchIndex', () => {
     expect(top('gitlab__create_issue')).toBe('gitlab__create_issue');
     expect(top('sequentialthinking')).toBe('sequential_thinking__sequentialthinking');
     expect(top('echo')).toBe('everything__echo');
-    expect(names('create_issue').slice(0, 2).sort()).toEqual(['github__create_issue', 'gitlab__create_issue']);
+    expect(names('create_issue').slice(0, 2).sort()).toEqual([
+      'github__create_issue',
+      'gitlab__create_issue',
+    ]);
   });
 
   it('finds screenshot tools from paraphrases that do not name them', () => {
@@ -158,7 +175,12 @@ describe('createSearchIndex', () => {
         description: 'Create a backup of the volume. Backups older than 30 days are removed automatically.',
       },
       { name: 'b__delete_backup', server: 'b', tool: 'delete_backup', description: 'Delete a backup.' },
-      { name: 'b__list_backups', server: 'b', tool: 'list_backups', description: 'List backups, newest first.' },
+      {
+        name: 'b__list_backups',
+        server: 'b',
+        tool: 'list_backups',
+        description: 'List backups, newest first.',
+      },
     ]);
     expect(backups.search('remove old backups')[0]?.name).toBe('b__delete_backup');
     expect(backups.search('make a new backup')[0]?.name).toBe('b__create_backup');
@@ -166,7 +188,12 @@ describe('createSearchIndex', () => {
 
   const twins = (tools: string[]) =>
     createSearchIndex(
-      tools.map((tool) => ({ name: `t__${tool}`, server: 't', tool, description: 'Operates on the queue of widgets.' })),
+      tools.map((tool) => ({
+        name: `t__${tool}`,
+        server: 't',
+        tool,
+        description: 'Operates on the queue of widgets.',
+      })),
     );
 
   it('prefers, between otherwise equal tools, the one whose verb does what the query asks', () => {
@@ -230,8 +257,19 @@ describe('createSearchIndex', () => {
   it('builds from docs with missing or odd fields', () => {
     const odd = createSearchIndex([
       { name: 'a__x', server: 'a', tool: 'x' },
-      { name: 'a__y', server: 'a', tool: 'y', description: 'z'.repeat(100_000), inputSchema: { properties: 5 } },
-      { name: 'a__fetch', server: 'a', tool: 'fetch', inputSchema: { type: 'array', items: { properties: { url: {} } } } },
+      {
+        name: 'a__y',
+        server: 'a',
+        tool: 'y',
+        description: 'z'.repeat(100_000),
+        inputSchema: { properties: 5 },
+      },
+      {
+        name: 'a__fetch',
+        server: 'a',
+        tool: 'fetch',
+        inputSchema: { type: 'array', items: { properties: { url: {} } } },
+      },
       null as unknown as SearchDoc,
     ]);
     expect(odd.size).toBe(3);
@@ -248,14 +286,18 @@ describe('createSearchIndex', () => {
 
   it('always returns at most `limit` hits, best first, with finite positive scores', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.integer({ min: 0, max: 20 }), (query, limit) => {
-        const hits = index.search(query, limit);
-        expect(hits.length).toBeLessThanOrEqual(limit);
-        for (let i = 0; i < hits.length; i++) {
-          expect(Number.isFinite(hits[i]!.score) && hits[i]!.score > 0).toBe(true);
-          if (i > 0) expect(hits[i]!.score).toBeLessThanOrEqual(hits[i - 1]!.score);
-        }
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 60 }),
+        fc.integer({ min: 0, max: 20 }),
+        (query, limit) => {
+          const hits = index.search(query, limit);
+          expect(hits.length).toBeLessThanOrEqual(limit);
+          for (let i = 0; i < hits.length; i++) {
+            expect(Number.isFinite(hits[i]!.score) && hits[i]!.score > 0).toBe(true);
+            if (i > 0) expect(hits[i]!.score).toBeLessThanOrEqual(hits[i - 1]!.score);
+          }
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
