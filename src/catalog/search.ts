@@ -1,8 +1,11 @@
 import { findPhrases, relatedTerms } from './search/concepts.ts';
 import { boundedEditDistance } from './search/edit-distance.ts';
-import { analyze, FIELD_KEYS, type FieldKey, type FieldTerms, toolFields } from './search/fields.ts';
+import { FIELD_KEYS, type FieldKey, toolFields } from './search/fields.ts';
+import { ACTION_VERBS, crudKinds, intentFit, LOOKUP_VERBS } from './search/intent.ts';
+import { distinctiveNameTerms, pushTo, splitGluedNames } from './search/name-terms.ts';
 import { suggestNames } from './search/suggest.ts';
 import { isContentWord, splitWords, stem } from './search/tokenize.ts';
+import { topByScore } from './search/top-k.ts';
 
 /** One tool as the search sees it. `name` is the registered name; `server`/`tool` the original ones. */
 export interface SearchDoc {
@@ -59,30 +62,14 @@ const SHARED_TERM_SHARE = 0.5;
 /** Inside a phrase ("web page"), the single words still count, a little less than the phrase. */
 const PHRASE_WORD_WEIGHT = 0.8;
 /** Words that quantify rather than name what is wanted. */
-const WEAK_WORDS = new Set([
-  'everyth',
-  'everything',
-  'anyth',
-  'anything',
-  'all',
-  'every',
-  'whole',
-  'entire',
-  'entirely',
-  'each',
-  'much',
-  'more',
-  'most',
-  'few',
-  'various',
-  'new',
-  'latest',
-  'current',
-  'specific',
-  'certain',
-  'given',
-  'particular',
-]);
+const WEAK_WORDS = new Set(
+  (
+    'everything anything all every whole entire entirely each much more most few various new latest current ' +
+    'specific certain given particular'
+  )
+    .split(' ')
+    .map(stem),
+);
 const WEAK_WORD_WEIGHT = 0.3;
 
 /** Ranking signals on top of BM25F. */
@@ -92,70 +79,8 @@ const NAME_ORDER_BOOST = 0.15; // per pair of query words found next to each oth
 const LOOKUP_PRIOR = 1.05; // a query without a verb asks to look something up: get_/list_/find_ first
 const IMPLIED_LOOKUP_WEIGHT = 0.8;
 const RERANK_DEPTH = 60;
-
-const ACTION_VERBS = new Set(
-  (
-    'create add new make generate insert build init delete remove drop erase destroy purge clear forget uninstall ' +
-    'update edit modify change patch alter set rename replace write save store append send post publish submit ' +
-    'reply respond answer run execute exec invoke launch trigger start stop terminate kill cancel close open ' +
-    'navigate visit go click press type fill hover drag drop upload download export import move copy clone ' +
-    'fork merge install upgrade deploy scale restart apply push approve mark resolve assign toggle switch enable ' +
-    'disable record capture take grab compress convert translate remember tell notify invite share schedule link'
-  )
-    .split(/\s+/)
-    .map(stem),
-);
-/**
- * What a query wants done, by the verbs in it, against what a tool does, by the verbs in its name.
- * A query that only creates should not get a tool that only lists; one that adds should not get one
- * that removes (opposites cost more). Queries with verbs of several kinds, or none, are not judged.
- */
-const CRUD_VERBS: Record<string, string> = {
-  create: 'create add new make generate insert install register post open launch spawn init compose link',
-  delete: 'delete remove drop erase destroy purge uninstall forget clear discard wipe',
-  update:
-    'update edit modify change patch alter set rename replace move toggle mark assign upgrade write append',
-  read: 'get list find search read retrieve fetch show describe view lookup inspect browse',
-  run: 'run exec execute invoke trigger evaluate perform',
-  send: 'send post publish tell notify message reply share announce',
-};
-/** Running something may well be how one reads (a query, a report). */
-const COMPATIBLE_KINDS: Record<string, string> = { run: 'read' };
-const OPPOSED_VERBS: Array<[string, string]> = [
-  ['create', 'delete'],
-  ['run exec execute start launch spawn trigger', 'stop kill terminate halt cancel abort'],
-  ['upload', 'download'],
-];
-const CRUD_MISMATCH_PENALTY = 0.85;
-const OPPOSITION_PENALTY = 0.75;
 /** A query word in exactly the form the tool name uses ("workflows" in list-workflows) is a little better. */
 const SURFACE_FORM_BOOST = 0.06;
-
-const CRUD_CLASS = new Map<string, string[]>();
-for (const [kind, verbs] of Object.entries(CRUD_VERBS)) {
-  for (const verb of verbs.split(' ').map(stem))
-    CRUD_CLASS.set(verb, [...(CRUD_CLASS.get(verb) ?? []), kind]);
-}
-const OPPOSED_SIDES: Array<[Set<string>, Set<string>]> = OPPOSED_VERBS.map(([a, b]) => {
-  const side = (words: string) =>
-    new Set(
-      words
-        .split(' ')
-        .flatMap((w) => (CRUD_VERBS[w] ?? w).split(' '))
-        .map(stem),
-    );
-  return [side(a), side(b)];
-});
-
-function crudKinds(words: Iterable<string>): Set<string> {
-  const kinds = new Set<string>();
-  for (const w of words) for (const kind of CRUD_CLASS.get(w) ?? []) kinds.add(kind);
-  return kinds;
-}
-
-const LOOKUP_VERBS = new Set(
-  'get list find search read retrieve fetch query show describe view lookup inspect'.split(' ').map(stem),
-);
 
 interface Postings {
   docs: Int32Array;
@@ -435,7 +360,7 @@ class ToolSearchIndex implements SearchIndex {
       c.score *= 1 + NAME_MATCH_BOOST * f;
       c.score *= 1 + NAME_ORDER_BOOST * this.#orderedPairs(units, d);
       if (lookupQuery && this.#lookupName[d] === 1) c.score *= LOOKUP_PRIOR;
-      c.score *= this.#intentFit(queryWords, queryKinds, d);
+      c.score *= intentFit(queryWords, queryKinds, this.#nameSequence[d]!);
       c.score *= 1 + SURFACE_FORM_BOOST * this.#surfaceMatches(inflected, d);
     }
     for (const a of [this.#inName, this.#covered]) a.fill(0);
@@ -491,25 +416,6 @@ class ToolSearchIndex implements SearchIndex {
       }
     }
     return pairs;
-  }
-
-  /** 1, or a penalty when the tool's name says it does something else than the query asks (see CRUD_VERBS). */
-  #intentFit(queryWords: Set<string>, queryKinds: Set<string>, doc: number): number {
-    const name = this.#nameSequence[doc]!;
-    for (const [a, b] of OPPOSED_SIDES) {
-      const queryA = [...queryWords].some((w) => a.has(w));
-      const queryB = [...queryWords].some((w) => b.has(w));
-      if (queryA === queryB) continue;
-      const [wanted, opposite] = queryA ? [a, b] : [b, a];
-      if (name.some((t) => opposite.has(t)) && !name.some((t) => wanted.has(t))) return OPPOSITION_PENALTY;
-    }
-    if (queryKinds.size !== 1) return 1;
-    const nameKinds = crudKinds(name);
-    if (nameKinds.size === 0) return 1;
-    for (const kind of queryKinds) {
-      if (nameKinds.has(kind) || nameKinds.has(COMPATIBLE_KINDS[kind] ?? '')) return 1;
-    }
-    return CRUD_MISMATCH_PENALTY;
   }
 
   #surfaceMatches(inflected: string[], doc: number): number {
@@ -654,87 +560,6 @@ function creditOnce(units: QueryUnit[]): QueryUnit[] {
     }
   }
   return units.filter((u) => u.required || u.expansions.length > 0);
-}
-
-/** The `k` docs with the highest scores (ties: lower index first), best first. */
-function topByScore(docs: number[], score: Float64Array, k: number): number[] {
-  const better = (a: number, b: number) => score[a]! > score[b]! || (score[a] === score[b] && a < b);
-  if (docs.length <= k) return [...docs].sort((a, b) => (better(a, b) ? -1 : 1));
-  // Min-heap of the best k seen so far: its root is the weakest of them.
-  const heap: number[] = [];
-  const siftDown = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let weakest = i;
-      if (l < heap.length && better(heap[weakest]!, heap[l]!)) weakest = l;
-      if (r < heap.length && better(heap[weakest]!, heap[r]!)) weakest = r;
-      if (weakest === i) return;
-      [heap[i], heap[weakest]] = [heap[weakest]!, heap[i]!];
-      i = weakest;
-    }
-  };
-  for (const d of docs) {
-    if (heap.length < k) {
-      heap.push(d);
-      for (let i = heap.length - 1; i > 0; ) {
-        const parent = (i - 1) >> 1;
-        if (!better(heap[parent]!, heap[i]!)) break;
-        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-        i = parent;
-      }
-    } else if (better(d, heap[0]!)) {
-      heap[0] = d;
-      siftDown(0);
-    }
-  }
-  return heap.sort((a, b) => (better(a, b) ? -1 : 1));
-}
-
-function pushTo<K>(map: Map<K, number[]>, key: K, value: number): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-}
-
-/**
- * The name's terms in order, with glued words split where both halves are words the catalog uses
- * elsewhere ("sequentialthinking" → sequential, thinking). The parts are also added to the name field.
- */
-function splitGluedNames(fields: FieldTerms, df: Map<string, number>): string[] {
-  const sequence: string[] = [];
-  for (const term of fields.name) {
-    sequence.push(term);
-    if (term.length < 7 || (df.get(term) ?? 0) > 2 || !/^[a-z]+$/.test(term)) continue;
-    for (let i = 3; i <= term.length - 3; i++) {
-      const left = stem(term.slice(0, i));
-      const right = stem(term.slice(i));
-      if ((df.get(left) ?? 0) >= 2 && (df.get(right) ?? 0) >= 2) {
-        sequence.push(left, right);
-        fields.name.push(left, right);
-        break;
-      }
-    }
-  }
-  return sequence;
-}
-
-/** Name terms minus the words most of a server's tool names share (browser_*, slack_*, API-*). */
-function distinctiveNameTerms(docs: SearchDoc[], sequences: string[][]): string[][] {
-  const byServer = new Map<string, number[]>();
-  for (let i = 0; i < docs.length; i++) pushTo(byServer, docs[i]!.server, i);
-  const result: string[][] = new Array(docs.length);
-  for (const members of byServer.values()) {
-    const counts = new Map<string, number>();
-    for (const i of members) for (const t of new Set(sequences[i])) counts.set(t, (counts.get(t) ?? 0) + 1);
-    const habitual = new Set<string>();
-    if (members.length >= 3) for (const [t, c] of counts) if (c / members.length >= 0.6) habitual.add(t);
-    for (const i of members) {
-      const own = [...new Set(analyze(docs[i]!.tool))].filter((t) => !habitual.has(t));
-      result[i] = own.length > 0 ? own : [...new Set(sequences[i])];
-    }
-  }
-  return result;
 }
 
 /**
