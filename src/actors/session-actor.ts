@@ -168,9 +168,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             }
           }
           const capture = config.settings.captureStats;
-        await stats?.dispose();
-        stats = capture ? createCallStats({ path: capture.path, flushDelayMs: capture.flushDelayMs }) : undefined;
-        const { catalog, description } = describeSession(config, cached);
+          await stats?.dispose();
+          stats = capture
+            ? createCallStats({ path: capture.path, flushDelayMs: capture.flushDelayMs })
+            : undefined;
+          const { catalog, description } = describeSession(config, cached);
           // The same catalog serves registration when the session enters running (same config, same cache).
           current = {
             generation: input.generation,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ToolPrefix } from '../config/types.ts';
 
 /** Pi's built-in tools plus the names this extension registers itself. Never shadowed by an MCP tool. */
 export const BUILTIN_TOOL_NAMES: ReadonlySet<string> = new Set([
@@ -13,7 +14,8 @@ export const BUILTIN_TOOL_NAMES: ReadonlySet<string> = new Set([
   'mcp',
 ]);
 
-export type ToolPrefixMode = 'server' | 'short' | 'none';
+/** The `toolPrefix` setting (seed §2). */
+export type ToolPrefixMode = ToolPrefix;
 
 /** Original names as the server reported them (any unicode). */
 export interface ToolNameRequest {
