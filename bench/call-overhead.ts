@@ -15,6 +15,7 @@ import type { LoadedConfig } from '../src/config/types.ts';
 import { nullLogger } from '../src/logger.ts';
 import { serverDefinition } from '../test/fixtures/servers/definitions.ts';
 import { stdioFixture } from '../test/fixtures/servers/spawn.ts';
+import { loadedConfig } from '../test/support/config.ts';
 import { ratio, round, type Summary, summarize } from './support/stats.ts';
 
 export interface CallMode {
@@ -93,20 +94,7 @@ async function compare(ours: CallFn, bare: CallFn, inFlight: number): Promise<Ca
 export async function runCallOverhead(): Promise<CallOverheadResult> {
   const fixture = stdioFixture(['--no-resources']);
   const definition = serverDefinition({ name: 'fixture', ...fixture });
-  const config: LoadedConfig = {
-    servers: [definition],
-    skipped: [],
-    diagnostics: [],
-    files: [],
-    settings: {
-      toolPrefix: 'server',
-      idleTimeoutMs: 600_000,
-      toonEncode: false,
-      captureStats: false,
-      proxyTool: false,
-      outputLimitBytes: 51_200,
-    },
-  };
+  const config: LoadedConfig = loadedConfig([definition]);
   const tempDir = mkdtempSync(join(tmpdir(), 'bench-calls-'));
   const runtime = createRuntime({
     host: { registerTool() {}, registerToolSearch() {}, setActiveMcpTools() {}, setStatus() {}, notify() {} },

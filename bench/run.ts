@@ -1,6 +1,7 @@
 // `npm run bench` (package.json: "bench": "tsx bench/run.ts"): every benchmark of issue 8 in one run,
 // each figure next to a reference measured in the same run. Writes bench/results/results.json,
-// bench/results/REPORT.md and the SVG charts beside it; raw logs go to bench/results/raw/ (ignored).
+// bench/results/REPORT.md and the SVG charts beside it; the search eval's own output goes to
+// bench/results/raw/ (git-ignored).
 //   npx tsx bench/run.ts [--only=calls,startup,search,tokens,memory,pi] [--runs=N]
 // Never part of `npm test`. Needs the npm registry on a fresh clone (Pi, the five servers, pi-mcp-adapter).
 
@@ -36,7 +37,7 @@ const t0 = performance.now();
 async function main(): Promise<void> {
   // Child-process waits in the product use unref'd timers (so Pi can exit); keep this script alive meanwhile.
   const keepAlive = setInterval(() => {}, 60_000);
-  mkdirSync(join(RESULTS_DIR, 'raw'), { recursive: true });
+  mkdirSync(RESULTS_DIR, { recursive: true });
   const results: BenchResults = {
     meta: {
       date: new Date().toISOString(),

@@ -3,7 +3,7 @@
 // weighted scoring and BM25 on the dev, paraphrase and holdout sets, plus latency at 327 and ~10,000 tools.
 
 import { execFile } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from './support/provision.ts';
@@ -39,12 +39,18 @@ export async function runSearchEval(): Promise<SearchResult> {
     }
   })();
   const started = performance.now();
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', join('bench', 'search', 'eval.ts')], {
-    cwd: REPO_ROOT,
-    timeout: 300_000,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', join('bench', 'search', 'eval.ts')],
+    {
+      cwd: REPO_ROOT,
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   const evalMs = performance.now() - started;
+  mkdirSync(join(REPO_ROOT, 'bench', 'results', 'raw'), { recursive: true });
+  writeFileSync(join(REPO_ROOT, 'bench', 'results', 'raw', 'search-eval.txt'), stdout);
   if (statSync(SEARCH_JSON).mtimeMs <= before)
     throw new Error('bench/search/eval.ts did not rewrite bench/results/search.json');
   const json = JSON.parse(readFileSync(SEARCH_JSON, 'utf8'));

@@ -8,6 +8,7 @@ import { sessionDescription } from '../src/actors/session-actor.ts';
 import { buildCatalog } from '../src/catalog/catalog.ts';
 import type { LoadedConfig } from '../src/config/types.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../src/tools/tool-search.ts';
+import { loadedConfig } from '../test/support/config.ts';
 import {
   type CatalogFile,
   FIVE_SERVERS,
@@ -25,20 +26,7 @@ export function declarationTokens(name: string, description: string, parameters:
 }
 
 function configOf(catalogs: CatalogFile[]): LoadedConfig {
-  return {
-    servers: catalogs.map((c) => stdioDefinition(c.server)),
-    skipped: [],
-    diagnostics: [],
-    files: [],
-    settings: {
-      toolPrefix: 'server',
-      idleTimeoutMs: 600_000,
-      toonEncode: false,
-      captureStats: false,
-      proxyTool: false,
-      outputLimitBytes: 51_200,
-    },
-  };
+  return loadedConfig(catalogs.map((c) => stdioDefinition(c.server)));
 }
 
 export function measure(catalogs: CatalogFile[]) {

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ResourceDescriptor, ToolDescriptor } from '../../src/adapters/connection-port.ts';
 import type { ServerDefinition } from '../../src/config/types.ts';
+import { definition } from '../../test/support/config.ts';
 
 export const SHARED_DIR = resolve(import.meta.dirname, '../../../shared');
 export const CATALOG_DIR = join(SHARED_DIR, 'catalog');
@@ -29,26 +30,7 @@ export function readCatalogs(names?: string[]): CatalogFile[] {
 }
 
 export function stdioDefinition(name: string, overrides: Partial<ServerDefinition> = {}): ServerDefinition {
-  return {
-    name,
-    source: { file: '/bench/mcp.json', kind: 'user', keyPath: `mcpServers.${name}` },
-    transport: 'stdio',
-    command: 'npx',
-    args: ['-y', `@example/${name}`],
-    env: {},
-    headers: {},
-    lifecycle: 'lazy',
-    idleTimeoutMs: 600_000,
-    startupTimeoutMs: 30_000,
-    requestTimeoutMs: 60_000,
-    exposeResources: false,
-    directTools: false,
-    excludeTools: [],
-    exposure: 'deferred',
-    toolExposure: [],
-    debug: false,
-    ...overrides,
-  };
+  return definition({ name, command: 'npx', args: ['-y', `@example/${name}`], ...overrides });
 }
 
 /** Synthetic catalogs: `servers` servers of `tools` tools each, built by cycling the real tools. */

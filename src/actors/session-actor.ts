@@ -12,6 +12,7 @@ import {
 import type { Connection, Connector } from '../adapters/connection-port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry, type ServerTools } from '../catalog/catalog.ts';
+import { defaultSettings } from '../config/defaults.ts';
 import type { DirectToolsSpec, LoadedConfig, ServerDefinition } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -333,7 +334,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         {
           entry: (n) => catalogOf(context).byName.get(n),
           server: (s) => (context.disabled.includes(s) ? undefined : childRefs()[s]),
-          settings: context.config?.settings ?? defaultSettingsForCalls,
+          settings: context.config?.settings ?? defaultSettings(),
           tempDir: options.tempDir,
           ...(stats ? { stats } : {}),
         },
@@ -368,15 +369,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   };
 }
-
-const defaultSettingsForCalls = {
-  toolPrefix: 'server',
-  idleTimeoutMs: 600_000,
-  toonEncode: false,
-  captureStats: false,
-  proxyTool: false,
-  outputLimitBytes: 50 * 1024,
-} as const;
 
 function mayHaveDirectTools(def: ServerDefinition, env: DirectToolsSpec | undefined): boolean {
   if (env)

@@ -14,6 +14,7 @@ import { nullLogger } from '../../src/logger.ts';
 import type { ToolResult } from '../../src/tools/executor.ts';
 import { stdioDefinition } from '../fixtures/servers/definitions.ts';
 import { listDescendants } from '../fixtures/servers/spawn.ts';
+import { loadedConfig } from '../support/config.ts';
 
 let tempDir: string;
 let runtime: Runtime;
@@ -27,21 +28,7 @@ const host: HostPort = {
 };
 
 async function start(servers: ServerDefinition[], settings: Partial<LoadedConfig['settings']> = {}) {
-  const config: LoadedConfig = {
-    servers,
-    skipped: [],
-    diagnostics: [],
-    files: [],
-    settings: {
-      toolPrefix: 'server',
-      idleTimeoutMs: 600_000,
-      toonEncode: false,
-      captureStats: false,
-      proxyTool: false,
-      outputLimitBytes: 50 * 1024,
-      ...settings,
-    },
-  };
+  const config = loadedConfig(servers, settings);
   runtime = createRuntime({
     host,
     connector: connectMcp,

@@ -20,28 +20,10 @@ import {
 } from '../../src/adapters/connection-port.ts';
 import type { Lifecycle, ServerDefinition } from '../../src/config/types.ts';
 import type { ServerInput } from '../../src/machines/server.machine.ts';
+import { definition as baseDefinition } from '../support/config.ts';
 
 export function definition(overrides: Partial<ServerDefinition> = {}): ServerDefinition {
-  return {
-    name: 'demo',
-    source: { file: '/tmp/mcp.json', kind: 'user', keyPath: 'mcpServers.demo' },
-    transport: 'stdio',
-    command: 'demo-server',
-    args: [],
-    env: {},
-    headers: {},
-    lifecycle: 'lazy',
-    idleTimeoutMs: 600_000,
-    startupTimeoutMs: 30_000,
-    requestTimeoutMs: 60_000,
-    exposeResources: false,
-    directTools: false,
-    excludeTools: [],
-    exposure: 'deferred',
-    toolExposure: [],
-    debug: false,
-    ...overrides,
-  };
+  return baseDefinition({ name: 'demo', command: 'demo-server', ...overrides });
 }
 
 export function tool(name: string): ToolDescriptor {

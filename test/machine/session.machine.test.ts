@@ -11,6 +11,7 @@ import {
   serverId,
   sessionMachine,
 } from '../../src/machines/session.machine.ts';
+import { loadedConfig } from '../support/config.ts';
 import { definition } from './fakes.ts';
 
 const connector: Connector = async () => {
@@ -18,20 +19,7 @@ const connector: Connector = async () => {
 };
 
 function config(names: string[], lifecycle: 'lazy' | 'eager' = 'lazy'): LoadedConfig {
-  return {
-    servers: names.map((name) => definition({ name, lifecycle })),
-    skipped: [],
-    diagnostics: [],
-    files: [],
-    settings: {
-      toolPrefix: 'server',
-      idleTimeoutMs: 600_000,
-      toonEncode: false,
-      captureStats: false,
-      proxyTool: false,
-      outputLimitBytes: 51_200,
-    },
-  };
+  return loadedConfig(names.map((name) => definition({ name, lifecycle })));
 }
 
 /** A server stand-in that records what it was told. */

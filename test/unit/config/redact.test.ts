@@ -1,27 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { REDACTED, redactDefinition, redactText, secretValues } from '../../../src/config/redact.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
+import { definition as baseDefinition } from '../../support/config.ts';
 
 function definition(overrides: Partial<ServerDefinition> = {}): ServerDefinition {
-  return {
-    name: 'svc',
-    source: { file: '/home/u/.pi/agent/mcp.json', kind: 'user', keyPath: 'mcpServers.svc' },
-    transport: 'http',
-    args: [],
-    env: {},
-    headers: {},
-    lifecycle: 'lazy',
-    idleTimeoutMs: 600_000,
-    startupTimeoutMs: 30_000,
-    requestTimeoutMs: 60_000,
-    exposeResources: true,
-    directTools: false,
-    excludeTools: [],
-    exposure: 'deferred',
-    toolExposure: [],
-    debug: false,
-    ...overrides,
-  };
+  return baseDefinition({ name: 'svc', transport: 'http', exposeResources: true, ...overrides });
 }
 
 const secretive = definition({

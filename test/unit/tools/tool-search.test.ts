@@ -13,7 +13,6 @@ import {
 } from '../../../bench/support/catalogs.ts';
 import { sessionDescription } from '../../../src/actors/session-actor.ts';
 import { buildCatalog } from '../../../src/catalog/catalog.ts';
-import type { LoadedConfig } from '../../../src/config/types.ts';
 import {
   buildToolSearchDescription,
   renderSearchOutcome,
@@ -22,6 +21,7 @@ import {
   TOOL_SEARCH_NAME,
   toolSearchParameters,
 } from '../../../src/tools/tool-search.ts';
+import { loadedConfig } from '../../support/config.ts';
 
 const enc = new Tiktoken(o200k);
 const declarationTokens = (description: string) =>
@@ -33,20 +33,7 @@ const declarationTokens = (description: string) =>
   ).length;
 
 function session(catalogs: CatalogFile[], cachedNames = catalogs.map((c) => c.server)) {
-  const config = {
-    servers: catalogs.map((c) => stdioDefinition(c.server)),
-    skipped: [],
-    diagnostics: [],
-    files: [],
-    settings: {
-      toolPrefix: 'server',
-      idleTimeoutMs: 0,
-      toonEncode: false,
-      captureStats: false,
-      proxyTool: false,
-      outputLimitBytes: 1,
-    },
-  } satisfies LoadedConfig;
+  const config = loadedConfig(catalogs.map((c) => stdioDefinition(c.server)));
   const cached = Object.fromEntries(
     catalogs
       .filter((c) => cachedNames.includes(c.server))
