@@ -424,7 +424,7 @@ export function writeReport(r: BenchResults, dir: string): void {
     md.push(
       '## 6. Side by side in the real Pi',
       '',
-      `Pi ${m.pi}, print mode, the same five servers (${b.servers.join(', ')}; each started by Node 22 directly) and the same scripted conversation: search for \`echo\`, call it, answer. Medians of ${b.runs} runs per column after one warm-up round (which fills the metadata caches), round-robin. Search turn = from the model's search call being sent to the next model request; call turn likewise for the echo call. Turn-one MCP tokens = tools + system prompt of the first request minus Pi's own without MCP. The \`everything\` server's own start (bare SDK: spawn, initialize, tools/list) is ${f(b.everythingStartMs)} ms.`,
+      `Pi ${m.pi}, print mode, the same five servers (${b.servers.join(', ')}; each started by Node 22 directly) and the same scripted conversation: search for \`echo\`, call it, answer. Medians of ${b.runs} runs per column after one warm-up round (which fills the metadata caches), round-robin. Search turn = from the model's search call being sent to the next model request; call turn likewise for the echo call. Turn-one MCP tokens = tools + system prompt of the first request minus Pi's own without MCP. The \`everything\` server's own start (bare SDK client: spawn, initialize, tools/list; sampled once per round) is ${f(b.everythingStartMs)} ms (median).`,
       '',
       table(
         ['', ...present.map((v) => b.variants[v]!.label)],

@@ -145,20 +145,16 @@ function turnOneTokens(body: ChatRequestBody | undefined) {
 }
 
 /** The everything server's own start: spawn + initialize + tools/list with a bare SDK client (Node 22). */
-async function everythingStart(runs: number): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < runs + 1; i++) {
-    const client = new Client({ name: 'bench-start', version: '0.0.0' });
-    const started = performance.now();
-    await client.connect(
-      new StdioClientTransport({ command: node22Path, args: [serverEntry('everything')], stderr: 'ignore' }),
-    );
-    await client.listTools();
-    const ms = performance.now() - started;
-    await client.close();
-    if (i > 0) samples.push(round(ms, 1));
-  }
-  return samples;
+async function everythingStart(): Promise<number> {
+  const client = new Client({ name: 'bench-start', version: '0.0.0' });
+  const started = performance.now();
+  await client.connect(
+    new StdioClientTransport({ command: node22Path, args: [serverEntry('everything')], stderr: 'ignore' }),
+  );
+  await client.listTools();
+  const ms = performance.now() - started;
+  await client.close();
+  return round(ms, 1);
 }
 
 /** Server processes (from the bench install) still alive: ended by pid, counted as a finding. */
@@ -193,7 +189,9 @@ export async function runSideBySide(
   const dirs = new Map<Variant, AgentDir>();
   const collected = new Map<Variant, { runs: RunFigures[]; failures: string[] }>();
   let leftoverProcesses = 0;
-  const startSamples = await everythingStart(5);
+  // The server's own start is sampled in every round, next to the Pi runs it is compared with.
+  const startSamples: number[] = [];
+  await everythingStart(); // warm-up
   try {
     for (const v of usable) {
       const dir = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1' });
@@ -204,6 +202,7 @@ export async function runSideBySide(
     }
     for (let round_ = 0; round_ < runs + 1; round_++) {
       const order = usable.map((_, i) => usable[(i + round_) % usable.length]!);
+      if (round_ > 0) startSamples.push(await everythingStart());
       for (const v of order) {
         const problems: string[] = [];
         const run = await runPiTimed({

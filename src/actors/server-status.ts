@@ -58,7 +58,9 @@ export function describeServers(
     const secrets = secretValues(ctx.definition);
     const clean = (text: string) => redactText(text, secrets);
     const tools = ctx.catalog?.tools.length;
-    const head = `${name}: ${STATE_LABEL[state] ?? state}`;
+    // A lazy server whose last attempt failed rests in `closed` until the next call retries it.
+    const failedAndResting = state === 'closed' && ctx.lastError !== undefined && ctx.attempt > 0;
+    const head = `${name}: ${failedAndResting ? 'failed, the next call retries' : (STATE_LABEL[state] ?? state)}`;
     if (options.brief) {
       if (state === 'needsAuth')
         blocks.push(`MCP server ${name} needs authentication: run /mcp-auth ${name}`);

@@ -288,6 +288,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return catalogOf(actor.getSnapshot().context);
   }
 
+  /** Resolves once the session has left `starting` (at once when it already has: the hot path). */
+  function started(signal?: AbortSignal): Promise<unknown> {
+    if (!actor.getSnapshot().matches('starting')) return Promise.resolve();
+    return waitFor(actor, (s) => !s.matches('starting'), signal ? { signal } : {}).catch(() => undefined);
+  }
+
   async function waitForUnknownServers(signal?: AbortSignal): Promise<string[]> {
     const context = actor.getSnapshot().context;
     const refs = childRefs();
@@ -310,7 +316,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     catalog,
     servers: childRefs,
     async toolSearch(query, signal) {
-      await waitFor(actor, (s) => !s.matches('starting'), signal ? { signal } : {}).catch(() => undefined);
+      await started(signal);
       const notes = await waitForUnknownServers(signal);
       const context = actor.getSnapshot().context;
       const outcome = searchCatalog(
@@ -328,7 +334,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       };
     },
     async callTool(name, args, signal, onUpdate) {
-      await waitFor(actor, (s) => !s.matches('starting'), signal ? { signal } : {}).catch(() => undefined);
+      await started(signal);
       const context = actor.getSnapshot().context;
       return executeTool(
         {

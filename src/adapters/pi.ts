@@ -15,12 +15,8 @@ import { LOG_FILE } from '../config/defaults.ts';
 import { agentDirFrom, loadConfig } from '../config/load.ts';
 import { secretValues } from '../config/redact.ts';
 import type { LoadedConfig } from '../config/types.ts';
-import {
-  createDeferredInspection,
-  createInspection,
-  INSPECT_FLAG,
-  inspectTargetFrom,
-} from '../inspect/inspector.ts';
+import { createDeferredInspection } from '../inspect/deferred.ts';
+import { INSPECT_FLAG, inspectTargetFrom } from '../inspect/target.ts';
 import { createLogger } from '../logger.ts';
 import type { StartRequest } from '../machines/session.machine.ts';
 import type { ToolResult } from '../tools/executor.ts';
@@ -203,7 +199,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
 
   pi.on('session_start', async (event: { reason?: string }, eventCtx) => {
     ctx = eventCtx;
-    attachInspection();
+    await attachInspection().catch((e: unknown) => logger.warn(`inspection: ${String(e)}`));
     await guarded('session_start', () =>
       runtime.start({
         cwd: eventCtx.cwd,
@@ -257,17 +253,20 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     });
   }
 
-  function attachInspection() {
+  async function attachInspection() {
     const setting = inspectTargetFrom(env, pi.getFlag(INSPECT_FLAG));
     if (!setting.ok) {
       inspection.attach(undefined);
       safely(() => tell(ctx, `MCP inspection is off: ${setting.error}`, 'warning'));
       return;
     }
-    inspection.attach(
-      setting.target
-        ? createInspection(setting.target, { secrets, onError: (m) => logger.warn(`inspection: ${m}`) })
-        : undefined,
+    if (!setting.target) return inspection.attach(undefined);
+    // The inspector and its WebSocket client load only when inspection is asked for.
+    const target = setting.target;
+    await import('../inspect/inspector.ts').then(({ createInspection }) =>
+      inspection.attach(
+        createInspection(target, { secrets, onError: (m) => logger.warn(`inspection: ${m}`) }),
+      ),
     );
   }
 

@@ -98,7 +98,7 @@ describe('server lifecycle in the real Pi', () => {
     expect(line('fx')).toMatch(/^fx: connected — lazy, stdio, \d+ tools$/);
     expect(line('steady')).toMatch(/^steady: connected — eager, stdio, \d+ tools$/);
     expect(line('web')).toMatch(/^web: connected — lazy, http, \d+ tools$/);
-    expect(line('broken')).toMatch(/^broken: (failed, retrying|idle) — lazy, stdio$/);
+    expect(line('broken')).toMatch(/^broken: failed(, retrying|, the next call retries) — lazy, stdio$/);
     expect(status).toMatch(/last error .*exited with code 3/);
     expect(status).toContain('fatal: fixture refuses to start (--crash-on-start)');
     expect(line('locked')).toBe('locked: needs auth — lazy, http');

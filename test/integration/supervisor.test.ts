@@ -178,7 +178,7 @@ describe('supervisor with real servers', () => {
     expect(text(search)).toMatch(/broken/);
     expect(text(search)).toMatch(/\/mcp-auth locked/);
     const status = await pi.command('mcp');
-    expect(status).toMatch(/broken: failed, retrying|broken: idle/);
+    expect(status).toMatch(/broken: failed/);
     expect(status).toMatch(/refuses to start/);
     expect(status).toMatch(/locked: needs auth/);
     expect(
