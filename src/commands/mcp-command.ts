@@ -109,5 +109,5 @@ export function runMcpAuthCommand(args: string, runtime: Runtime): string {
   if (def.auth === 'oauth' || def.oauth) {
     return `${server}: OAuth sign-in is not supported by this version; reconnecting with the configured credentials.`;
   }
-  return `${server}: reconnecting. If it still answers 401, fix its token (bearerToken / bearerTokenEnv / headers in ${def.source.file}) and run /mcp-auth ${server} again.`;
+  return `${server}: retrying with the configured credentials. If it still answers 401, fix its token (bearerToken / bearerTokenEnv / headers in ${def.source.file}) and run /reload.`;
 }

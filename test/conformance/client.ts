@@ -1,33 +1,27 @@
-// The client under test for the MCP conformance suite (`scripts/conformance.mjs`), built on the adapter.
+// The client under test for the MCP conformance suite (`scripts/conformance.mjs`): the real server
+// actor with the real adapter, as the extension uses them (ensureConnected, then calls bracketed by
+// CALL_STARTED / CALL_FINISHED).
 // The runner passes the server URL as the last argument and the scenario in MCP_CONFORMANCE_SCENARIO.
 // Scenarios: initialize (connect), tools_call (call add_numbers), sse-retry (call the tool; the SDK
 // transport resumes the closed SSE stream with GET + Last-Event-ID after the server's `retry:`).
 
+import { createActor } from 'xstate';
+import { ensureConnected } from '../../src/actors/ensure-connected.ts';
+import { serverLogic } from '../../src/actors/server-actor.ts';
 import { connectMcp } from '../../src/adapters/mcp.ts';
-import type { ServerDefinition } from '../../src/config/types.ts';
+import { definition as baseDefinition } from '../support/config.ts';
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'initialize';
 
-const definition: ServerDefinition = {
+const definition = baseDefinition({
   name: 'conformance',
-  source: { file: 'conformance', kind: 'flag', keyPath: 'conformance' },
   transport: 'http',
   url,
-  args: [],
-  env: {},
-  headers: {},
-  lifecycle: 'lazy',
   idleTimeoutMs: 0,
   startupTimeoutMs: 20_000,
   requestTimeoutMs: 20_000,
-  exposeResources: false,
-  directTools: false,
-  excludeTools: [],
-  exposure: 'deferred',
-  toolExposure: [],
-  debug: false,
-};
+});
 
 function argumentsFor(tool: { name: string; inputSchema: Record<string, unknown> }): Record<string, unknown> {
   if (tool.name === 'add_numbers') return { a: 5, b: 3 };
@@ -45,18 +39,29 @@ async function main(): Promise<number> {
     console.error('usage: client.ts <server-url>');
     return 2;
   }
-  const connection = await connectMcp(definition, { signal: AbortSignal.timeout(25_000) });
+  const actor = createActor(serverLogic, {
+    input: { definition, generation: 1, connector: connectMcp },
+  }).start();
   try {
+    const ready = await ensureConnected(actor, { signal: AbortSignal.timeout(25_000) });
+    if (!ready.ok) throw new Error(ready.error.message);
+    const connection = ready.connection;
     console.log(`[${scenario}] connected: ${JSON.stringify(connection.catalog.serverInfo)}`);
     if (scenario !== 'initialize') {
       for (const tool of connection.catalog.tools) {
-        const result = await connection.callTool(tool.name, argumentsFor(tool));
-        console.log(`[${scenario}] ${tool.name} -> ${JSON.stringify(result)}`);
+        actor.send({ type: 'CALL_STARTED' });
+        try {
+          const result = await connection.callTool(tool.name, argumentsFor(tool));
+          console.log(`[${scenario}] ${tool.name} -> ${JSON.stringify(result)}`);
+        } finally {
+          actor.send({ type: 'CALL_FINISHED' });
+        }
       }
     }
     return 0;
   } finally {
-    await connection.close();
+    await actor.getSnapshot().context.connection?.close();
+    actor.stop();
   }
 }
 
