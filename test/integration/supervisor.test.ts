@@ -224,6 +224,28 @@ describe('supervisor with real servers', () => {
     expect(pi.notifications.map((n) => n.message).join('\n')).not.toContain(secret);
   });
 
+  it('settings.proxyTool adds the `mcp` gateway: status, search, describe and call through one tool', async () => {
+    writeFileSync(
+      join(agentDir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { fx: stdio() }, settings: { proxyTool: true } }),
+    );
+    const { pi, runtime } = boot();
+    await pi.emit('session_start', {});
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.fx));
+    expect(pi.activeMcp()).toContain('mcp');
+    expect(text(await pi.callTool('mcp', {}))).toMatch(/fx: connected/);
+    expect(text(await pi.callTool('mcp', { search: 'add numbers' }))).toMatch(/fx__add/);
+    expect(text(await pi.callTool('mcp', { describe: 'fx__add' }))).toMatch(
+      /Parameters: a \(number, required\)/,
+    );
+    expect(text(await pi.callTool('mcp', { tool: 'fx__add', args: '{"a":40,"b":2}' }))).toContain('42');
+    const badJson = await pi.callTool('mcp', { tool: 'fx__add', args: '{a:1' });
+    expect(badJson.isError).toBe(true);
+    expect(text(badJson)).toMatch(/args is not valid JSON/);
+    const unknown = await pi.callTool('mcp', { tool: 'fx__ad' });
+    expect(text(unknown)).toMatch(/Unknown tool "fx__ad"\. Close names: .*fx__add/);
+  });
+
   it('skips project servers until the project is trusted, and says how to trust it', async () => {
     mkdirSync(join(project, '.pi'));
     writeFileSync(join(project, '.pi', 'mcp.json'), JSON.stringify({ mcpServers: { local: stdio() } }));
