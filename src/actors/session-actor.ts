@@ -12,8 +12,9 @@ import {
 import type { Connection, Connector } from '../adapters/connection-port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry, type ServerTools } from '../catalog/catalog.ts';
+import { mayHaveDirectTools } from '../catalog/exposure.ts';
 import { defaultSettings } from '../config/defaults.ts';
-import type { DirectToolsSpec, LoadedConfig, ServerDefinition } from '../config/types.ts';
+import type { LoadedConfig } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
 import {
   type KnownCatalog,
@@ -374,20 +375,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       actor.stop();
     },
   };
-}
-
-function mayHaveDirectTools(def: ServerDefinition, env: DirectToolsSpec | undefined): boolean {
-  if (env)
-    return (
-      env.kind === 'all' ||
-      (env.kind === 'list' &&
-        (env.servers.includes(def.name) || env.tools.some((t) => t.server === def.name)))
-    );
-  return (
-    def.directTools !== false ||
-    def.exposure === 'direct' ||
-    def.toolExposure.some((r) => r.exposure === 'direct')
-  );
 }
 
 function entrySummary(e: CatalogEntry) {

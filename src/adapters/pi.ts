@@ -7,9 +7,10 @@ import { rmdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostPort, NotifyLevel } from '../actors/host-port.ts';
-import { createRuntime, type Runtime, sessionDescription } from '../actors/session-actor.ts';
+import { createRuntime, type Runtime } from '../actors/session-actor.ts';
 import { createCacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type CatalogEntry } from '../catalog/catalog.ts';
+import { mayHaveDirectTools } from '../catalog/exposure.ts';
 import { runMcpAuthCommand, runMcpCommand } from '../commands/mcp-command.ts';
 import { LOG_FILE } from '../config/defaults.ts';
 import { agentDirFrom, loadConfig } from '../config/load.ts';
@@ -234,21 +235,13 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   function registerDirectToolsFromCache() {
     safely(() => {
       const config = load({ cwd: process.cwd(), projectTrusted: false });
+      const env = config.settings.directToolsEnv;
+      if (!config.servers.some((d) => mayHaveDirectTools(d, env))) return;
       cache.read();
-      const cached = Object.fromEntries(
-        config.servers.flatMap((d) => {
-          const entry = cache.validEntry(d);
-          return entry ? [[d.name, entry] as const] : [];
-        }),
-      );
       const catalog = buildCatalog(
-        config.servers.map((definition) => ({ definition, ...cached[definition.name] })),
-        {
-          toolPrefix: config.settings.toolPrefix,
-          ...(config.settings.directToolsEnv ? { directToolsEnv: config.settings.directToolsEnv } : {}),
-        },
+        config.servers.map((definition) => ({ definition, ...cache.validEntry(definition) })),
+        { toolPrefix: config.settings.toolPrefix, ...(env ? { directToolsEnv: env } : {}) },
       );
-      registerToolSearch(sessionDescription(config, cached));
       for (const entry of catalog.entries) if (entry.exposure === 'direct') registerMcpTool(entry, true);
     });
   }

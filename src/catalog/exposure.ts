@@ -37,3 +37,19 @@ export function resolveExposure(def: ServerDefinition, tool: string, env?: Direc
   if (Array.isArray(def.directTools) && def.directTools.includes(tool)) return 'direct';
   return configured;
 }
+
+/** Whether any tool of this server can be direct (so its tools must exist before the first request). */
+export function mayHaveDirectTools(def: ServerDefinition, env: DirectToolsSpec | undefined): boolean {
+  if (env) {
+    return (
+      env.kind === 'all' ||
+      (env.kind === 'list' &&
+        (env.servers.includes(def.name) || env.tools.some((t) => t.server === def.name)))
+    );
+  }
+  return (
+    def.directTools !== false ||
+    def.exposure === 'direct' ||
+    def.toolExposure.some((r) => r.exposure === 'direct')
+  );
+}

@@ -107,7 +107,9 @@ describe('supervisor with real servers', () => {
   });
 
   it('warm cache + lazy servers: tools registered with no process started; the first call starts exactly one', async () => {
-    writeUserConfig({ mcpServers: { one: stdio(), two: stdio(['--name', 'two']) } });
+    writeUserConfig({
+      mcpServers: { one: stdio([], { directTools: ['echo'] }), two: stdio(['--name', 'two']) },
+    });
     const first = boot();
     await first.pi.emit('session_start', {});
     await waitFor(first.runtime.actor, (s) => Boolean(s.context.catalogs.one && s.context.catalogs.two));
@@ -115,7 +117,10 @@ describe('supervisor with real servers', () => {
     await waitForServerProcesses(0);
 
     const { pi } = boot();
+    // Direct tools exist from extension load, before session_start, from the cache alone.
+    expect(pi.activeMcp()).toEqual(['one__echo']);
     await pi.emit('session_start', {});
+    expect(pi.activeMcp()).toEqual(['ToolSearch', 'one__echo']);
     expect(pi.tools.has('one__add')).toBe(true);
     expect(pi.tools.has('two__add')).toBe(true);
     const found = await pi.callTool('ToolSearch', { query: 'select:two__add' });
