@@ -28,13 +28,10 @@ function writeUserConfig(config: unknown) {
   writeFileSync(join(agentDir, 'mcp.json'), JSON.stringify(config));
 }
 
-function boot(options: { trusted?: boolean } = {}) {
+function boot(options: { trusted?: boolean; env?: Record<string, string> } = {}) {
   const pi = new RecordingPi(project, options.trusted ?? true);
-  const runtime = bridgePi(pi, {
-    connector: connectMcp,
-    env: { PI_CODING_AGENT_DIR: agentDir },
-    homeDir: root,
-  });
+  const env = { PI_CODING_AGENT_DIR: agentDir, ...options.env };
+  const runtime = bridgePi(pi, { connector: connectMcp, env, homeDir: root });
   runtimes.push(runtime);
   return { pi, runtime };
 }
@@ -249,6 +246,32 @@ describe('supervisor with real servers', () => {
     expect(text(badJson)).toMatch(/args is not valid JSON/);
     const unknown = await pi.callTool('mcp', { tool: 'fx__ad' });
     expect(text(unknown)).toMatch(/Unknown tool "fx__ad"\. Close names: .*fx__add/);
+  });
+
+  it('PI_MCP_INSPECT=<file.jsonl> records redacted inspection events of the whole session', async () => {
+    const secret = 'ghp_inspectme0123456789';
+    const file = join(root, 'inspect.jsonl');
+    writeUserConfig({ mcpServers: { fx: stdio([], { env: { GITHUB_TOKEN: secret } }) } });
+    const { pi, runtime } = boot({ env: { PI_MCP_INSPECT: file } });
+    await pi.emit('session_start', {});
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.fx));
+    await pi.emit('session_shutdown', {});
+    const raw = readFileSync(file, 'utf8');
+    expect(raw).not.toContain(secret);
+    const events = raw
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events.some((e) => e.systemId === 'server:fx')).toBe(true);
+    expect(raw).toContain('"connected"');
+  });
+
+  it('a non-loopback inspection target is refused with a clear message, and MCP still works', async () => {
+    writeUserConfig({ mcpServers: { fx: stdio() } });
+    const { pi, runtime } = boot({ env: { PI_MCP_INSPECT: 'ws://10.1.2.3:9000/x' } });
+    await pi.emit('session_start', {});
+    expect(pi.notifications.map((n) => n.message).join('\n')).toMatch(/inspection is off: .*only loopback/);
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.fx));
   });
 
   it('skips project servers until the project is trusted, and says how to trust it', async () => {
