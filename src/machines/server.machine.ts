@@ -208,6 +208,44 @@ function statusOf(context: ServerContext, state: ServerState): ServerStatus {
   return status;
 }
 
+/**
+ * One catalog list inside `connected`: a `*_CHANGED` notification refreshes it; a change during a
+ * refresh may not be in its answer, so it starts over; a failed refresh keeps the old list.
+ */
+function refreshRegion(list: CatalogList, changed: 'TOOLS_CHANGED' | 'RESOURCES_CHANGED', id: string) {
+  return {
+    initial: 'current' as const,
+    states: {
+      current: { on: { [changed]: 'refreshing' } },
+      refreshing: {
+        invoke: {
+          id,
+          src: 'refresh' as const,
+          input: ({ context }: { context: ServerContext }) => ({ connection: context.connection!, list }),
+          onDone: {
+            target: 'current',
+            actions: [
+              {
+                type: 'storeRefresh' as const,
+                params: ({ event }: { event: { output: RefreshOutput } }) => ({ output: event.output }),
+              },
+              'notifyCatalog' as const,
+            ],
+          },
+          onError: {
+            target: 'current',
+            actions: {
+              type: 'recordRefreshError' as const,
+              params: ({ event }: { event: { error: unknown } }) => ({ list, error: event.error }),
+            },
+          },
+        },
+        on: { [changed]: { target: 'refreshing', reenter: true } },
+      },
+    },
+  };
+}
+
 export const serverMachine = setup({
   types: {} as {
     context: ServerContext;
@@ -426,63 +464,8 @@ export const serverMachine = setup({
             active: { description: 'calls in flight, or no idle shutdown for this lifecycle or setting' },
           },
         },
-        tools: {
-          initial: 'current',
-          states: {
-            current: { on: { TOOLS_CHANGED: 'refreshing' } },
-            refreshing: {
-              invoke: {
-                id: 'refreshTools',
-                src: 'refresh',
-                input: ({ context }) => ({ connection: context.connection!, list: 'tools' as const }),
-                onDone: {
-                  target: 'current',
-                  actions: [
-                    { type: 'storeRefresh', params: ({ event }) => ({ output: event.output }) },
-                    'notifyCatalog',
-                  ],
-                },
-                onError: {
-                  target: 'current',
-                  actions: {
-                    type: 'recordRefreshError',
-                    params: ({ event }) => ({ list: 'tools' as const, error: event.error }),
-                  },
-                },
-              },
-              // A change during a refresh may not be in its answer: start over.
-              on: { TOOLS_CHANGED: { target: 'refreshing', reenter: true } },
-            },
-          },
-        },
-        resources: {
-          initial: 'current',
-          states: {
-            current: { on: { RESOURCES_CHANGED: 'refreshing' } },
-            refreshing: {
-              invoke: {
-                id: 'refreshResources',
-                src: 'refresh',
-                input: ({ context }) => ({ connection: context.connection!, list: 'resources' as const }),
-                onDone: {
-                  target: 'current',
-                  actions: [
-                    { type: 'storeRefresh', params: ({ event }) => ({ output: event.output }) },
-                    'notifyCatalog',
-                  ],
-                },
-                onError: {
-                  target: 'current',
-                  actions: {
-                    type: 'recordRefreshError',
-                    params: ({ event }) => ({ list: 'resources' as const, error: event.error }),
-                  },
-                },
-              },
-              on: { RESOURCES_CHANGED: { target: 'refreshing', reenter: true } },
-            },
-          },
-        },
+        tools: refreshRegion('tools', 'TOOLS_CHANGED', 'refreshTools'),
+        resources: refreshRegion('resources', 'RESOURCES_CHANGED', 'refreshResources'),
       },
     },
     needsAuth: {

@@ -65,6 +65,22 @@ function definitions(context: SessionContext): ServerDefinition[] {
   return (context.config?.servers ?? []).filter((d) => !context.disabled.includes(d.name));
 }
 
+/** How a server actor is spawned: id and systemId `server:<name>`, what it already knows from the cache. */
+function serverSpawn(context: SessionContext, definition: ServerDefinition, self: AnyActorRef) {
+  const known = context.catalogs[definition.name];
+  return {
+    id: serverId(definition.name),
+    systemId: serverId(definition.name),
+    input: {
+      definition,
+      generation: context.generation,
+      parentRef: self,
+      connector: context.connector,
+      ...(known ? { knownCatalog: { tools: known.tools, resources: known.resources } } : {}),
+    },
+  };
+}
+
 /** Servers to connect at start: eager and keep-alive ones, and every server we know no tools of. */
 export function warmupServers(context: SessionContext): string[] {
   return definitions(context)
@@ -135,18 +151,7 @@ export const sessionMachine = setup({
     ),
     spawnServers: enqueueActions(({ context, enqueue, self }) => {
       for (const definition of definitions(context)) {
-        const known = context.catalogs[definition.name];
-        enqueue.spawnChild('server', {
-          id: serverId(definition.name),
-          systemId: serverId(definition.name),
-          input: {
-            definition,
-            generation: context.generation,
-            parentRef: self,
-            connector: context.connector,
-            ...(known ? { knownCatalog: { tools: known.tools, resources: known.resources } } : {}),
-          },
-        });
+        enqueue.spawnChild('server', serverSpawn(context, definition, self));
       }
     }),
     stopServers: enqueueActions(({ enqueue, self }) => {
@@ -172,18 +177,7 @@ export const sessionMachine = setup({
       const definition = context.config?.servers.find((d) => d.name === event.server);
       if (!definition) return;
       enqueue.assign({ disabled: context.disabled.filter((n) => n !== event.server) });
-      const known = context.catalogs[definition.name];
-      enqueue.spawnChild('server', {
-        id: serverId(definition.name),
-        systemId: serverId(definition.name),
-        input: {
-          definition,
-          generation: context.generation,
-          parentRef: self,
-          connector: context.connector,
-          ...(known ? { knownCatalog: { tools: known.tools, resources: known.resources } } : {}),
-        },
-      });
+      enqueue.spawnChild('server', serverSpawn(context, definition, self));
       if (definition.lifecycle !== 'lazy') enqueue.sendTo(serverId(definition.name), { type: 'CONNECT' });
     }),
     reviveServers: enqueueActions(({ context, enqueue }) => {
