@@ -45,15 +45,8 @@ export function resourceToolName(resource: ResourceDescriptor): string {
   return `read_${base || 'resource'}`;
 }
 
-interface Candidate {
-  server: string;
-  tool: string;
-  kind: 'tool' | 'resource';
-  uri?: string;
-  description: string;
-  inputSchema: JsonSchema;
-  exposure: 'direct' | 'deferred';
-}
+/** An entry before it is named. */
+type Candidate = Omit<CatalogEntry, 'name'>;
 
 function candidatesOf(
   server: ServerTools,
