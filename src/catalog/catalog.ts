@@ -50,6 +50,7 @@ type Candidate = Omit<CatalogEntry, 'name'>;
 
 function candidatesOf(
   server: ServerTools,
+  prefix: ToolPrefix,
   env: DirectToolsSpec | undefined,
   warnings: string[],
 ): Candidate[] {
@@ -57,7 +58,7 @@ function candidatesOf(
   const out: Candidate[] = [];
   const seen = new Set<string>();
   for (const tool of server.tools ?? []) {
-    if (!isToolIncluded(def, tool.name)) continue;
+    if (!isToolIncluded(def, tool.name, prefix)) continue;
     const exposure = resolveExposure(def, tool.name, env);
     if (exposure === 'hidden') continue;
     seen.add(tool.name);
@@ -77,7 +78,7 @@ function candidatesOf(
       warnings.push(`${def.name}: resource ${resource.uri} not exposed: a tool is already named ${tool}`);
       continue;
     }
-    if (!isToolIncluded(def, tool)) continue;
+    if (!isToolIncluded(def, tool, prefix)) continue;
     const exposure = resolveExposure(def, tool, env);
     if (exposure === 'hidden') continue;
     seen.add(tool);
@@ -109,7 +110,9 @@ export function buildCatalog(
   options: { toolPrefix: ToolPrefix; directToolsEnv?: DirectToolsSpec; previous?: Catalog },
 ): Catalog {
   const warnings: string[] = [];
-  const candidates = servers.flatMap((s) => candidatesOf(s, options.directToolsEnv, warnings));
+  const candidates = servers.flatMap((s) =>
+    candidatesOf(s, options.toolPrefix, options.directToolsEnv, warnings),
+  );
   const previousNames = new Map<string, string>();
   for (const e of options.previous?.entries ?? []) previousNames.set(pairKey(e.server, e.tool), e.name);
 

@@ -1,15 +1,18 @@
 // Decides, per tool, whether it is direct (always active), deferred (found through ToolSearch) or
 // hidden (never registered). Plain function over the resolved config.
 
-import type { DirectToolsSpec, Exposure, ServerDefinition } from '../config/types.ts';
+import type { DirectToolsSpec, Exposure, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import { matchesAny, matchesGlob } from './glob.ts';
+import { serverPrefix } from './naming.ts';
 
-/** Whether a tool exists at all for the model: includeTools / excludeTools filters. */
-export function isToolIncluded(def: ServerDefinition, tool: string, registeredName?: string): boolean {
+/**
+ * Whether a tool exists at all for the model: includeTools / excludeTools, as globs over the original
+ * name; excludeTools also takes the prefixed name (`<server>__<tool>`) users see in Pi.
+ */
+export function isToolIncluded(def: ServerDefinition, tool: string, prefix: ToolPrefix): boolean {
   if (def.includeTools && def.includeTools.length > 0 && !matchesAny(tool, def.includeTools)) return false;
   if (matchesAny(tool, def.excludeTools)) return false;
-  if (registeredName && def.excludeTools.includes(registeredName)) return false;
-  return true;
+  return !def.excludeTools.includes(`${serverPrefix(def.name, prefix)}__${tool}`);
 }
 
 function configuredExposure(def: ServerDefinition, tool: string): Exposure {

@@ -1,0 +1,173 @@
+// Which tools exist, under which names, and which are direct: buildCatalog over resolved config.
+
+import { describe, expect, it } from 'vitest';
+import type { ToolDescriptor } from '../../../src/adapters/connection-port.ts';
+import { buildCatalog, resourceToolName } from '../../../src/catalog/catalog.ts';
+import { mayHaveDirectTools, resolveExposure } from '../../../src/catalog/exposure.ts';
+import type { DirectToolsSpec, ServerDefinition } from '../../../src/config/types.ts';
+import { definition } from '../../support/config.ts';
+
+const tools = (...names: string[]): ToolDescriptor[] =>
+  names.map((name) => ({ name, description: `${name} does things`, inputSchema: { type: 'object' } }));
+
+function catalog(servers: Array<[Partial<ServerDefinition>, ToolDescriptor[]]>, env?: DirectToolsSpec) {
+  return buildCatalog(
+    servers.map(([def, t]) => ({ definition: definition(def), tools: t })),
+    { toolPrefix: 'server', ...(env ? { directToolsEnv: env } : {}) },
+  );
+}
+
+const exposures = (c: ReturnType<typeof catalog>) =>
+  Object.fromEntries(c.entries.map((e) => [e.name, e.exposure]));
+
+describe('buildCatalog', () => {
+  it('names tools <server>__<tool> and defers them by default', () => {
+    const c = catalog([[{ name: 'git-hub' }, tools('create_issue', 'list_repos')]]);
+    expect(exposures(c)).toEqual({ git_hub__create_issue: 'deferred', git_hub__list_repos: 'deferred' });
+    expect(c.byName.get('git_hub__create_issue')).toMatchObject({
+      server: 'git-hub',
+      tool: 'create_issue',
+      kind: 'tool',
+    });
+  });
+
+  it('directTools: true makes every tool direct; a list makes those direct', () => {
+    const c = catalog([
+      [{ name: 'a', directTools: true }, tools('x', 'y')],
+      [{ name: 'b', directTools: ['y'] }, tools('x', 'y')],
+    ]);
+    expect(exposures(c)).toEqual({ a__x: 'direct', a__y: 'direct', b__x: 'deferred', b__y: 'direct' });
+  });
+
+  it('MCP_DIRECT_TOOLS overrides directTools: *, server, server/tool, __none__', () => {
+    const servers: Array<[Partial<ServerDefinition>, ToolDescriptor[]]> = [
+      [{ name: 'a', directTools: true }, tools('x', 'y')],
+      [{ name: 'b' }, tools('x', 'y')],
+    ];
+    expect(exposures(catalog(servers, { kind: 'none' }))).toEqual({
+      a__x: 'deferred',
+      a__y: 'deferred',
+      b__x: 'deferred',
+      b__y: 'deferred',
+    });
+    expect(exposures(catalog(servers, { kind: 'all' }))).toEqual({
+      a__x: 'direct',
+      a__y: 'direct',
+      b__x: 'direct',
+      b__y: 'direct',
+    });
+    const list: DirectToolsSpec = { kind: 'list', servers: ['b'], tools: [{ server: 'a', tool: 'y' }] };
+    expect(exposures(catalog(servers, list))).toEqual({
+      a__x: 'deferred',
+      a__y: 'direct',
+      b__x: 'direct',
+      b__y: 'direct',
+    });
+  });
+
+  it('hidden stays hidden whatever asks for direct; toolExposure: exact name beats patterns, first pattern wins', () => {
+    const def: Partial<ServerDefinition> = {
+      name: 's',
+      exposure: 'hidden',
+      directTools: true,
+      toolExposure: [
+        { pattern: 'read_*', exposure: 'deferred' },
+        { pattern: 'read_secret', exposure: 'hidden' },
+        { pattern: 'read_*', exposure: 'direct' },
+      ],
+    };
+    const c = catalog([[def, tools('read_file', 'read_secret', 'write_file')]], { kind: 'all' });
+    expect(exposures(c)).toEqual({ s__read_file: 'direct' });
+    expect(resolveExposure(definition(def), 'write_file')).toBe('hidden');
+  });
+
+  it('includeTools and excludeTools filter by glob; excludeTools also takes the registered name', () => {
+    const c = catalog([
+      [
+        { name: 'a', includeTools: ['get_*', 'list_*'], excludeTools: ['list_secrets'] },
+        tools('get_x', 'list_y', 'list_secrets', 'delete_z'),
+      ],
+      [{ name: 'b', excludeTools: ['b__drop'] }, tools('keep', 'drop')],
+    ]);
+    expect(c.entries.map((e) => e.name)).toEqual(['a__get_x', 'a__list_y', 'b__keep']);
+  });
+
+  it('exposes resources as read_<name> tools when exposeResources is on', () => {
+    const c = buildCatalog(
+      [
+        {
+          definition: definition({ name: 'docs', exposeResources: true }),
+          tools: tools('search'),
+          resources: [{ uri: 'docs://guide/intro.md', name: 'Intro Guide', description: 'Start here' }],
+        },
+        {
+          definition: definition({ name: 'quiet', exposeResources: false }),
+          resources: [{ uri: 'x://1', name: 'one' }],
+        },
+      ],
+      { toolPrefix: 'server' },
+    );
+    expect(c.byName.get('docs__read_intro_guide')).toMatchObject({
+      kind: 'resource',
+      uri: 'docs://guide/intro.md',
+      description: 'Read resource docs://guide/intro.md: Start here',
+    });
+    expect(c.entries.some((e) => e.server === 'quiet')).toBe(false);
+    expect(resourceToolName({ uri: 'a://b', name: '' })).toBe('read_a_b');
+  });
+
+  it('keeps every name it gave before when the catalog grows, and names newcomers around them', () => {
+    const first = buildCatalog([{ definition: definition({ name: 'a' }), tools: tools('run') }], {
+      toolPrefix: 'none',
+    });
+    expect(first.entries.map((e) => e.name)).toEqual(['run']);
+    const grown = buildCatalog(
+      [
+        { definition: definition({ name: 'a' }), tools: tools('run') },
+        { definition: definition({ name: 'b' }), tools: tools('run') },
+      ],
+      { toolPrefix: 'none', previous: first },
+    );
+    expect(grown.byName.get('run')?.server).toBe('a');
+    const other = grown.entries.find((e) => e.server === 'b')!;
+    expect(other.name).toMatch(/^run_[0-9a-f]{6}$/);
+  });
+
+  it('never shadows a Pi builtin and says why', () => {
+    const c = buildCatalog([{ definition: definition({ name: 'fs' }), tools: tools('read', 'bash') }], {
+      toolPrefix: 'none',
+    });
+    expect(c.entries.map((e) => e.name).sort()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^read_/), expect.stringMatching(/^bash_/)]),
+    );
+    expect(c.byName.has('read')).toBe(false);
+    expect(c.warnings.join('\n')).toMatch(/read/);
+  });
+
+  it('builds the search index only when it is first used', () => {
+    const c = catalog([[{ name: 'a' }, tools('take_screenshot', 'click')]]);
+    expect(c.search.search('screenshot')[0]?.name).toBe('a__take_screenshot');
+  });
+});
+
+describe('mayHaveDirectTools', () => {
+  it('is true exactly when config or MCP_DIRECT_TOOLS can make one of the server’s tools direct', () => {
+    expect(mayHaveDirectTools(definition({ name: 'a' }), undefined)).toBe(false);
+    expect(mayHaveDirectTools(definition({ name: 'a', directTools: ['x'] }), undefined)).toBe(true);
+    expect(mayHaveDirectTools(definition({ name: 'a', exposure: 'direct' }), undefined)).toBe(true);
+    expect(
+      mayHaveDirectTools(
+        definition({ name: 'a', toolExposure: [{ pattern: 'x', exposure: 'direct' }] }),
+        undefined,
+      ),
+    ).toBe(true);
+    expect(mayHaveDirectTools(definition({ name: 'a', directTools: true }), { kind: 'none' })).toBe(false);
+    expect(
+      mayHaveDirectTools(definition({ name: 'a' }), {
+        kind: 'list',
+        servers: [],
+        tools: [{ server: 'a', tool: 'x' }],
+      }),
+    ).toBe(true);
+  });
+});
