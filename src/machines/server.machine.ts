@@ -202,6 +202,11 @@ function describeMs(ms: number): string {
   return ms < 1_000 ? `${ms} ms` : `${Number((ms / 1_000).toFixed(1))} s`;
 }
 
+/** Lazy servers with an idle timeout close when idle; eager and keep-alive ones never do. */
+function idleShutdownApplies(context: ServerContext): boolean {
+  return context.lifecycle === 'lazy' && context.definition.idleTimeoutMs > 0;
+}
+
 function statusOf(context: ServerContext, state: ServerState): ServerStatus {
   const status: ServerStatus = { name: context.name, generation: context.generation, state };
   if (context.lastError) status.lastError = context.lastError;
@@ -267,12 +272,14 @@ export const serverMachine = setup({
   guards: {
     isAuthError: (_, params: { error: unknown }) => describeConnectError(params.error).kind === 'auth',
     reconnectsByItself: ({ context }) => context.lifecycle !== 'lazy',
-    idleShutdownApplies: ({ context }) =>
-      context.lifecycle === 'lazy' && context.definition.idleTimeoutMs > 0 && context.inFlight === 0,
+    idleShutdownApplies: ({ context }) => idleShutdownApplies(context) && context.inFlight === 0,
+    // Guards see the context before the event's actions: this CALL_FINISHED ends the last call.
+    lastCallFinishing: ({ context }) => context.inFlight <= 1,
   },
   delays: {
     startupTimeout: ({ context }) => timerMs(startupTimeoutMs(context.definition)),
-    idleTimeout: ({ context }) => timerMs(context.definition.idleTimeoutMs),
+    idleTimeout: ({ context }) =>
+      timerMs(idleShutdownApplies(context) ? context.definition.idleTimeoutMs : MAX_TIMER_MS),
     backoff: ({ context }) => timerMs(context.backoffDelayMs ?? BACKOFF_BASE_MS),
   },
   actions: {
@@ -447,21 +454,24 @@ export const serverMachine = setup({
       },
       states: {
         usage: {
-          initial: 'settling',
-          on: {
-            CALL_STARTED: { target: '.active', actions: 'countCallStarted' },
-            CALL_FINISHED: { target: '.settling', actions: 'countCallFinished' },
-          },
+          initial: 'idle',
+          on: { CALL_STARTED: { target: '.active', actions: 'countCallStarted' } },
           states: {
-            settling: {
-              description: 'transient, picks idle or active',
-              always: [{ guard: 'idleShutdownApplies', target: 'idle' }, { target: 'active' }],
-            },
             idle: {
-              description: 'nothing in flight, the idle timer runs (re-armed by every CALL_FINISHED)',
-              after: { idleTimeout: '#server.closed' },
+              description: 'nothing in flight; the idle timer runs for lazy servers',
+              after: { idleTimeout: { guard: 'idleShutdownApplies', target: '#server.closed' } },
+              // A call that started before a reconnect may still finish here.
+              on: { CALL_FINISHED: { target: 'idle', reenter: true, actions: 'countCallFinished' } },
             },
-            active: { description: 'calls in flight, or no idle shutdown for this lifecycle or setting' },
+            active: {
+              description: 'calls in flight; the last one to finish re-arms the idle timer',
+              on: {
+                CALL_FINISHED: [
+                  { guard: 'lastCallFinishing', target: 'idle', actions: 'countCallFinished' },
+                  { actions: 'countCallFinished' },
+                ],
+              },
+            },
           },
         },
         tools: refreshRegion('tools', 'TOOLS_CHANGED', 'refreshTools'),

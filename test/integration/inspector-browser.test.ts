@@ -134,7 +134,7 @@ describe('local visual inspector in headless Chromium', () => {
       'connected_tools',
       'connected_tools_current',
       'connected_usage',
-      'connected_usage_active',
+      'connected_usage_idle',
     ]);
     await screenshot(page, 'connected');
 
