@@ -226,23 +226,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context)),
       publishStatus: () => host.setStatus(statusLine(actor.getSnapshot().context, childRefs())),
       notifyStatus: ({ context, event }) => {
-        if (event.type !== 'SERVER.STATUS') return;
-        const params = event;
-        const key = `${context.generation}:${params.name}:${params.state}`;
-        if (params.state !== 'needsAuth' && params.state !== 'backoff') return;
+        if (event.type !== 'SERVER.STATUS' || (event.state !== 'needsAuth' && event.state !== 'backoff'))
+          return;
+        const key = `${context.generation}:${event.name}:${event.state}`;
         if (notified.has(key)) return;
         notified.add(key);
-        const ref = childRefs()[params.name];
-        const message = ref ? describeServers({ [params.name]: ref }, { brief: true }) : params.name;
-        host.notify(message, params.state === 'needsAuth' ? 'warning' : 'error');
+        const ref = childRefs()[event.name];
+        const message = ref ? describeServers({ [event.name]: ref }, { brief: true }) : event.name;
+        host.notify(message, event.state === 'needsAuth' ? 'warning' : 'error');
       },
       writeCache: ({ context, event }) => {
         if (event.type !== 'SERVER.CATALOG') return;
-        const params = event;
-        const def = context.config?.servers.find((d) => d.name === params.name);
+        const def = context.config?.servers.find((d) => d.name === event.name);
         if (!options.cache || !def) return;
         options.cache
-          .write({ [params.name]: cachedServerFromCatalog(def, params.catalog) })
+          .write({ [event.name]: cachedServerFromCatalog(def, event.catalog) })
           .catch((error: unknown) => {
             logger.warn(`cache write failed: ${String(error)}`);
           });
