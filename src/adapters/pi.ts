@@ -106,6 +106,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   let ctx: PiContext | undefined;
   const mcpToolNames = new Set<string>();
   let proxyRegistered = false;
+  let lastRequest: StartRequest | undefined;
 
   pi.registerFlag('mcp-config', {
     type: 'string',
@@ -201,13 +202,13 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   pi.on('session_start', async (event: { reason?: string }, eventCtx) => {
     ctx = eventCtx;
     await attachInspection().catch((e: unknown) => logger.warn(`inspection: ${String(e)}`));
-    await guarded('session_start', () =>
-      runtime.start({
-        cwd: eventCtx.cwd,
-        projectTrusted: eventCtx.isProjectTrusted ? eventCtx.isProjectTrusted() : false,
-        ...(event?.reason ? { reason: event.reason } : {}),
-      }),
-    );
+    lastRequest = {
+      cwd: eventCtx.cwd,
+      projectTrusted: eventCtx.isProjectTrusted ? eventCtx.isProjectTrusted() : false,
+      ...(event?.reason ? { reason: event.reason } : {}),
+    };
+    const request = lastRequest;
+    await guarded('session_start', () => runtime.start(request));
     if (lastConfig?.settings.proxyTool && !proxyRegistered) {
       proxyRegistered = true;
       pi.registerTool({
@@ -218,6 +219,12 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
         execute: (_id, params, signal) => runProxyTool(runtime, params as ProxyParams, signal),
       });
     }
+  });
+  // Another extension registered or removed an MCP server (pi.registerMcpServer): we connect those
+  // too, so the session starts over (a new generation) with Pi's new list.
+  pi.on('mcp_servers_change', async () => {
+    const request = lastRequest;
+    if (request) await guarded('mcp_servers_change', () => runtime.start(request));
   });
   pi.on('turn_end', (_event, eventCtx) => {
     ctx = eventCtx;

@@ -274,6 +274,21 @@ describe('supervisor with real servers', () => {
     await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.fx));
   });
 
+  it('servers other extensions register (pi.getMcpServers, mcp_servers_change) are connected too', async () => {
+    writeUserConfig({ mcpServers: { mine: stdio() } });
+    const { pi, runtime } = boot();
+    await pi.emit('session_start', {});
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.mine));
+    expect(pi.tools.has('theirs__echo')).toBe(false);
+    pi.mcpServers = [
+      { name: 'theirs', config: stdio(['--name', 'theirs']), extensionPath: '/ext/theirs.ts' },
+    ];
+    await pi.emit('mcp_servers_change', { servers: pi.mcpServers });
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.theirs && s.context.catalogs.mine));
+    expect(pi.tools.has('theirs__echo')).toBe(true);
+    expect(runtime.actor.getSnapshot().context.generation).toBe(2);
+  });
+
   it('skips project servers until the project is trusted, and says how to trust it', async () => {
     mkdirSync(join(project, '.pi'));
     writeFileSync(join(project, '.pi', 'mcp.json'), JSON.stringify({ mcpServers: { local: stdio() } }));

@@ -13,6 +13,8 @@ export class RecordingPi implements PiHost {
   handlers = new Map<string, Array<(event: any, ctx: PiContext) => unknown>>();
   notifications: Array<{ message: string; level?: string }> = [];
   status: string | undefined;
+  /** What `pi.getMcpServers()` returns: servers other extensions registered. */
+  mcpServers: Array<{ name: string; config: unknown; extensionPath: string }> = [];
   readonly ctx: PiContext;
 
   constructor(cwd: string, projectTrusted = true) {
@@ -48,6 +50,9 @@ export class RecordingPi implements PiHost {
   }
   getFlag(name: string) {
     return this.flags.get(name);
+  }
+  getMcpServers() {
+    return this.mcpServers;
   }
   getActiveTools() {
     return [...this.active];
