@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFixture, startHttpFixture } from '../fixtures/servers/spawn.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
-import { type ChatRequestBody, toolNames } from './harness/fake-llm.ts';
+import { toolNames } from './harness/fake-llm.ts';
 import {
   addedTools,
   BUILTINS,
@@ -14,6 +14,7 @@ import {
   loadedByToolSearch,
   stdioEntry,
   TOOL_SEARCH,
+  threeRequests,
   toolResultFor,
   uniqueMarker,
   writeWarmCache,
@@ -78,11 +79,7 @@ describe('HTTP, backoff and auth in the real Pi', () => {
 
     expect(run.code, run.stderr).toBe(0);
     expect(world.llm.errors).toEqual([]);
-    const [first, second, third] = world.llm.requests.map((r) => r.body) as [
-      ChatRequestBody,
-      ChatRequestBody,
-      ChatRequestBody,
-    ];
+    const [first, second, third] = threeRequests(world.llm);
     expect(toolNames(first)).toEqual([...BUILTINS, TOOL_SEARCH]);
     const answer = toolResultFor(second, 'call_search')!;
     expect(loadedByToolSearch(answer)).toEqual(['web__add']);
@@ -132,11 +129,7 @@ describe('HTTP, backoff and auth in the real Pi', () => {
 
     expect(run.code, run.stderr).toBe(0);
     expect(world.llm.errors).toEqual([]);
-    const [, second, third] = world.llm.requests.map((r) => r.body) as [
-      ChatRequestBody,
-      ChatRequestBody,
-      ChatRequestBody,
-    ];
+    const [, second, third] = threeRequests(world.llm);
     // Loading from the cache needs no connection, so there is nothing to report yet.
     expect(toolResultFor(second, 'call_select')).not.toContain('Note:');
     expect(loadedByToolSearch(toolResultFor(second, 'call_select')!)).toEqual([

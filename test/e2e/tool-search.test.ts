@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
-import { type ChatRequestBody, toolDeclaration, toolNames } from './harness/fake-llm.ts';
+import { toolDeclaration, toolNames } from './harness/fake-llm.ts';
 import {
   addedTools,
   BUILTIN_MCP_TOOL,
@@ -17,6 +17,7 @@ import {
   markedProcesses,
   stdioEntry,
   TOOL_SEARCH,
+  threeRequests,
   toolResultFor,
   uniqueMarker,
 } from './harness/mcp.ts';
@@ -74,12 +75,7 @@ describe('ToolSearch in the real Pi', () => {
 
     expect(run.code, run.stderr).toBe(0);
     expect(world.llm.errors).toEqual([]);
-    const [first, second, third] = world.llm.requests.map((r) => r.body) as [
-      ChatRequestBody,
-      ChatRequestBody,
-      ChatRequestBody,
-    ];
-    expect(world.llm.requests).toHaveLength(3);
+    const [first, second, third] = threeRequests(world.llm);
 
     // Turn one: Pi's builtins and ToolSearch only — no deferred tool, nothing of Pi's built-in MCP.
     expect(toolNames(first)).toEqual([...BUILTINS, TOOL_SEARCH]);
@@ -135,11 +131,7 @@ describe('ToolSearch in the real Pi', () => {
 
     expect(run.code, run.stderr).toBe(0);
     expect(world.llm.errors).toEqual([]);
-    const [first, second, third] = world.llm.requests.map((r) => r.body) as [
-      ChatRequestBody,
-      ChatRequestBody,
-      ChatRequestBody,
-    ];
+    const [first, second, third] = threeRequests(world.llm);
     expect(toolNames(first)).toEqual([...BUILTINS, TOOL_SEARCH]);
     const answer = toolResultFor(second, 'call_select')!;
     expect(loadedByToolSearch(answer)).toEqual(['fx__add']);

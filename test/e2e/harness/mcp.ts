@@ -110,3 +110,11 @@ export const FIXTURE_TOOLS = {
     annotations: { readOnlyHint: true },
   },
 } satisfies Record<string, ToolDescriptor>;
+
+/** The three request bodies of a search → call → answer conversation (there must be exactly three). */
+export function threeRequests(llm: {
+  requests: ReadonlyArray<{ body: unknown }>;
+}): [ChatRequestBody, ChatRequestBody, ChatRequestBody] {
+  if (llm.requests.length !== 3) throw new Error(`expected 3 model requests, got ${llm.requests.length}`);
+  return llm.requests.map((r) => r.body) as [ChatRequestBody, ChatRequestBody, ChatRequestBody];
+}
