@@ -263,18 +263,24 @@ class Loader {
     const result = this.validate(entry);
     if (result === undefined) return;
     if (result.ok && result.spec.partial) {
-      const detail = 'neither "command" (stdio) nor "url" (http/sse) is set';
-      const fix = 'Add "command" for a local server or "url" for a remote one.';
-      this.diagnostics.push(missingTransport(entry, detail, fix));
-      this.slots.set(entry.name, {
-        state: 'invalid',
-        source: entry.source,
-        reason: `invalid configuration: ${detail}`,
-        fix,
-      });
+      this.markMissingTransport(
+        entry,
+        'neither "command" (stdio) nor "url" (http/sse) is set',
+        'Add "command" for a local server or "url" for a remote one.',
+      );
       return;
     }
     this.setSlot(entry, result);
+  }
+
+  private markMissingTransport(entry: RawEntry, detail: string, fix: string): void {
+    this.diagnostics.push(missingTransport(entry, detail, fix));
+    this.slots.set(entry.name, {
+      state: 'invalid',
+      source: entry.source,
+      reason: `invalid configuration: ${detail}`,
+      fix,
+    });
   }
 
   private setSlot(entry: RawEntry, result: EntryResult): void {
@@ -314,16 +320,11 @@ class Loader {
   private applyOverride(entry: RawEntry, result: EntryResult): void {
     const base = this.slots.get(entry.name);
     if (base === undefined) {
-      const detail =
-        'neither "command" (stdio) nor "url" (http/sse) is set, and no server of that name is defined elsewhere to override';
-      const fix = 'Add "command" or "url", or check the spelling of the name.';
-      this.diagnostics.push(missingTransport(entry, detail, fix));
-      this.slots.set(entry.name, {
-        state: 'invalid',
-        source: entry.source,
-        reason: `invalid configuration: ${detail}`,
-        fix,
-      });
+      this.markMissingTransport(
+        entry,
+        'neither "command" (stdio) nor "url" (http/sse) is set, and no server of that name is defined elsewhere to override',
+        'Add "command" or "url", or check the spelling of the name.',
+      );
       return;
     }
     if (!result.ok) {
