@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ensureConnected } from '../src/actors/ensure-connected.ts';
 import { createRuntime } from '../src/actors/session-actor.ts';
-import { connectMcp } from '../src/adapters/mcp.ts';
+import { connectMcp } from '../src/adapters/mcp/index.ts';
 import type { LoadedConfig } from '../src/config/types.ts';
 import { nullLogger } from '../src/logger.ts';
 import { serverDefinition } from '../test/fixtures/servers/definitions.ts';

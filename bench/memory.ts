@@ -1,15 +1,15 @@
 // 5. Memory. (a) Heap per idle server actor: 1,000 actors in a child `node --expose-gc` process
 // (bench/memory/actor-heap.ts), next to minimal XState actors as the reference. (b) RSS of an
 // `npx -y <server>` process tree vs the same server started through npx resolution
-// (src/adapters/npx-resolver.ts): summed VmRSS over the tree after initialize + tools/list.
+// (src/adapters/mcp/npx-resolver.ts): summed VmRSS over the tree after initialize + tools/list.
 
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { resolveNpx } from '../src/adapters/npx-resolver.ts';
-import { endProcessGroup, spawnInGroup } from '../src/adapters/process-group.ts';
+import { resolveNpx } from '../src/adapters/mcp/npx-resolver.ts';
+import { endProcessGroup, spawnInGroup } from '../src/adapters/mcp/process-group.ts';
 import { processTree } from '../test/fixtures/cache/process-tree.ts';
 import { listToolsOverStdio } from '../test/fixtures/cache/stdio-tools.ts';
 import { cleanEnv, NPM_CACHE, NPX_SPEC, REPO_ROOT } from './support/provision.ts';

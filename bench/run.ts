@@ -17,7 +17,7 @@ import type { BenchResults } from './results.ts';
 import { runSearchEval } from './search.ts';
 import { runSideBySide } from './side-by-side.ts';
 import { runStartup } from './startup.ts';
-import { FIVE_SERVERS, hasSharedCatalog, readCatalogs, syntheticCatalogs } from './support/catalogs.ts';
+import { FIVE_SERVERS, readCatalogs, syntheticCatalogs } from './support/catalogs.ts';
 import { ADAPTER_SPEC, NPX_SPEC, provisionBench, REPO_ROOT, SERVER_PACKAGES } from './support/provision.ts';
 import { evaluateTargets } from './targets.ts';
 import { measure } from './tokens.ts';
@@ -82,10 +82,6 @@ async function main(): Promise<void> {
     for (const [part, message] of Object.entries(bench.failures))
       results.errors[`provision.${part}`] = message;
   });
-  const shared = hasSharedCatalog();
-  if (!shared)
-    results.errors.sharedCatalog =
-      'No ../shared/catalog beside the repo: the 23-server catalog figures are missing.';
 
   results.callOverhead = await section('1. call overhead', 'calls', runCallOverhead);
   results.startup = await section('2. startup', 'startup', () =>

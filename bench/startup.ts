@@ -5,8 +5,8 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Connector } from '../src/adapters/connection-port.ts';
-import { bridgePi } from '../src/adapters/pi.ts';
+import type { Connector } from '../src/adapters/mcp/connection-port.ts';
+import { bridgePi } from '../src/adapters/pi/bridge.ts';
 import { configHash, createCacheStore } from '../src/catalog/cache.ts';
 import { loadConfig } from '../src/config/load.ts';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';

@@ -5,9 +5,8 @@ import { assignToolNames } from '../../src/catalog/naming.ts';
 import type { SearchDoc } from '../../src/catalog/search.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-export const SHARED_DIR = process.env.PI_MCP_SHARED_DIR ?? join(here, '../../../shared');
-export const CATALOG_DIR = join(SHARED_DIR, 'catalog');
-export const DEV_QUERIES = join(SHARED_DIR, 'eval/toolsearch-dev.jsonl');
+export const CATALOG_DIR = join(here, '../data/catalog');
+export const DEV_QUERIES = join(here, '../queries/dev.jsonl');
 export const PARAPHRASE_QUERIES = join(here, '../queries/paraphrase.jsonl');
 export const HOLDOUT_QUERIES = join(here, '../queries/paraphrase-holdout.jsonl');
 export const FINAL_QUERIES = join(here, '../queries/final-unseen.jsonl');

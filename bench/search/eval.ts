@@ -109,7 +109,7 @@ function checkQueries(set: string, docs: SearchDoc[], queries: Query[]): void {
 
 if (!existsSync(CATALOG_DIR)) {
   console.error(
-    `No catalogs at ${CATALOG_DIR}. Point PI_MCP_SHARED_DIR at the folder holding catalog/ and eval/.`,
+    `No catalogs at ${CATALOG_DIR}. The repository ships them in bench/data/catalog.`,
   );
   process.exit(1);
 }

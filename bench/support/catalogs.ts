@@ -1,23 +1,18 @@
-// Loads the real tools/list catalogs in ../shared/catalog as if they came from the metadata cache.
+// Loads the real tools/list catalogs in bench/data/catalog as if they came from the metadata cache.
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ResourceDescriptor, ToolDescriptor } from '../../src/adapters/connection-port.ts';
+import type { ResourceDescriptor, ToolDescriptor } from '../../src/adapters/mcp/connection-port.ts';
 import type { ServerDefinition } from '../../src/config/types.ts';
 import { definition } from '../../test/support/config.ts';
 
-export const SHARED_DIR = resolve(import.meta.dirname, '../../../shared');
-export const CATALOG_DIR = join(SHARED_DIR, 'catalog');
+export const CATALOG_DIR = resolve(import.meta.dirname, '../data/catalog');
 export const FIVE_SERVERS = ['everything', 'filesystem', 'memory', 'github', 'playwright'];
 
 export interface CatalogFile {
   server: string;
   tools: ToolDescriptor[];
   resources?: ResourceDescriptor[];
-}
-
-export function hasSharedCatalog(): boolean {
-  return existsSync(CATALOG_DIR);
 }
 
 export function readCatalogs(names?: string[]): CatalogFile[] {

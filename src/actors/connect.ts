@@ -2,7 +2,7 @@
 // timeout, actor stopped); a connection that arrives after the abort is closed here, never leaked.
 
 import { fromPromise } from 'xstate';
-import { ConnectError, type Connection } from '../adapters/connection-port.ts';
+import { ConnectError, type Connection } from '../adapters/mcp/connection-port.ts';
 import type { ConnectInput } from '../machines/server.machine.ts';
 
 export const connectLogic = fromPromise<Connection, ConnectInput>(async ({ input, signal }) => {

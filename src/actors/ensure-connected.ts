@@ -3,7 +3,7 @@
 // Never throws: an unavailable server comes back as a typed error whose message says what to do.
 
 import type { ActorRefFrom } from 'xstate';
-import type { Connection } from '../adapters/connection-port.ts';
+import type { Connection } from '../adapters/mcp/connection-port.ts';
 import { type ServerContext, type serverMachine, serverStateOf } from '../machines/server.machine.ts';
 
 export type ServerActorRef = ActorRefFrom<typeof serverMachine>;

@@ -1,5 +1,5 @@
 // The effects the session needs from its host (Pi, or the CLI), in the host's own vocabulary-free
-// terms. src/adapters/pi.ts implements it for Pi; the CLI and tests implement it in a few lines.
+// terms. src/adapters/pi/ implements it for Pi; the CLI and tests implement it in a few lines.
 
 import type { CatalogEntry } from '../catalog/catalog.ts';
 

@@ -9,7 +9,7 @@ import {
   type InspectionEvent,
   waitFor,
 } from 'xstate';
-import type { Connection, Connector } from '../adapters/connection-port.ts';
+import type { Connection, Connector } from '../adapters/mcp/connection-port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry, type ServerTools } from '../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../catalog/exposure.ts';

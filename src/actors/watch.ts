@@ -4,7 +4,7 @@
 // a connection gets closed.
 
 import { fromCallback } from 'xstate';
-import type { ConnectionEvent } from '../adapters/connection-port.ts';
+import type { ConnectionEvent } from '../adapters/mcp/connection-port.ts';
 import type { WatchEvent, WatchInput } from '../machines/server.machine.ts';
 
 function toWatchEvent(event: ConnectionEvent): WatchEvent {

@@ -16,7 +16,7 @@ import type {
   ServerCatalog,
   ServerInfo,
   ToolDescriptor,
-} from '../adapters/connection-port.ts';
+} from '../adapters/mcp/connection-port.ts';
 import type { Diagnostic, ServerDefinition } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
 import {

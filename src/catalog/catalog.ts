@@ -2,7 +2,7 @@
 // registered name, exposure and schema. Derived from the servers' catalogs (live or cached); names
 // stay stable within a session so a tool never changes name under the model.
 
-import type { JsonSchema, ResourceDescriptor, ToolDescriptor } from '../adapters/connection-port.ts';
+import type { JsonSchema, ResourceDescriptor, ToolDescriptor } from '../adapters/mcp/connection-port.ts';
 import type { DirectToolsSpec, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';

@@ -14,7 +14,7 @@ import type {
   ResourceDescriptor,
   ServerCatalog,
   ToolDescriptor,
-} from '../adapters/connection-port.ts';
+} from '../adapters/mcp/connection-port.ts';
 import type { Lifecycle, ServerDefinition } from '../config/types.ts';
 
 export const BACKOFF_BASE_MS = 1_000;

@@ -3,7 +3,7 @@
 // on the host. Pure: every effect is a named actor or action that the runtime provides.
 
 import { type AnyActorRef, assign, enqueueActions, fromPromise, setup } from 'xstate';
-import type { Connector, ServerCatalog } from '../adapters/connection-port.ts';
+import type { Connector, ServerCatalog } from '../adapters/mcp/connection-port.ts';
 import type { LoadedConfig, ServerDefinition } from '../config/types.ts';
 import { serverMachine } from './server.machine.ts';
 

@@ -3,7 +3,7 @@
 // comes back as a tool result that says what happened and what to do; nothing is thrown.
 
 import { ensureConnected, type ServerActorRef } from '../actors/ensure-connected.ts';
-import type { CallToolResult, Connection } from '../adapters/connection-port.ts';
+import type { CallToolResult, Connection } from '../adapters/mcp/connection-port.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import type { Settings } from '../config/types.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';

@@ -8,7 +8,7 @@
 import { createActor } from 'xstate';
 import { ensureConnected } from '../../src/actors/ensure-connected.ts';
 import { serverLogic } from '../../src/actors/server-actor.ts';
-import { connectMcp } from '../../src/adapters/mcp.ts';
+import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import { definition as baseDefinition } from '../support/config.ts';
 
 const url = process.argv.at(-1);

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
 import type { HostPort } from '../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../src/actors/session-actor.ts';
-import { connectMcp } from '../../src/adapters/mcp.ts';
+import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import type { LoadedConfig, ServerDefinition } from '../../src/config/types.ts';
 import { nullLogger } from '../../src/logger.ts';
 import type { ToolResult } from '../../src/tools/executor.ts';

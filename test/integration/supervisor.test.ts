@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
 import type { Runtime } from '../../src/actors/session-actor.ts';
-import { connectMcp } from '../../src/adapters/mcp.ts';
-import { bridgePi } from '../../src/adapters/pi.ts';
+import { connectMcp } from '../../src/adapters/mcp/index.ts';
+import { bridgePi } from '../../src/adapters/pi/bridge.ts';
 import {
   type HttpFixture,
   listDescendants,

@@ -17,7 +17,7 @@ import {
   type ResourceDescriptor,
   type ServerCatalog,
   type ToolDescriptor,
-} from '../../src/adapters/connection-port.ts';
+} from '../../src/adapters/mcp/connection-port.ts';
 import type { Lifecycle, ServerDefinition } from '../../src/config/types.ts';
 import type { ServerInput } from '../../src/machines/server.machine.ts';
 import { definition as baseDefinition } from '../support/config.ts';

@@ -9,7 +9,7 @@ import {
   type Connection,
   type ConnectionEvent,
   type Connector,
-} from '../../src/adapters/connection-port.ts';
+} from '../../src/adapters/mcp/connection-port.ts';
 import {
   BACKOFF_CAP_MS,
   backoffCeilingMs,

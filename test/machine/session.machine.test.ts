@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { type AnyActorRef, createActor, createMachine, fromPromise, waitFor } from 'xstate';
-import type { Connector } from '../../src/adapters/connection-port.ts';
+import type { Connector } from '../../src/adapters/mcp/connection-port.ts';
 import type { LoadedConfig } from '../../src/config/types.ts';
 import {
   type LoadedSession,

@@ -1,7 +1,12 @@
 // A recording PiHost for supervisor tests: keeps registered tools, the active set, commands, status
 // and notifications exactly as Pi would expose them to an extension. Tests drive its events.
 
-import type { PiCommandDefinition, PiContext, PiHost, PiToolDefinition } from '../../src/adapters/pi.ts';
+import type {
+  PiCommandDefinition,
+  PiContext,
+  PiHost,
+  PiToolDefinition,
+} from '../../src/adapters/pi/bridge.ts';
 
 export const PI_BUILTINS = ['read', 'bash', 'edit', 'write'];
 

@@ -3,7 +3,7 @@
 // cache, and finding (and, as a safety net, stopping) the server processes a test caused.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { ToolDescriptor } from '../../../src/adapters/connection-port.ts';
+import type { ToolDescriptor } from '../../../src/adapters/mcp/connection-port.ts';
 import { cachedServerFromCatalog, createCacheStore } from '../../../src/catalog/cache.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { fixtureArgs } from '../../fixtures/servers/spawn.ts';

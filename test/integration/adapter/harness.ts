@@ -2,8 +2,8 @@
 // closed after it, and then the test process must have no child processes left (checked in /proc).
 
 import { afterEach, expect, vi } from 'vitest';
-import type { Connection, ConnectionEvent, Connector } from '../../../src/adapters/connection-port.ts';
-import { connectMcp } from '../../../src/adapters/mcp.ts';
+import type { Connection, ConnectionEvent, Connector } from '../../../src/adapters/mcp/connection-port.ts';
+import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
 import {
   type HttpFixture,

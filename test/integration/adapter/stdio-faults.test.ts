@@ -3,8 +3,8 @@
 
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { ConnectError } from '../../../src/adapters/connection-port.ts';
-import { CallError, createMcpConnector } from '../../../src/adapters/mcp.ts';
+import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
+import { CallError, createMcpConnector } from '../../../src/adapters/mcp/index.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import {
   FIXTURE_DIR,

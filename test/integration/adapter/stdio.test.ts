@@ -5,7 +5,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { CallError } from '../../../src/adapters/mcp.ts';
+import { CallError } from '../../../src/adapters/mcp/index.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
 import { recordEvents, rejectionOf, textOf, useAdapterHarness } from './harness.ts';

@@ -8,8 +8,8 @@ import { afterEach, expect, vi } from 'vitest';
 import { type AnyActorRef, assign, createActor, fromCallback, type SnapshotFrom, waitFor } from 'xstate';
 import { ensureConnected } from '../../../src/actors/ensure-connected.ts';
 import { serverLogic } from '../../../src/actors/server-actor.ts';
-import type { CallOptions, CallToolResult, Connector } from '../../../src/adapters/connection-port.ts';
-import { connectMcp } from '../../../src/adapters/mcp.ts';
+import type { CallOptions, CallToolResult, Connector } from '../../../src/adapters/mcp/connection-port.ts';
+import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
 import {
   type ServerCatalogUpdate,

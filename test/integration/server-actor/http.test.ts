@@ -4,8 +4,8 @@
 
 import { describe, expect, it, vi } from 'vitest';
 import { ensureConnected } from '../../../src/actors/ensure-connected.ts';
-import type { Connector } from '../../../src/adapters/connection-port.ts';
-import { CallError, connectMcp } from '../../../src/adapters/mcp.ts';
+import type { Connector } from '../../../src/adapters/mcp/connection-port.ts';
+import { CallError, connectMcp } from '../../../src/adapters/mcp/index.ts';
 import { httpDefinition } from '../../fixtures/servers/definitions.ts';
 import { callTool, rejectionOf, textOf, useServerActorHarness } from './harness.ts';
 

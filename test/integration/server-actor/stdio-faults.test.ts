@@ -4,7 +4,7 @@
 
 import { describe, expect, it, vi } from 'vitest';
 import { ensureConnected } from '../../../src/actors/ensure-connected.ts';
-import { CallError } from '../../../src/adapters/mcp.ts';
+import { CallError } from '../../../src/adapters/mcp/index.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { StderrTail } from '../../../src/adapters/stderr-tail.ts';
+import { StderrTail } from '../../../src/adapters/mcp/stderr-tail.ts';
 
 describe('StderrTail', () => {
   test('joins chunks into lines and returns the lines each chunk finished', () => {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ToolDescriptor } from '../../../src/adapters/connection-port.ts';
+import type { ToolDescriptor } from '../../../src/adapters/mcp/connection-port.ts';
 import {
   type CachedServer,
   cachedServerFromCatalog,

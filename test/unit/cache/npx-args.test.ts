@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNpxCommand, npxInstallDirName, parseNpxArgs } from '../../../src/adapters/npx-resolver.ts';
+import { isNpxCommand, npxInstallDirName, parseNpxArgs } from '../../../src/adapters/mcp/npx-resolver.ts';
 
 describe('parseNpxArgs', () => {
   it.each([

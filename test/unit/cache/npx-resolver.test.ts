@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveNpx } from '../../../src/adapters/npx-resolver.ts';
+import { resolveNpx } from '../../../src/adapters/mcp/npx-resolver.ts';
 import { type FakePackage, fakeNpxInstall } from '../../fixtures/cache/npx-layout.ts';
 
 const NOW = 1_760_000_000_000;

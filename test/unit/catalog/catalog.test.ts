@@ -1,7 +1,7 @@
 // Which tools exist, under which names, and which are direct: buildCatalog over resolved config.
 
 import { describe, expect, it } from 'vitest';
-import type { ToolDescriptor } from '../../../src/adapters/connection-port.ts';
+import type { ToolDescriptor } from '../../../src/adapters/mcp/connection-port.ts';
 import { buildCatalog, resourceToolName } from '../../../src/catalog/catalog.ts';
 import { mayHaveDirectTools, resolveExposure } from '../../../src/catalog/exposure.ts';
 import type { DirectToolsSpec, ServerDefinition } from '../../../src/config/types.ts';

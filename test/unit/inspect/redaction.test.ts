@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { createActor, SimulatedClock, waitFor } from 'xstate';
 import { serverLogic } from '../../../src/actors/server-actor.ts';
-import { ConnectError } from '../../../src/adapters/connection-port.ts';
+import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { createInspection, type Inspection } from '../../../src/inspect/inspector.ts';
 import { secretsOfServers } from '../../../src/inspect/secrets.ts';
 import { createFakeConnection, createScriptedConnector } from '../../fixtures/inspect/scripted-connector.ts';

@@ -1,4 +1,4 @@
-// ToolSearch's description (budget, stability) and answers, over the real catalogs in ../shared.
+// ToolSearch's description (budget, stability) and answers, over the real catalogs in bench/data/catalog.
 
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import {
   type CatalogFile,
   FIVE_SERVERS,
-  hasSharedCatalog,
   readCatalogs,
   stdioDefinition,
   syntheticCatalogs,
@@ -47,10 +46,6 @@ function session(catalogs: CatalogFile[], cachedNames = catalogs.map((c) => c.se
 }
 
 describe('ToolSearch description', () => {
-  it('the shared catalogs are present (../shared/catalog)', () => {
-    expect(hasSharedCatalog()).toBe(true);
-  });
-
   it('costs no more than Pi built-in MCP at turn one: ≤ 240 o200k tokens for the five reference servers', () => {
     const { description } = session(readCatalogs(FIVE_SERVERS));
     expect(declarationTokens(description)).toBeLessThanOrEqual(240);

@@ -6,32 +6,32 @@ import { randomBytes } from 'node:crypto';
 import { rmdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HostPort, NotifyLevel } from '../actors/host-port.ts';
-import { createRuntime, type Runtime } from '../actors/session-actor.ts';
-import { createCacheStore } from '../catalog/cache.ts';
-import { buildCatalog, type CatalogEntry } from '../catalog/catalog.ts';
-import { mayHaveDirectTools } from '../catalog/exposure.ts';
-import { runMcpAuthCommand, runMcpCommand } from '../commands/mcp-command.ts';
-import { LOG_FILE } from '../config/defaults.ts';
-import { agentDirFrom, loadConfig } from '../config/load.ts';
-import { secretValues } from '../config/redact.ts';
-import type { LoadedConfig } from '../config/types.ts';
-import { createDeferredInspection } from '../inspect/deferred.ts';
-import { INSPECT_FLAG, inspectTargetFrom } from '../inspect/target.ts';
-import { createLogger } from '../logger.ts';
-import type { StartRequest } from '../machines/session.machine.ts';
-import type { ToolResult } from '../tools/executor.ts';
+import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
+import { createRuntime, type Runtime } from '../../actors/session-actor.ts';
+import { createCacheStore } from '../../catalog/cache.ts';
+import { buildCatalog, type CatalogEntry } from '../../catalog/catalog.ts';
+import { mayHaveDirectTools } from '../../catalog/exposure.ts';
+import { runMcpAuthCommand, runMcpCommand } from '../../commands/mcp-command.ts';
+import { LOG_FILE } from '../../config/defaults.ts';
+import { agentDirFrom, loadConfig } from '../../config/load.ts';
+import { secretValues } from '../../config/redact.ts';
+import type { LoadedConfig } from '../../config/types.ts';
+import { createDeferredInspection } from '../../inspect/deferred.ts';
+import { INSPECT_FLAG, inspectTargetFrom } from '../../inspect/target.ts';
+import { createLogger } from '../../logger.ts';
+import type { StartRequest } from '../../machines/session.machine.ts';
+import type { ToolResult } from '../../tools/executor.ts';
 import {
   PROXY_TOOL_NAME,
   type ProxyParams,
   proxyToolDescription,
   proxyToolParameters,
   runProxyTool,
-} from '../tools/proxy-tool.ts';
-import { TOOL_SEARCH_NAME, toolSearchParameters } from '../tools/tool-search.ts';
-import type { Connector } from './connection-port.ts';
-import { withNpxResolution } from './npx-connector.ts';
-import { defaultNpxCacheFile } from './npx-resolver.ts';
+} from '../../tools/proxy-tool.ts';
+import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.ts';
+import type { Connector } from '../mcp/connection-port.ts';
+import { withNpxResolution } from '../mcp/npx-connector.ts';
+import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
 
 export interface PiUi {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
@@ -263,7 +263,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     if (!setting.target) return inspection.attach(undefined);
     // The inspector and its WebSocket client load only when inspection is asked for.
     const target = setting.target;
-    await import('../inspect/inspector.ts').then(({ createInspection }) =>
+    await import('../../inspect/inspector.ts').then(({ createInspection }) =>
       inspection.attach(
         createInspection(target, { secrets, onError: (m) => logger.warn(`inspection: ${m}`) }),
       ),

@@ -1,6 +1,6 @@
 // The process side of a stdio MCP server, without any MCP: spawn in its own process group, stdout split
 // into lines, stderr into a bounded tail, and a stop that leaves nothing behind (stdin closed, then
-// SIGTERM to the group, then SIGKILL). src/adapters/mcp.ts turns the lines into JSON-RPC messages.
+// SIGTERM to the group, then SIGKILL). ./stdio-transport.ts turns the lines into JSON-RPC messages.
 
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';

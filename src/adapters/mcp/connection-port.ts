@@ -1,8 +1,8 @@
 // The Connection port: everything the rest of the extension knows about talking to an MCP server.
-// Types only. src/adapters/mcp.ts implements it with @modelcontextprotocol/sdk; machine tests provide
+// Types only. src/adapters/mcp/ implements it with @modelcontextprotocol/sdk; machine tests provide
 // tiny fakes. Nothing here imports the SDK.
 
-import type { ServerDefinition } from '../config/types.ts';
+import type { ServerDefinition } from '../../config/types.ts';
 
 export type JsonSchema = Record<string, unknown>;
 

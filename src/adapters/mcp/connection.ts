@@ -1,0 +1,340 @@
+// The live connection: requests on the current session, expired HTTP sessions renewed once, losses reported.
+
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  ReadResourceResultSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ServerDefinition } from '../../config/types.ts';
+import { CallError } from './call-error.ts';
+import {
+  type CallOptions,
+  type CallToolResult,
+  ConnectError,
+  type Connection,
+  type ConnectionEvent,
+  type McpContent,
+  type ReadResourceResult,
+  type ResourceDescriptor,
+  type ServerCatalog,
+  type ToolDescriptor,
+} from './connection-port.ts';
+import {
+  describe,
+  describeExit,
+  expiryReason,
+  httpStatus,
+  isAuthError,
+  isConnectionClosed,
+  isSessionExpired,
+  isValidationError,
+  networkCode,
+  originOf,
+  stripMcpPrefix,
+} from './errors.ts';
+import type { EventHub } from './event-hub.ts';
+import {
+  listAllResources,
+  listAllTools,
+  type RequestOptions,
+  type SdkTool,
+  toToolDescriptor,
+} from './listing.ts';
+import { closeSession, type McpConnectorOptions, type Session, type SessionOpener } from './session.ts';
+import type { StderrTail } from './stderr-tail.ts';
+
+export class McpConnection implements Connection {
+  readonly catalog: ServerCatalog;
+  private session: Session;
+  private renewing?: Promise<Session>;
+  /** Aborted by close(): stops a renewal in progress. */
+  private readonly lifetime = new AbortController();
+  private closing?: Promise<void>;
+  private lostError?: string;
+  private readonly taskRequired = new Set<string>();
+
+  constructor(
+    private readonly def: ServerDefinition,
+    private readonly opener: SessionOpener,
+    session: Session,
+    catalog: ServerCatalog,
+    tools: SdkTool[],
+    private readonly tail: StderrTail,
+    private readonly hub: EventHub,
+    private readonly options: McpConnectorOptions,
+  ) {
+    this.session = session;
+    this.catalog = catalog;
+    this.rememberTaskSupport(tools);
+    this.watch(session);
+  }
+
+  get pid(): number | undefined {
+    return this.session.process?.pid;
+  }
+
+  onEvent(listener: (event: ConnectionEvent) => void): () => void {
+    return this.hub.subscribe(listener);
+  }
+
+  stderrTail(): string {
+    return this.tail.text();
+  }
+
+  async listTools(signal?: AbortSignal): Promise<ToolDescriptor[]> {
+    const tools = await this.run('tools/list', signal, (client) =>
+      listAllTools(client, this.requestOptions(signal, this.def.requestTimeoutMs)),
+    );
+    this.rememberTaskSupport(tools);
+    return tools.map(toToolDescriptor);
+  }
+
+  listResources(signal?: AbortSignal): Promise<ResourceDescriptor[]> {
+    return this.run('resources/list', signal, (client) =>
+      listAllResources(client, this.requestOptions(signal, this.def.requestTimeoutMs)),
+    );
+  }
+
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
+    if (this.taskRequired.has(name)) {
+      throw new CallError(
+        'unsupported',
+        `Tool "${name}" of server "${this.def.name}" requires task-based execution (execution.taskSupport: "required"), which pi-mcp-actors does not support yet.`,
+      );
+    }
+    const result = await this.run(`tools/call ${name}`, options.signal, (client) =>
+      client.request(
+        { method: 'tools/call', params: { name, arguments: args } },
+        CallToolResultSchema,
+        this.callRequestOptions(options),
+      ),
+    );
+    const mapped: CallToolResult = { content: (result.content ?? []) as McpContent[] };
+    if (result.structuredContent !== undefined) mapped.structuredContent = result.structuredContent;
+    if (result.isError !== undefined) mapped.isError = result.isError;
+    return mapped;
+  }
+
+  async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    const result = await this.run(`resources/read ${uri}`, options.signal, (client) =>
+      client.request(
+        { method: 'resources/read', params: { uri } },
+        ReadResourceResultSchema,
+        this.callRequestOptions(options),
+      ),
+    );
+    return {
+      contents: result.contents.map((item) => ({
+        uri: item.uri,
+        ...(item.mimeType === undefined ? {} : { mimeType: item.mimeType }),
+        ...('text' in item && typeof item.text === 'string' ? { text: item.text } : {}),
+        ...('blob' in item && typeof item.blob === 'string' ? { blob: item.blob } : {}),
+      })),
+    };
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.lostError ??= 'closed';
+      this.lifetime.abort();
+      const renewing = this.renewing;
+      if (renewing) await renewing.catch(() => {});
+      this.session.retired = true;
+      await closeSession(this.session, this.options, true);
+    })();
+    return this.closing;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+
+  private requestOptions(signal: AbortSignal | undefined, timeout: number): RequestOptions {
+    return signal === undefined ? { timeout } : { signal, timeout };
+  }
+
+  private callRequestOptions(options: CallOptions) {
+    const resetTimeoutOnProgress = options.resetTimeoutOnProgress ?? options.onProgress !== undefined;
+    const onProgress = options.onProgress;
+    return {
+      ...this.requestOptions(options.signal, options.timeoutMs ?? this.def.requestTimeoutMs),
+      resetTimeoutOnProgress,
+      // The SDK only asks for progress when there is a handler; resetting the timeout needs progress.
+      ...(onProgress || resetTimeoutOnProgress
+        ? {
+            onprogress: (progress: { progress: number; total?: number; message?: string }) =>
+              onProgress?.({
+                progress: progress.progress,
+                ...(progress.total === undefined ? {} : { total: progress.total }),
+                ...(progress.message === undefined ? {} : { message: progress.message }),
+              }),
+          }
+        : {}),
+    };
+  }
+
+  private rememberTaskSupport(tools: SdkTool[]): void {
+    this.taskRequired.clear();
+    for (const tool of tools) {
+      if (tool.execution?.taskSupport === 'required') this.taskRequired.add(tool.name);
+    }
+  }
+
+  /** Runs a request on the current session; an expired HTTP session is renewed once and the request retried. */
+  private async run<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    request: (client: Client) => Promise<T>,
+  ): Promise<T> {
+    if (signal?.aborted) throw this.toCallError(signal.reason, what, signal);
+    if (this.lostError !== undefined) throw this.closedError(what);
+    let session = this.renewing ? await this.renewing.catch(() => this.session) : this.session;
+    if (this.lostError !== undefined) throw this.closedError(what);
+    try {
+      return await request(session.client);
+    } catch (error) {
+      if (signal?.aborted || this.lostError !== undefined) throw this.toCallError(error, what, signal);
+      // Expired, or in flight on a session that a concurrent request's renewal has just replaced.
+      const replaced = session.retired === true && isConnectionClosed(error);
+      if (session.kind !== 'stdio' && (isSessionExpired(error, session) || replaced)) {
+        session = await this.renew(session, error, what);
+        try {
+          return await request(session.client);
+        } catch (retryError) {
+          throw this.toCallError(retryError, what, signal);
+        }
+      }
+      if (session.kind !== 'stdio' && networkCode(error) === 'ECONNREFUSED') {
+        this.lose(session, `connection refused by ${originOf(this.def.url)}`);
+      }
+      if (isAuthError(error)) {
+        // Token expired or revoked: this connection cannot go on; the next connect reports needs-auth.
+        const callError = this.toCallError(error, what, signal);
+        this.lose(session, `the server asks for authentication (HTTP ${httpStatus(error) ?? 401})`);
+        throw callError;
+      }
+      throw this.toCallError(error, what, signal);
+    }
+  }
+
+  /** New transport, new initialize; shared by concurrent requests that hit the same expired session. */
+  private renew(expired: Session, cause: unknown, what: string): Promise<Session> {
+    if (this.session !== expired) return Promise.resolve(this.session);
+    if (this.renewing) return this.renewing;
+    this.renewing = (async () => {
+      expired.retired = true;
+      void closeSession(expired, this.options, false);
+      try {
+        const fresh = await this.opener.open(this.lifetime.signal, expired.kind);
+        if (this.lostError !== undefined) {
+          await closeSession(fresh, this.options, false);
+          throw this.closedError(what);
+        }
+        this.session = fresh;
+        this.watch(fresh);
+        // A restarted server may offer different tools: let the owner refresh its catalog.
+        this.hub.emit({ type: 'tools-changed' });
+        if (this.catalog.capabilities.resources) this.hub.emit({ type: 'resources-changed' });
+        return fresh;
+      } catch (error) {
+        const reason = error instanceof ConnectError ? error.message : describe(error);
+        const message = `session expired (${expiryReason(cause)}) and reconnecting failed: ${reason}`;
+        this.lose(expired, message);
+        if (error instanceof ConnectError && error.kind === 'auth') {
+          throw new CallError('auth', this.authMessage(error.status), { cause: error });
+        }
+        throw new CallError('closed', `Server "${this.def.name}" ${message}`, { cause: error });
+      } finally {
+        this.renewing = undefined;
+      }
+    })();
+    return this.renewing;
+  }
+
+  private watch(session: Session): void {
+    session.client.onclose = () => {
+      if (session.retired || this.closing || this.lostError !== undefined) return;
+      const exit = session.process?.exitInfo;
+      this.lose(session, exit ? describeExit(exit.code, exit.signal, this.tail) : 'the transport closed');
+    };
+  }
+
+  /** Marks the connection as lost (once), tells the owner, and makes sure nothing is left running. */
+  private lose(session: Session, error: string): void {
+    if (this.lostError !== undefined || this.closing) return;
+    this.lostError = error;
+    this.hub.emit({ type: 'closed', error });
+    void closeSession(session, this.options, false);
+  }
+
+  private closedError(what: string): CallError {
+    const reason =
+      this.lostError === 'closed' || this.lostError === undefined
+        ? 'is closed'
+        : `is gone: ${this.lostError}`;
+    return new CallError('closed', `${what} failed: the connection to "${this.def.name}" ${reason}`);
+  }
+
+  private authMessage(status?: number): string {
+    const how =
+      this.def.auth === 'oauth'
+        ? `run /mcp-auth ${this.def.name}`
+        : 'check its bearer token / Authorization header';
+    return `Server "${this.def.name}" needs authentication${status ? ` (HTTP ${status})` : ''}: ${how}`;
+  }
+
+  private toCallError(error: unknown, what: string, signal?: AbortSignal): CallError {
+    if (error instanceof CallError) return error;
+    if (signal?.aborted) {
+      return new CallError('aborted', `${what} on "${this.def.name}" was cancelled`, { cause: error });
+    }
+    if (this.lostError !== undefined) return this.closedError(what);
+    if (isAuthError(error))
+      return new CallError('auth', this.authMessage(httpStatus(error)), { cause: error });
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) {
+        return new CallError('timeout', `${what} on "${this.def.name}" timed out`, {
+          code: error.code,
+          cause: error,
+        });
+      }
+      if (error.code === ErrorCode.ConnectionClosed) {
+        const exit = this.session.process?.exitInfo;
+        const reason = exit ? describeExit(exit.code, exit.signal, this.tail) : 'the connection closed';
+        return new CallError('closed', `${what} failed: "${this.def.name}" ${reason}`, {
+          code: error.code,
+          cause: error,
+        });
+      }
+      return new CallError('server', `${what} failed: ${stripMcpPrefix(error.message)}`, {
+        code: error.code,
+        cause: error,
+      });
+    }
+    const status = httpStatus(error);
+    if (status !== undefined) {
+      return new CallError('http', `${what} failed: HTTP ${status} from "${this.def.name}"`, {
+        code: status,
+        cause: error,
+      });
+    }
+    if (networkCode(error) !== undefined) {
+      return new CallError('network', `${what} failed: ${describe(error)}`, { cause: error });
+    }
+    if (isValidationError(error)) {
+      return new CallError(
+        'protocol',
+        `${what}: "${this.def.name}" sent an invalid answer: ${describe(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (error instanceof Error && error.message === 'Not connected') return this.closedError(what);
+    return new CallError('protocol', `${what} failed: ${describe(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,166 @@
+// Classifying what the SDK, fetch and the process throw into our ConnectError / CallError vocabulary.
+
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerDefinition } from '../../config/types.ts';
+import { ConnectError } from './connection-port.ts';
+import type { Session, TransportKind } from './session.ts';
+import type { StderrTail } from './stderr-tail.ts';
+import type { StdioProcess } from './stdio-process.ts';
+
+export function toConnectError(
+  error: unknown,
+  def: ServerDefinition,
+  kind: TransportKind,
+  signal: AbortSignal,
+  tail: StderrTail,
+  process?: StdioProcess,
+): ConnectError {
+  if (error instanceof ConnectError) return error;
+  const stderr = kind === 'stdio' ? { stderrTail: tail.text() } : {};
+  const name = def.name;
+  if (signal.aborted) return new ConnectError('aborted', `Connecting to "${name}" was aborted`, stderr);
+  if (kind === 'stdio') {
+    if (process !== undefined && process.pid === undefined) {
+      const code = networkCode(error);
+      const why =
+        code === 'ENOENT'
+          ? `command not found: ${def.command} (is it installed and on PATH?)`
+          : code === 'EACCES'
+            ? `permission denied running ${def.command}`
+            : describe(error);
+      return new ConnectError('spawn', `Could not start "${name}": ${why}`, stderr);
+    }
+    const exit = process?.exitInfo;
+    if (exit?.unexpected) {
+      return new ConnectError(
+        'exited',
+        `"${name}" ${describeExit(exit.code, exit.signal, tail)} during startup`,
+        stderr,
+      );
+    }
+  }
+  if (isAuthError(error)) {
+    return new ConnectError('auth', `Server "${name}" needs authentication (HTTP 401)`, { status: 401 });
+  }
+  const status = httpStatus(error);
+  if (status !== undefined) {
+    return new ConnectError('http', `Server "${name}" answered HTTP ${status}`, { status });
+  }
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    return new ConnectError('timeout', `"${name}" did not answer within ${def.startupTimeoutMs} ms`, stderr);
+  }
+  if (kind !== 'stdio' && networkCode(error) !== undefined) {
+    return new ConnectError('network', `Cannot reach "${name}": ${describe(error)}`);
+  }
+  return new ConnectError(
+    'protocol',
+    `"${name}" did not complete the MCP handshake: ${describe(error)}`,
+    stderr,
+  );
+}
+
+/** Scheme, host and port only: a URL's path or query may carry a token. */
+export function originOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '').origin;
+  } catch {
+    return 'the server';
+  }
+}
+
+export function expiryReason(error: unknown): string {
+  const status = httpStatus(error);
+  if (status !== undefined) return `HTTP ${status}`;
+  const message = error instanceof Error ? error.message : String(error);
+  return /server not initialized/i.test(message) ? 'server not initialized' : 'session not found';
+}
+
+export function isConnectionClosed(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+}
+
+export function isAuthError(error: unknown): boolean {
+  return error instanceof UnauthorizedError || httpStatus(error) === 401;
+}
+
+export function httpStatus(error: unknown): number | undefined {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+    return typeof error.code === 'number' && error.code >= 100 && error.code < 600 ? error.code : undefined;
+  }
+  // SSEClientTransport.send throws a plain Error naming the status.
+  const match = error instanceof Error ? /\(HTTP (\d{3})\)/.exec(error.message) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
+export function isSessionExpired(error: unknown, session: Session): boolean {
+  const status = httpStatus(error);
+  const sessionId = session.transport.sessionId;
+  if (status === 404 && (sessionId !== undefined || session.kind === 'sse')) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /server not initialized|session not found|no valid session|session (?:has )?expired|unknown session|invalid session/i.test(
+    message,
+  );
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOENT',
+  'EACCES',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
+
+/** The system error code of a network or spawn failure, looking through `cause` chains (fetch wraps them). */
+export function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Object; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  if (error instanceof TypeError && /fetch failed/i.test(error.message)) return 'FETCH_FAILED';
+  if (error instanceof SseError && error.code === undefined) return 'SSE_FAILED';
+  return undefined;
+}
+
+export function isValidationError(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'ZodError' || error.name === '$ZodError');
+}
+
+export function describeExit(code: number | null, signal: NodeJS.Signals | null, tail: StderrTail): string {
+  const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+  const last = tail.lastLine();
+  return last ? `${how} (stderr: ${last})` : how;
+}
+
+export function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = networkCode(error);
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    const message = stripMcpPrefix(error.message);
+    return code && !message.includes(code) && !cause.includes(code)
+      ? `${message}${cause} (${code})`
+      : `${message}${cause}`;
+  }
+  return String(error);
+}
+
+export function stripMcpPrefix(message: string): string {
+  return message.replace(/^MCP error -?\d+: /, '');
+}

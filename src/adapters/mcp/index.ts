@@ -1,0 +1,57 @@
+// The MCP SDK adapter (this folder is the only code that imports @modelcontextprotocol/sdk). It implements the
+// Connection port (./connection-port.ts) for stdio, Streamable HTTP and legacy SSE servers.
+//
+// Decisions worth knowing:
+// - stdio servers run in their own process group (./stdio-process.ts); closing, aborting or a crash
+//   ends the whole group, so npx/uvx wrappers leave no grandchildren.
+// - Non-JSON lines on a stdio server's stdout (banners, stray console.log) are ignored, not fatal; they
+//   are kept in the stderr tail prefixed with `[stdout]` so /mcp can show them.
+// - tools/call goes through `client.request` with the plain result schema, not `client.callTool`: the
+//   SDK's outputSchema check would turn a server's missing or sloppy structuredContent into a hard
+//   failure, and a tool whose schema Ajv cannot compile would break listing. Task-required tools get a
+//   clear CallError('unsupported') instead of the SDK's hint at an experimental API.
+// - Expired HTTP sessions (404 on a request carrying a session id, or "Server not initialized" /
+//   "Session not found") are renewed once, transparently: new transport, new initialize, the rejected
+//   request is sent again. If that fails, the connection reports `closed`.
+
+import type { ServerDefinition } from '../../config/types.ts';
+import { McpConnection } from './connection.ts';
+import { ConnectError, type Connection, type ConnectOptions, type Connector } from './connection-port.ts';
+import { toConnectError } from './errors.ts';
+import { EventHub } from './event-hub.ts';
+import { loadCatalog } from './listing.ts';
+import { closeSession, type McpConnectorOptions, SessionOpener } from './session.ts';
+import { StderrTail } from './stderr-tail.ts';
+
+export { CallError } from './call-error.ts';
+export type { McpConnectorOptions } from './session.ts';
+
+/** Builds a Connector; `connectMcp` is the one with default timings. */
+export function createMcpConnector(options: McpConnectorOptions = {}): Connector {
+  return (definition, connectOptions) => connect(definition, connectOptions, options);
+}
+
+export const connectMcp: Connector = createMcpConnector();
+
+async function connect(
+  def: ServerDefinition,
+  { signal, onStderr }: ConnectOptions,
+  options: McpConnectorOptions,
+): Promise<Connection> {
+  const tail = new StderrTail();
+  const hub = new EventHub();
+  const onStderrLine = (line: string) => {
+    onStderr?.(line);
+    hub.emit({ type: 'stderr', line }, false);
+  };
+  if (signal.aborted) throw new ConnectError('aborted', `Connecting to "${def.name}" was aborted`);
+  const opener = new SessionOpener(def, tail, onStderrLine, hub, options);
+  const session = await opener.open(signal);
+  try {
+    const { catalog, tools } = await loadCatalog(def, session, signal);
+    return new McpConnection(def, opener, session, catalog, tools, tail, hub, options);
+  } catch (error) {
+    await closeSession(session, options, false);
+    throw toConnectError(error, def, session.kind, signal, tail, session.process);
+  }
+}

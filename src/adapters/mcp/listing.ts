@@ -1,0 +1,124 @@
+// Listing a server's catalog: tools and resources, every page.
+
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ListResourcesResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerDefinition } from '../../config/types.ts';
+import type { ResourceDescriptor, ServerCatalog, ToolDescriptor } from './connection-port.ts';
+import type { Session } from './session.ts';
+
+/** A server that keeps answering with a cursor is cut off here rather than looping forever. */
+const MAX_PAGES = 1_000;
+
+export async function loadCatalog(
+  def: ServerDefinition,
+  session: Session,
+  signal: AbortSignal,
+): Promise<{ catalog: ServerCatalog; tools: SdkTool[] }> {
+  const { client } = session;
+  const capabilities = (client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+  const requestOptions = { signal, timeout: def.startupTimeoutMs };
+  // A server without the tools capability may not answer tools/list at all; one that has it must.
+  const tools = capabilities.tools
+    ? await listAllTools(client, requestOptions)
+    : await listAllTools(client, requestOptions).catch((error) => {
+        if (signal.aborted) throw error;
+        return [];
+      });
+  let resources: ResourceDescriptor[] = [];
+  if (capabilities.resources) {
+    // Tools are what matter; a server whose resources/list fails is still usable.
+    resources = await listAllResources(client, requestOptions).catch((error) => {
+      if (signal.aborted) throw error;
+      return [];
+    });
+  }
+  const info = client.getServerVersion();
+  const instructions = client.getInstructions();
+  const catalog: ServerCatalog = {
+    ...(info
+      ? {
+          serverInfo: {
+            name: info.name,
+            version: info.version,
+            ...(info.title === undefined ? {} : { title: info.title }),
+          },
+        }
+      : {}),
+    ...(instructions === undefined ? {} : { instructions }),
+    capabilities,
+    tools: tools.map(toToolDescriptor),
+    resources,
+    transport: session.kind,
+    ...(session.protocolVersion === undefined ? {} : { protocolVersion: session.protocolVersion }),
+  };
+  return { catalog, tools };
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeout: number;
+}
+
+export type SdkTool = Awaited<ReturnType<typeof listAllTools>>[number];
+
+export async function listAllTools(client: Client, options: RequestOptions) {
+  return paginate(async (cursor) => {
+    const page = await client.request(
+      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+      ListToolsResultSchema,
+      options,
+    );
+    return { items: page.tools, nextCursor: page.nextCursor };
+  });
+}
+
+export async function listAllResources(
+  client: Client,
+  options: RequestOptions,
+): Promise<ResourceDescriptor[]> {
+  const resources = await paginate(async (cursor) => {
+    const page = await client.request(
+      { method: 'resources/list', params: cursor === undefined ? {} : { cursor } },
+      ListResourcesResultSchema,
+      options,
+    );
+    return { items: page.resources, nextCursor: page.nextCursor };
+  });
+  return resources.map((resource) => ({
+    uri: resource.uri,
+    name: resource.name,
+    ...(resource.title === undefined ? {} : { title: resource.title }),
+    ...(resource.description === undefined ? {} : { description: resource.description }),
+    ...(resource.mimeType === undefined ? {} : { mimeType: resource.mimeType }),
+  }));
+}
+
+async function paginate<T>(
+  fetchPage: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await fetchPage(cursor);
+    items.push(...result.items);
+    cursor = result.nextCursor;
+    // A repeated cursor would loop forever: stop with what we have.
+    if (cursor === undefined || seen.has(cursor)) break;
+    seen.add(cursor);
+  }
+  return items;
+}
+
+export function toToolDescriptor(tool: SdkTool): ToolDescriptor {
+  const descriptor: ToolDescriptor = {
+    name: tool.name,
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+  };
+  const title = tool.title ?? tool.annotations?.title;
+  if (title !== undefined) descriptor.title = title;
+  if (tool.description !== undefined) descriptor.description = tool.description;
+  if (tool.outputSchema !== undefined) descriptor.outputSchema = tool.outputSchema as Record<string, unknown>;
+  if (tool.annotations !== undefined) descriptor.annotations = tool.annotations as Record<string, unknown>;
+  return descriptor;
+}

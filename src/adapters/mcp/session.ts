@@ -1,0 +1,227 @@
+// Opening a session: the transport (stdio, Streamable HTTP or legacy SSE) and the MCP initialize.
+
+import { statSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  McpError,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ServerDefinition } from '../../config/types.ts';
+import { ConnectError, type ServerCatalog } from './connection-port.ts';
+import { toConnectError } from './errors.ts';
+import type { EventHub } from './event-hub.ts';
+import type { StderrTail } from './stderr-tail.ts';
+import { StdioProcess } from './stdio-process.ts';
+import { GroupStdioTransport } from './stdio-transport.ts';
+
+const CLIENT_INFO = { name: 'pi-mcp-actors', version: '0.1.0' };
+
+export interface McpConnectorOptions {
+  /** stdio: after stdin is closed, how long the server may take to exit by itself (default 500 ms). */
+  stdinGraceMs?: number;
+  /** stdio: after SIGTERM to the process group, how long before SIGKILL (default 2 s). */
+  killGraceMs?: number;
+  /** HTTP: how long close() waits for the session DELETE (default 500 ms). */
+  terminateSessionMs?: number;
+}
+
+export type TransportKind = ServerCatalog['transport'];
+
+export interface Session {
+  client: Client;
+  transport: Transport;
+  kind: TransportKind;
+  protocolVersion?: string;
+  /** stdio only. */
+  process?: StdioProcess;
+  /** Replaced by a renewed session or being closed on purpose: its close is not a loss. */
+  retired?: boolean;
+}
+
+export class SessionOpener {
+  constructor(
+    private readonly def: ServerDefinition,
+    private readonly tail: StderrTail,
+    private readonly onStderrLine: (line: string) => void,
+    private readonly hub: EventHub,
+    private readonly options: McpConnectorOptions,
+  ) {}
+
+  /** Connects with the configured transport; for URL servers, Streamable HTTP falls back to SSE on 404/405. */
+  async open(signal: AbortSignal, only?: TransportKind): Promise<Session> {
+    const def = this.def;
+    if (def.transport === 'stdio') return this.attempt('stdio', signal);
+    if (!def.url) throw new ConnectError('config', `Server "${def.name}" has no url`);
+    try {
+      new URL(def.url);
+    } catch {
+      throw new ConnectError('config', `Server "${def.name}" has an invalid url`);
+    }
+    if (only === 'sse' || def.transport === 'sse') return this.attempt('sse', signal);
+    try {
+      return await this.attempt('streamable-http', signal);
+    } catch (error) {
+      if (
+        only === undefined &&
+        error instanceof ConnectError &&
+        (error.status === 404 || error.status === 405)
+      ) {
+        try {
+          return await this.attempt('sse', signal);
+        } catch (sseError) {
+          if (!(sseError instanceof ConnectError) || sseError.kind === 'aborted') throw sseError;
+          const message = `${sseError.message} (Streamable HTTP answered HTTP ${error.status}; the SSE fallback failed too)`;
+          throw new ConnectError(
+            sseError.kind,
+            message,
+            sseError.status === undefined ? {} : { status: sseError.status },
+          );
+        }
+      }
+      throw error;
+    }
+  }
+
+  private async attempt(kind: TransportKind, signal: AbortSignal): Promise<Session> {
+    const def = this.def;
+    if (kind === 'stdio' && def.cwd !== undefined && !isDirectory(def.cwd)) {
+      throw new ConnectError('config', `Server "${def.name}" has a cwd that is not a directory: ${def.cwd}`);
+    }
+    const session = this.createSession(kind);
+    const { client, transport } = session;
+    const onAbort = () => void closeSession(session, this.options, false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (signal.aborted) throw signal.reason;
+      await raceAbort(client.connect(transport, { signal, timeout: def.startupTimeoutMs }), signal);
+      return session;
+    } catch (error) {
+      // A process that died while we were talking to it: let its exit be recorded before classifying.
+      const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+      if (session.process && !signal.aborted && !timedOut) await session.process.waitForExit(250);
+      await closeSession(session, this.options, false);
+      throw toConnectError(error, def, kind, signal, this.tail, session.process);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private createSession(kind: TransportKind): Session {
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      this.hub.emit({ type: 'tools-changed' });
+    });
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
+      this.hub.emit({ type: 'resources-changed' });
+    });
+    // Transport hiccups (a dropped GET stream that the SDK retries, an unparsable SSE event) are not
+    // fatal; the request that suffers from them rejects on its own.
+    client.onerror = () => {};
+    const session: Session = { client, kind, transport: undefined as unknown as Transport };
+    if (kind === 'stdio') {
+      const process = this.createProcess();
+      session.process = process;
+      session.transport = new GroupStdioTransport(process, (line) => {
+        this.tail.addLine(line);
+        this.onStderrLine(line);
+      });
+    } else {
+      const url = new URL(this.def.url!);
+      const requestInit: RequestInit = { headers: httpHeaders(this.def) };
+      session.transport =
+        kind === 'sse'
+          ? new SSEClientTransport(url, { requestInit })
+          : new StreamableHTTPClientTransport(url, { requestInit });
+    }
+    const transport = session.transport;
+    const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+    transport.setProtocolVersion = (version: string) => {
+      session.protocolVersion = version;
+      setProtocolVersion?.(version);
+    };
+    return session;
+  }
+
+  private createProcess(): StdioProcess {
+    const def = this.def;
+    if (!def.command) throw new ConnectError('config', `Server "${def.name}" has no command`);
+    return new StdioProcess({
+      command: def.command,
+      args: def.args,
+      env: { ...getDefaultEnvironment(), ...def.env },
+      ...(def.cwd === undefined ? {} : { cwd: def.cwd }),
+      tail: this.tail,
+      onStderrLine: this.onStderrLine,
+      ...(this.options.stdinGraceMs === undefined ? {} : { stdinGraceMs: this.options.stdinGraceMs }),
+      ...(this.options.killGraceMs === undefined ? {} : { killGraceMs: this.options.killGraceMs }),
+    });
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function httpHeaders(def: ServerDefinition): Record<string, string> {
+  const headers: Record<string, string> = { ...def.headers };
+  if (def.bearerToken && (def.auth === 'bearer' || def.auth === undefined)) {
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === 'authorization') delete headers[key];
+    headers.Authorization = `Bearer ${def.bearerToken}`;
+  }
+  return headers;
+}
+
+export async function closeSession(
+  session: Session,
+  options: McpConnectorOptions,
+  graceful: boolean,
+): Promise<void> {
+  if (session.process && !graceful) {
+    // Start the hard stop first; the client's close below then joins it.
+    const stopped = session.process.stop({ graceful: false });
+    await Promise.allSettled([session.client.close(), stopped]);
+    return;
+  }
+  const transport = session.transport;
+  if (graceful && transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+    await Promise.race([
+      transport.terminateSession().catch(() => {}),
+      sleep(options.terminateSessionMs ?? 500),
+    ]);
+  }
+  await session.client.close().catch(() => {});
+  if (session.process) await session.process.stop({ graceful }).catch(() => {});
+}
+
+/** Rejects as soon as the signal aborts, even if `promise` never settles (an SSE start can hang). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
