@@ -108,9 +108,7 @@ function checkQueries(set: string, docs: SearchDoc[], queries: Query[]): void {
 }
 
 if (!existsSync(CATALOG_DIR)) {
-  console.error(
-    `No catalogs at ${CATALOG_DIR}. The repository ships them in bench/data/catalog.`,
-  );
+  console.error(`No catalogs at ${CATALOG_DIR}. The repository ships them in bench/data/catalog.`);
   process.exit(1);
 }
 const catalogs = loadCatalogFiles();
