@@ -1,7 +1,8 @@
 // Writes docs/statecharts/<machine id>.mmd (Mermaid stateDiagram-v2) for every state machine exported
-// by src/machines/*.machine.ts. A new machine file needs no change here.
+// by src/machines/*.machine.ts, and <machine id>.svg drawn from it (scripts/statechart-svg.ts) for the
+// inspector page. A new machine file needs no change here.
 //
-//   npx tsx scripts/statecharts.ts           regenerate
+//   npx tsx scripts/statecharts.ts           regenerate (needs chromium when a drawing is stale)
 //   npx tsx scripts/statecharts.ts --check   exit 1 and print `stale: <file>` for each file that differs
 //
 // Edge labels: the event, `onDone(<invoke id>)` / `onError(<invoke id>)`, `after <delay name>`, `always`,
@@ -12,6 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type AnyStateMachine, type AnyStateNode, StateMachine } from 'xstate';
+import { mermaidSourceHash, renderSvgs, svgSourceHash } from './statechart-svg.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MACHINES_DIR = join(ROOT, 'src', 'machines');
@@ -220,36 +222,52 @@ export async function generateCharts(): Promise<Chart[]> {
   return charts;
 }
 
+const svgFileOf = (mmdFile: string) => mmdFile.replace(/\.mmd$/, '.svg');
+
+/** True when the SVG beside a chart was drawn from exactly this chart text. */
+function svgIsCurrent(chart: Chart): boolean {
+  const file = svgFileOf(chart.file);
+  return existsSync(file) && svgSourceHash(readFileSync(file, 'utf8')) === mermaidSourceHash(chart.text);
+}
+
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   const charts = await generateCharts();
   if (!check) {
     mkdirSync(OUT_DIR, { recursive: true });
     for (const chart of charts) writeFileSync(chart.file, chart.text);
-    console.log(`wrote ${charts.map((c) => relative(ROOT, c.file)).join(', ')}`);
+    const toDraw = charts.filter((chart) => !svgIsCurrent(chart));
+    const svgs = await renderSvgs(toDraw.map((chart) => chart.text));
+    for (const [i, chart] of toDraw.entries()) writeFileSync(svgFileOf(chart.file), svgs[i] as string);
+    const written = [...charts.map((c) => c.file), ...toDraw.map((c) => svgFileOf(c.file))];
+    console.log(`wrote ${written.map((file) => relative(ROOT, file)).join(', ')}`);
     return;
   }
-  const expected = new Set(charts.map((c) => c.file));
+  const expected = new Set(charts.flatMap((c) => [c.file, svgFileOf(c.file)]));
   let stale = 0;
   for (const chart of charts) {
     if (!existsSync(chart.file) || readFileSync(chart.file, 'utf8') !== chart.text) {
       console.error(`stale: ${relative(ROOT, chart.file)}`);
       stale++;
     }
+    if (!svgIsCurrent(chart)) {
+      console.error(`stale: ${relative(ROOT, svgFileOf(chart.file))} (not drawn from the current chart)`);
+      stale++;
+    }
   }
   // A chart whose machine is gone is stale too.
   for (const file of existsSync(OUT_DIR) ? readdirSync(OUT_DIR) : []) {
     const path = join(OUT_DIR, file);
-    if (file.endsWith('.mmd') && !expected.has(path)) {
+    if ((file.endsWith('.mmd') || file.endsWith('.svg')) && !expected.has(path)) {
       console.error(`stale: ${relative(ROOT, path)} (no machine generates it)`);
       stale++;
     }
   }
   if (stale > 0) {
-    console.error('Run `npx tsx scripts/statecharts.ts` and commit the result.');
+    console.error('Run `npm run statecharts` and commit the result.');
     process.exitCode = 1;
   } else {
-    console.log(`statecharts up to date (${charts.length})`);
+    console.log(`statecharts up to date (${charts.length} charts, ${charts.length} drawings)`);
   }
 }
 

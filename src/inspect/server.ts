@@ -1,13 +1,12 @@
 // The local visual inspector: a tiny HTTP + WebSocket server on 127.0.0.1. A Pi session sends its
 // (already redacted) inspection events to /ws; browsers get them on /events and draw each server's
-// statechart from docs/statecharts/*.mmd with Mermaid served from node_modules. Works offline.
+// statechart from docs/statecharts/*.svg (drawn from the Mermaid charts at build time). Works offline.
 // Every request needs the random token; a wrong or missing one gets 403.
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createReadStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +17,7 @@ export interface InspectorServerOptions {
   host?: '127.0.0.1';
   /** 0 (the default) picks a free port. */
   port?: number;
-  /** Folder of generated Mermaid charts: `<machine id>.mmd`. */
+  /** Folder of the drawn statecharts: `<machine id>.svg`. */
   statechartsDir: string;
   /** Defaults to 32 random bytes. */
   token?: string;
@@ -46,7 +45,6 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   if (token.length < 16) throw new Error('The inspector token must be at least 16 characters.');
   const page = readFileSync(PAGE_FILE, 'utf8');
   const scriptHashes = inlineScriptHashes(page);
-  const mermaidFile = createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js');
   const history = new RelayHistory();
 
   let port = 0;
@@ -81,13 +79,6 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
           'content-security-policy': contentSecurityPolicy(scriptHashes, port),
         });
         return void response.end(request.method === 'HEAD' ? undefined : page);
-      case '/mermaid.min.js':
-        response.writeHead(200, { ...headers, 'content-type': 'text/javascript; charset=utf-8' });
-        if (request.method === 'HEAD') return void response.end();
-        createReadStream(mermaidFile)
-          .on('error', () => response.destroy())
-          .pipe(response);
-        return;
       case '/statecharts.json': {
         const charts = await readCharts(options.statechartsDir);
         response.writeHead(200, { ...headers, 'content-type': 'application/json; charset=utf-8' });
@@ -237,9 +228,9 @@ async function readCharts(dir: string): Promise<Record<string, string>> {
     return charts;
   }
   for (const name of names.sort()) {
-    if (!name.endsWith('.mmd')) continue;
+    if (!name.endsWith('.svg')) continue;
     try {
-      charts[name.slice(0, -'.mmd'.length)] = await readFile(join(dir, name), 'utf8');
+      charts[name.slice(0, -'.svg'.length)] = await readFile(join(dir, name), 'utf8');
     } catch {
       // A chart that cannot be read is left out; the page says it has none.
     }

@@ -1,9 +1,8 @@
-// The local visual inspector in a real headless Chromium (the Debian package, installed with apt-get
-// when missing). A real server actor (production server logic, scripted Connector) sends real,
+// The local visual inspector in a real headless Chromium (the Debian package, provisioned by `npm test`). A real server actor (production server logic, scripted Connector) sends real,
 // redacted inspection events to the inspector server while the page is open; the highlighted state
 // must follow the server from connecting to connected to backoff.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,14 +13,12 @@ import { serverLogic } from '../../src/actors/server-actor.ts';
 import { createInspection, type Inspection } from '../../src/inspect/inspector.ts';
 import { secretsOfServers } from '../../src/inspect/secrets.ts';
 import { type InspectorServer, startInspectorServer } from '../../src/inspect/server.ts';
-import { CHROMIUM_ARGS, ensureChromium } from '../fixtures/inspect/chromium.ts';
+import { CHROMIUM_ARGS, requireChromium } from '../fixtures/inspect/chromium.ts';
 import { createFakeConnection, createScriptedConnector } from '../fixtures/inspect/scripted-connector.ts';
 import { SECRET_VALUES, secretServerDefinition } from '../fixtures/inspect/secret-config.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const STATECHARTS = join(ROOT, 'docs', 'statecharts');
-/** Written when missing, or refreshed with UPDATE_INSPECTOR_SCREENSHOT=1 (it changes on every run). */
-const DOCS_SCREENSHOT = join(ROOT, 'docs', 'inspector.png');
 const CARD = '[data-actor="server:fixture"]';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
@@ -31,14 +28,12 @@ let inspection: Inspection | undefined;
 let actor: Actor<typeof serverLogic> | undefined;
 let shots: string;
 
+let chromiumPath: string;
+
 beforeAll(() => {
-  const started = Date.now();
-  const setup = ensureChromium();
-  console.info(
-    `chromium: ${setup.installMs > 0 ? `installed with apt-get in ${(setup.installMs / 1000).toFixed(1)} s` : 'already installed'} (setup ${Date.now() - started} ms)`,
-  );
+  chromiumPath = requireChromium();
   shots = mkdtempSync(join(tmpdir(), 'inspector-browser-'));
-}, 15 * 60_000);
+});
 
 afterAll(async () => {
   actor?.stop();
@@ -87,8 +82,8 @@ async function screenshot(page: Page, name: string): Promise<string> {
 describe('local visual inspector in headless Chromium', () => {
   it('highlights a server going connecting → connected → backoff, live', async () => {
     expect(
-      existsSync(join(STATECHARTS, 'server.mmd')),
-      'docs/statecharts/server.mmd (run scripts/statecharts.ts)',
+      existsSync(join(STATECHARTS, 'server.svg')),
+      'docs/statecharts/server.svg (run npm run statecharts)',
     ).toBe(true);
     server = await startInspectorServer({ statechartsDir: STATECHARTS });
     const definition = secretServerDefinition('fixture');
@@ -97,7 +92,7 @@ describe('local visual inspector in headless Chromium', () => {
       { secrets: () => secretsOfServers([definition]) },
     );
 
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -140,11 +135,7 @@ describe('local visual inspector in headless Chromium', () => {
 
     connection.report({ type: 'closed', error: 'pipe closed' });
     await expectHighlighted(page, 'backoff', ['backoff']);
-    const last = await screenshot(page, 'backoff');
-    if (!existsSync(DOCS_SCREENSHOT) || process.env.UPDATE_INSPECTOR_SCREENSHOT === '1') {
-      mkdirSync(dirname(DOCS_SCREENSHOT), { recursive: true });
-      writeFileSync(DOCS_SCREENSHOT, readFileSync(last));
-    }
+    await screenshot(page, 'backoff');
 
     // The live log followed the same journey, and the page shows the last error.
     const log = await page.locator('#log li[data-kind="snapshot"]').allTextContents();

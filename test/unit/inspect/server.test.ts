@@ -6,12 +6,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { type InspectorServer, startInspectorServer } from '../../../src/inspect/server.ts';
 
+const SVG = '<svg id="pimcpchart0"><g id="pimcpchart0-state-init-0"></g></svg>';
 let dir: string;
 let server: InspectorServer;
 const sockets: WebSocket[] = [];
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'inspector-server-'));
+  writeFileSync(join(dir, 'server.svg'), SVG);
   writeFileSync(join(dir, 'server.mmd'), 'stateDiagram-v2\n  [*] --> init\n');
   writeFileSync(join(dir, 'notes.txt'), 'not a chart');
   server = await startInspectorServer({ statechartsDir: dir });
@@ -66,13 +68,10 @@ describe('startInspectorServer', () => {
     }
   });
 
-  it.each(['/', '/mermaid.min.js', '/statecharts.json', '/nope'])(
-    'answers 403 to %s without the right token',
-    async (path) => {
-      expect((await fetch(withPath(path, null))).status).toBe(403);
-      expect((await fetch(withPath(path, 'wrong-token-wrong-token'))).status).toBe(403);
-    },
-  );
+  it.each(['/', '/statecharts.json', '/nope'])('answers 403 to %s without the right token', async (path) => {
+    expect((await fetch(withPath(path, null))).status).toBe(403);
+    expect((await fetch(withPath(path, 'wrong-token-wrong-token'))).status).toBe(403);
+  });
 
   it('answers 403 to WebSocket upgrades without the right token', async () => {
     for (const path of ['/ws', '/events']) {
@@ -103,7 +102,7 @@ describe('startInspectorServer', () => {
     expect(status).toBe(403);
   });
 
-  it('serves the page with a strict CSP, Mermaid from node_modules, and the charts', async () => {
+  it('serves the page with a strict CSP and the drawn charts (no Mermaid at run time)', async () => {
     const page = await fetch(withPath('/'));
     expect(page.status).toBe(200);
     const csp = page.headers.get('content-security-policy') ?? '';
@@ -112,12 +111,10 @@ describe('startInspectorServer', () => {
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(await page.text()).toContain('<title>pi-mcp-actors inspector</title>');
 
-    const mermaid = await fetch(withPath('/mermaid.min.js'));
-    expect(mermaid.status).toBe(200);
-    expect((await mermaid.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000);
+    expect((await fetch(withPath('/mermaid.min.js'))).status).toBe(404);
 
     const charts = await fetch(withPath('/statecharts.json'));
-    expect(await charts.json()).toEqual({ server: 'stateDiagram-v2\n  [*] --> init\n' });
+    expect(await charts.json()).toEqual({ server: SVG });
     expect((await fetch(withPath('/missing'))).status).toBe(404);
   });
 
