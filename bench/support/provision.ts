@@ -67,7 +67,7 @@ async function provisionServers(): Promise<void> {
   writeFileSync(join(SERVERS_DIR, '.bench-ready.json'), JSON.stringify(wanted));
 }
 
-async function provisionAdapter(): Promise<void> {
+export async function provisionAdapter(): Promise<void> {
   const wanted = { spec: ADAPTER_SPEC };
   if (markerOk(ADAPTER_DIR, wanted)) return;
   const work = `${ADAPTER_DIR}.tmp`;

@@ -10,6 +10,7 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type {
   ResourceDescriptor,
@@ -17,6 +18,7 @@ import type {
   ServerInfo,
   ToolDescriptor,
 } from '../adapters/mcp/connection-port.ts';
+import { adapterConfigHash, type WrittenIdentity } from '../config/config-hash.ts';
 import type { Diagnostic, ServerDefinition } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -39,6 +41,8 @@ export interface CachedServer {
   cachedAt: number;
   serverInfo?: ServerInfo;
   instructions?: string;
+  /** pi-mcp-adapter's per-entry lifetime in ms (0 = never valid); honoured when present. */
+  ttlMs?: number;
 }
 
 /** The part of the project logger the cache needs. */
@@ -74,28 +78,28 @@ export function defaultCacheFile(agentDir: string): string {
   return join(agentDir, CACHE_FILE_NAME);
 }
 
-// The fields that decide what a server exposes. Runtime behaviour (lifecycle, timeouts, debug,
-// exposure, description) is left out so changing it keeps the cache warm.
-const IDENTITY_FIELDS = [
-  'transport',
-  'command',
-  'args',
-  'env',
-  'cwd',
-  'url',
-  'headers',
-  'auth',
-  'bearerToken',
-  'exposeResources',
-  'excludeTools',
-  'includeTools',
-] as const satisfies ReadonlyArray<keyof ServerDefinition>;
-
-/** SHA-256 (hex) of the identity fields of a resolved (interpolated) definition, keys in stable order. */
+/**
+ * The cache identity of a server, the same as pi-mcp-adapter 2.36's (src/config/config-hash.ts): the
+ * loader computes it from the entry as written; a definition built elsewhere (Pi's registered servers,
+ * tests) is hashed from its resolved fields. Runtime behaviour (lifecycle, timeouts, debug, exposure,
+ * description) is left out, so changing it keeps the cache warm.
+ */
 export function configHash(def: ServerDefinition): string {
-  const identity: Record<string, unknown> = {};
-  for (const field of IDENTITY_FIELDS) identity[field] = def[field];
-  return createHash('sha256').update(stableStringify(identity)).digest('hex');
+  if (def.configHash !== undefined) return def.configHash;
+  const written: WrittenIdentity = {
+    command: def.command,
+    args: def.args,
+    cwd: def.cwd,
+    env: def.env,
+    url: def.url,
+    headers: def.headers,
+    auth: def.auth,
+    bearerToken: def.bearerToken,
+    exposeResources: def.exposeResources,
+    includeTools: def.includeTools,
+    excludeTools: def.excludeTools.length > 0 ? def.excludeTools : undefined,
+  };
+  return adapterConfigHash(written, { env: {}, homeDir: homedir() });
 }
 
 /** The cache entry for a server that just connected (or refreshed its lists). */
@@ -233,7 +237,10 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
     if (!entry) return undefined;
     if (entry.configHash !== configHash(def)) return undefined;
     if (!Number.isFinite(entry.cachedAt) || entry.cachedAt <= 0) return undefined;
-    if (at - entry.cachedAt >= maxAgeMs) return undefined;
+    const ttl = entry.ttlMs;
+    const maxAge =
+      ttl !== undefined && Number.isSafeInteger(ttl) && ttl >= 0 ? Math.min(maxAgeMs, ttl) : maxAgeMs;
+    if (at - entry.cachedAt >= maxAge) return undefined;
     return entry;
   }
 
@@ -267,7 +274,10 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
           servers = emptyRecord();
         }
         for (const name of removals) delete servers[name];
-        for (const [name, entry] of Object.entries(updates)) setOwn(servers, name, serializeEntry(entry));
+        for (const [name, entry] of Object.entries(updates)) {
+          const previous = Object.hasOwn(servers, name) ? servers[name] : undefined;
+          setOwn(servers, name, serializeEntry(entry, previous));
+        }
         const next: Record<string, unknown> = { ...document };
         setOwn(next, 'version', CACHE_VERSION);
         setOwn(next, 'servers', servers);
@@ -354,7 +364,7 @@ const EMPTY_OBJECT_SCHEMA = { type: 'object', properties: {} };
 
 function normalizeEntry(value: unknown): CachedServer | undefined {
   if (!isRecord(value)) return undefined;
-  const { configHash: hash, cachedAt, tools, resources, serverInfo, instructions } = value;
+  const { configHash: hash, cachedAt, tools, resources, serverInfo, instructions, ttlMs } = value;
   if (typeof hash !== 'string' || typeof cachedAt !== 'number' || !Array.isArray(tools)) return undefined;
   const entry: CachedServer = {
     configHash: hash,
@@ -366,6 +376,7 @@ function normalizeEntry(value: unknown): CachedServer | undefined {
     entry.serverInfo = serverInfo as unknown as ServerInfo;
   }
   if (typeof instructions === 'string') entry.instructions = instructions;
+  if (typeof ttlMs === 'number') entry.ttlMs = ttlMs;
   return entry;
 }
 
@@ -392,8 +403,15 @@ function normalizeResource(resource: Record<string, unknown>): ResourceDescripto
   return [descriptor];
 }
 
-function serializeEntry(entry: CachedServer): Record<string, unknown> {
+/**
+ * Our fields over the previous entry of the same server identity, so fields another extension keeps
+ * there (pi-mcp-adapter's `prompts`, `ttlMs`, …) survive our rewrite; an entry of another identity
+ * is replaced whole.
+ */
+function serializeEntry(entry: CachedServer, previous: unknown): Record<string, unknown> {
+  const kept = isRecord(previous) && previous.configHash === entry.configHash ? previous : {};
   const out: Record<string, unknown> = {
+    ...kept,
     configHash: entry.configHash,
     tools: entry.tools,
     resources: entry.resources,

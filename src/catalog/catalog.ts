@@ -3,7 +3,7 @@
 // stay stable within a session so a tool never changes name under the model.
 
 import type { JsonSchema, ResourceDescriptor, ToolDescriptor } from '../adapters/mcp/connection-port.ts';
-import type { DirectToolsSpec, ServerDefinition, ToolPrefix } from '../config/types.ts';
+import type { DirectToolsSpec, Exposure, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
 import { createSearchIndex, type SearchIndex } from './search.ts';
@@ -18,7 +18,7 @@ export interface CatalogEntry {
   uri?: string;
   description: string;
   inputSchema: JsonSchema;
-  exposure: 'direct' | 'deferred';
+  exposure: Exclude<Exposure, 'hidden'>;
 }
 
 export interface ServerTools {

@@ -13,6 +13,8 @@ export const SERVER_DEFAULTS = {
   startupTimeoutMs: 30_000,
   requestTimeoutMs: 60_000,
   exposeResources: true,
+  /** pi-mcp-adapter's `inheritEnv`; false = the MCP SDK's safe default environment plus `env`. */
+  inheritEnv: false,
   directTools: false as boolean | string[],
   exposure: 'deferred' as Exposure,
   debug: false,
@@ -50,5 +52,7 @@ export function defaultSettings(): Settings {
     captureStats: SETTINGS_DEFAULTS.captureStats,
     proxyTool: SETTINGS_DEFAULTS.proxyTool,
     outputLimitBytes: SETTINGS_DEFAULTS.outputLimitBytes,
+    directTools: SERVER_DEFAULTS.directTools as boolean,
+    requestTimeoutMs: SERVER_DEFAULTS.requestTimeoutMs,
   };
 }

@@ -30,16 +30,15 @@ export const DIAGNOSTIC_CODES = {
     'warning',
     'Two keys say the same thing differently (`enabled`/`disabled`, `url`/`serverUrl`).',
   ],
-  'codemode-exposure': ['info', 'Pi’s `codemode` exposure is read as `deferred`.'],
+  'compat-key': [
+    'info',
+    'A pi-mcp-adapter or Pi built-in key (or value) without a native counterpart: mapped or dropped, as the message says (see the compatibility table).',
+  ],
   'vscode-inputs': ['info', 'VS Code `inputs` (prompted values) are ignored.'],
   'invalid-imports': ['error', '`imports` is not a list; it is ignored.'],
   'unknown-import': ['warning', 'An `imports` entry names no known client; it is ignored.'],
   'import-shadowed': ['info', 'An imported server is not added because its name is already defined.'],
   'server-overridden': ['info', 'A project file replaces or adjusts a server defined by a lower source.'],
-  'ignored-override-key': [
-    'warning',
-    'An override entry (no command/url) sets keys other than enabled/exposure/toolExposure.',
-  ],
   'untrusted-project': ['info', 'Project files are not applied because the project is not trusted.'],
   'invalid-server-name': ['error', 'A server name is empty.'],
   'missing-variable': [

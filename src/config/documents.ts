@@ -2,6 +2,7 @@
 // finding the server entries, `imports` and top-level keys in it.
 
 import { readFileSync } from 'node:fs';
+import { applyCompat, TOP_LEVEL_COMPAT } from './compat.ts';
 import { diagnostic } from './diagnostics.ts';
 import type { Dialect } from './dialects.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
@@ -209,8 +210,13 @@ export function checkTopLevel(
   diagnostics: Diagnostic[],
 ): void {
   noteInputs(object, file, diagnostics);
+  for (const note of applyCompat(object, [TOP_LEVEL_COMPAT]).notes) {
+    diagnostics.push(
+      diagnostic('info', 'compat-key', `${note.message}.`, { file, path: formatPath([note.key]) }),
+    );
+  }
   for (const key of Object.keys(object)) {
-    if (key === 'inputs' || TOP_LEVEL_KEYS.includes(key)) continue;
+    if (key === 'inputs' || TOP_LEVEL_KEYS.includes(key) || Object.hasOwn(TOP_LEVEL_COMPAT, key)) continue;
     diagnostics.push(
       diagnostic('warning', 'unknown-key', `Unknown top-level key "${key}" is ignored.`, {
         file,

@@ -2,6 +2,7 @@
 // or the reason it is invalid. Every problem becomes a diagnostic at the key the user wrote.
 
 import type { TSchema } from '@sinclair/typebox';
+import { applyCompat, SERVER_COMPAT, SERVER_VALUE_COMPAT } from './compat.ts';
 import { type DiagnosticCode, diagnostic } from './diagnostics.ts';
 import { type Dialect, dialectKeys, FOREIGN_KEYS, translate } from './dialects.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
@@ -41,6 +42,7 @@ export interface ServerFields {
   exposure?: 'direct' | 'deferred' | 'codemode' | 'hidden';
   toolExposure?: Record<string, 'direct' | 'deferred' | 'codemode' | 'hidden'>;
   debug?: boolean;
+  inheritEnv?: boolean;
 }
 
 export interface ServerSpec {
@@ -49,6 +51,8 @@ export interface ServerSpec {
   /** Where the entry sits in its file. */
   entryPath: PathSegment[];
   fields: ServerFields;
+  /** The entry as written (after dialect translation, before compatibility mapping): the cache identity. */
+  written: Record<string, unknown>;
   /** native key → key as written (differs for Codex and OpenCode entries). */
   origin: Record<string, string>;
   /** No command, url or type: a Pi-style override of enabled / exposure / toolExposure. */
@@ -75,7 +79,7 @@ export interface EntryInput {
 const SERVER_PROPS = propertiesOf(ServerSchema);
 const SERVER_KEYS = Object.keys(SERVER_PROPS);
 const OAUTH_KEYS = Object.keys(propertiesOf(OAuthSchema));
-export const OVERRIDE_KEYS = ['enabled', 'disabled', 'exposure', 'toolExposure'] as const;
+
 const TRANSPORT_KEYS = ['command', 'url', 'serverUrl', 'type'];
 const STDIO_ONLY = ['args', 'env', 'cwd'];
 const HTTP_ONLY = ['headers', 'auth', 'bearerToken', 'bearerTokenEnv', 'oauth'];
@@ -111,6 +115,8 @@ export function validateEntry(input: EntryInput): EntryResult {
     report('error', note.code, `${note.key} ${note.message}`, at(note.key), note.fix);
   }
   for (const note of translated.notes) report(note.level, note.code, note.message, at(note.key), note.fix);
+  const compat = applyCompat(translated.entry, [SERVER_VALUE_COMPAT, SERVER_COMPAT]);
+  for (const note of compat.notes) report('info', 'compat-key', note.message, at(originOf(note.key)));
   for (const key of translated.unknownKeys) {
     const fix = didYouMean(key, dialectKeys(input.dialect));
     report(
@@ -123,7 +129,7 @@ export function validateEntry(input: EntryInput): EntryResult {
   }
 
   const fields: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(translated.entry)) {
+  for (const [key, value] of Object.entries(compat.entry)) {
     const schema: TSchema | undefined = Object.hasOwn(SERVER_PROPS, key) ? SERVER_PROPS[key] : undefined;
     if (schema === undefined) {
       unknownNativeKey(key, input, report, at);
@@ -144,17 +150,24 @@ export function validateEntry(input: EntryInput): EntryResult {
     fields[key] = value;
   }
   const typed = fields as ServerFields;
-  const partial = !TRANSPORT_KEYS.some((key) => Object.hasOwn(translated.entry, key));
+  const partial = !TRANSPORT_KEYS.some((key) => Object.hasOwn(compat.entry, key));
 
   checkOAuth(typed, originOf, report, at, input.foreign);
   checkAliases(typed, originOf, report, at);
-  checkExposure(typed, originOf, report, at);
   if (!partial && errors.length === 0) checkTransport(typed, originOf, report, at);
 
   if (errors.length > 0) return fail(partial, errors, diagnostics);
   return {
     ok: true,
-    spec: { name, source, entryPath: input.entryPath, fields: typed, origin: translated.origin, partial },
+    spec: {
+      name,
+      source,
+      entryPath: input.entryPath,
+      fields: typed,
+      written: translated.entry,
+      origin: translated.origin,
+      partial,
+    },
     diagnostics,
   };
 }
@@ -268,15 +281,6 @@ function checkAliases(fields: ServerFields, originOf: (k: string) => string, rep
       'both "timeout" and "requestTimeoutMs" are set; "requestTimeoutMs" is used',
       at('timeout'),
     );
-  }
-}
-
-function checkExposure(fields: ServerFields, originOf: (k: string) => string, report: Report, at: At) {
-  const message = 'exposure "codemode" is read as "deferred" (tools are found through ToolSearch)';
-  if (fields.exposure === 'codemode') report('info', 'codemode-exposure', message, at(originOf('exposure')));
-  for (const [pattern, exposure] of Object.entries(fields.toolExposure ?? {})) {
-    if (exposure === 'codemode')
-      report('info', 'codemode-exposure', message, at(originOf('toolExposure'), pattern));
   }
 }
 

@@ -20,13 +20,7 @@ import {
   readFileFromDisk,
   readImports,
 } from './documents.ts';
-import {
-  type EntryResult,
-  OVERRIDE_KEYS,
-  type ServerFields,
-  type ServerSpec,
-  validateEntry,
-} from './entry.ts';
+import { type EntryResult, type ServerFields, type ServerSpec, validateEntry } from './entry.ts';
 import { importLocations } from './imports.ts';
 import { expandHome, type InterpolationContext } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
@@ -338,33 +332,20 @@ class Loader {
       return;
     }
     if (base.state === 'invalid') return;
+    // Key by key over the lower definition: Pi's overrides of enabled / exposure / toolExposure, and
+    // pi-mcp-adapter's per-field merge of any other key (directTools, env, …).
     const override = result.spec.fields;
-    const ignored = Object.keys(override).filter(
-      (key) => !(OVERRIDE_KEYS as readonly string[]).includes(key),
-    );
-    if (ignored.length > 0) {
-      this.diagnostics.push(
-        diagnostic(
-          'warning',
-          'ignored-override-key',
-          `Server "${entry.name}": this entry has no command or url, so it only overrides enabled, exposure and toolExposure of the server defined in ${base.spec.source.file}; ${ignored.map((k) => `"${k}"`).join(', ')} ${ignored.length === 1 ? 'is' : 'are'} ignored.`,
-          {
-            file: entry.source.file,
-            path: entry.source.keyPath,
-            server: entry.name,
-            fix: 'To change other keys, repeat the full definition (with command or url) here.',
-          },
-        ),
-      );
-    }
-    const spec: ServerSpec = { ...base.spec, fields: { ...base.spec.fields } };
-    if (override.enabled !== undefined || override.disabled !== undefined) {
+    const { enabled, disabled, ...rest } = override;
+    const spec: ServerSpec = {
+      ...base.spec,
+      fields: { ...base.spec.fields, ...rest },
+      written: { ...base.spec.written, ...result.spec.written },
+    };
+    if (enabled !== undefined || disabled !== undefined) {
       spec.fields.enabled = isEnabled(override);
       delete spec.fields.disabled;
       spec.enabledBy = entry.source;
     }
-    if (override.exposure !== undefined) spec.fields.exposure = override.exposure;
-    if (override.toolExposure !== undefined) spec.fields.toolExposure = override.toolExposure;
     this.slots.set(entry.name, { state: 'valid', spec });
     this.diagnostics.push(
       diagnostic(

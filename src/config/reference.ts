@@ -3,6 +3,14 @@
 // (test/unit/config/reference.test.ts compares them).
 
 import type { TSchema } from '@sinclair/typebox';
+import {
+  type CompatKey,
+  FOREIGN_CONFIG_KEYS,
+  SERVER_COMPAT,
+  SERVER_VALUE_COMPAT,
+  SETTINGS_COMPAT,
+  TOP_LEVEL_COMPAT,
+} from './compat.ts';
 import { DIAGNOSTIC_CODES } from './diagnostics.ts';
 import { CODEX_RULES, OPENCODE_RULES } from './dialects.ts';
 import { importLocations } from './imports.ts';
@@ -45,6 +53,12 @@ export function renderConfigReference(): string {
     '### OpenCode keys (`"mcp": { "<name>": … }`)',
     '',
     ruleTable('OpenCode key', OPENCODE_RULES),
+    '### Keys of pi-mcp-adapter 2.36 and Pi 1.5 built-in MCP',
+    '',
+    'Every key either of them accepts, where it sits, who accepts it and what we do with it. None makes',
+    'a server invalid; a key that is mapped or dropped gets one `compat-key` info diagnostic at startup.',
+    '',
+    compatTable(),
     '### Import locations',
     '',
     importTable(),
@@ -69,6 +83,44 @@ function keyTable(schema: TSchema): string {
 function ruleTable(title: string, rules: Record<string, { native: string }>): string {
   const rows = Object.entries(rules).map(([key, rule]) => `| \`${key}\` | ${cell(rule.native)} |`);
   return [`| ${title} | Read as |`, '|---|---|', ...rows, ''].join('\n');
+}
+
+/** What we do with a key of the other two: our own schema's meaning, or the compatibility rule. */
+export function compatDisposition(
+  section: keyof typeof FOREIGN_CONFIG_KEYS,
+  key: string,
+): string | undefined {
+  const sections = {
+    server: { ours: propertiesOf(ServerSchema), rules: [SERVER_VALUE_COMPAT, SERVER_COMPAT] },
+    oauth: { ours: propertiesOf(OAuthSchema), rules: [] },
+    settings: { ours: propertiesOf(SettingsSchema), rules: [SETTINGS_COMPAT] },
+    topLevel: { ours: propertiesOf(FileSchema), rules: [TOP_LEVEL_COMPAT] },
+  } satisfies Record<string, { ours: Record<string, TSchema>; rules: Array<Record<string, CompatKey>> }>;
+  const { ours, rules } = sections[section];
+  const rule = rules.map((table) => (Object.hasOwn(table, key) ? table[key] : undefined)).find(Boolean);
+  const native = Object.hasOwn(ours, key);
+  if (native && rule) return `honoured; ${rule.does}`;
+  if (rule) return rule.does;
+  if (native) return 'honoured, same meaning';
+  return undefined;
+}
+
+function compatTable(): string {
+  const rows: string[] = [];
+  const where = { server: 'server', oauth: '`oauth`', settings: '`settings`', topLevel: 'top level' };
+  for (const section of Object.keys(FOREIGN_CONFIG_KEYS) as Array<keyof typeof FOREIGN_CONFIG_KEYS>) {
+    const bySource = FOREIGN_CONFIG_KEYS[section];
+    const adapter: readonly string[] = bySource['pi-mcp-adapter'];
+    const pi: readonly string[] = bySource.Pi;
+    for (const key of [...new Set([...adapter, ...pi])]) {
+      const from = [adapter.includes(key) ? 'pi-mcp-adapter' : '', pi.includes(key) ? 'Pi' : '']
+        .filter(Boolean)
+        .join(', ');
+      const does = compatDisposition(section, key) ?? 'not handled';
+      rows.push(`| \`${key}\` | ${where[section]} | ${from} | ${cell(does)} |`);
+    }
+  }
+  return ['| Key | Where | From | What we do |', '|---|---|---|---|', ...rows, ''].join('\n');
 }
 
 function importTable(): string {

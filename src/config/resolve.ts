@@ -2,6 +2,7 @@
 // defaults applied (from defaults.ts, nowhere else). A variable that is not set skips the server.
 
 import { isAbsolute, resolve } from 'node:path';
+import { adapterConfigHash } from './config-hash.ts';
 import { MINUTE_MS, OAUTH_DEFAULTS, SERVER_DEFAULTS } from './defaults.ts';
 import { diagnostic } from './diagnostics.ts';
 import type { ServerFields, ServerSpec } from './entry.ts';
@@ -82,10 +83,11 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
     requestTimeoutMs:
       fields.requestTimeoutMs ??
       (fields.timeout === undefined
-        ? SERVER_DEFAULTS.requestTimeoutMs
+        ? settings.requestTimeoutMs
         : Math.max(1, Math.round(fields.timeout * 1000))),
+    inheritEnv: fields.inheritEnv ?? SERVER_DEFAULTS.inheritEnv,
     exposeResources: fields.exposeResources ?? SERVER_DEFAULTS.exposeResources,
-    directTools: fields.directTools ?? SERVER_DEFAULTS.directTools,
+    directTools: fields.directTools ?? settings.directTools,
     excludeTools: unique([...(fields.excludeTools ?? []), ...(fields.disabledTools ?? [])]),
     exposure: exposureOf(fields.exposure) ?? SERVER_DEFAULTS.exposure,
     toolExposure: Object.entries(fields.toolExposure ?? {}).map(([pattern, exposure]) => ({
@@ -93,6 +95,7 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
       exposure: exposureOf(exposure) ?? SERVER_DEFAULTS.exposure,
     })),
     debug: fields.debug ?? SERVER_DEFAULTS.debug,
+    configHash: adapterConfigHash(spec.written, context),
   };
   if (fields.description !== undefined) definition.description = fields.description;
   if (fields.includeTools !== undefined) definition.includeTools = [...fields.includeTools];
@@ -218,8 +221,7 @@ function idleTimeoutMs(fields: ServerFields, settings: Settings): number {
 }
 
 function exposureOf(value: string | undefined): Exposure | undefined {
-  if (value === 'codemode') return 'deferred';
-  if (value === 'direct' || value === 'deferred' || value === 'hidden') return value;
+  if (value === 'codemode' || value === 'direct' || value === 'deferred' || value === 'hidden') return value;
   return undefined;
 }
 

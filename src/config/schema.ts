@@ -45,6 +45,15 @@ export const OAuthSchema = Type.Object(
       description: "How the client registers (Pi's built-in format).",
       'x-default': '`auto`',
     }),
+    callbackUrl: Type.String({ description: "Loopback redirect URI (Pi's built-in format)." }),
+    authorizationParams: Type.Record(Type.String(), Type.String(), {
+      description: 'Extra authorization request parameters (pi-mcp-adapter).',
+    }),
+    clientUri: Type.String({ description: 'Client home page for registration (pi-mcp-adapter).' }),
+    logoUri: Type.String({ description: 'Client logo for registration (pi-mcp-adapter).' }),
+    skipIssuerMetadataValidation: Type.Boolean({
+      description: 'Accept authorization server metadata whose issuer differs (pi-mcp-adapter).',
+    }),
   }),
   {
     additionalProperties: true,
@@ -77,6 +86,11 @@ export const ServerSchema = Type.Object(
     env: Type.Record(Type.String(), Stringish, {
       description: 'Extra environment for the server process (values interpolated; secret).',
       default: {},
+    }),
+    inheritEnv: Type.Boolean({
+      description:
+        "Pass this process's whole environment to the server (pi-mcp-adapter); false passes only a safe default set (PATH, HOME, …) plus `env`.",
+      default: SERVER_DEFAULTS.inheritEnv,
     }),
     cwd: Type.String({
       description:
@@ -147,7 +161,7 @@ export const ServerSchema = Type.Object(
     disabledTools: Type.Array(Type.String(), { description: 'Same as `excludeTools` (Windsurf).' }),
     exposure: Type.Enum(EXPOSURES, {
       description:
-        "Pi's built-in format: default exposure of the server's tools. `codemode` is read as `deferred`.",
+        "Pi's built-in format: default exposure of the server's tools (`deferred`: found through ToolSearch; `codemode`: reachable from Pi's codemode scripts and ToolSearch; `direct`; `hidden`).",
       default: SERVER_DEFAULTS.exposure,
     }),
     toolExposure: Type.Record(Type.String(), Type.Enum(EXPOSURES), {
@@ -195,6 +209,16 @@ export const SettingsSchema = Type.Object(
     captureStats: Type.Union([Type.Boolean(), CaptureStatsSchema], {
       description: 'Record call statistics: true, or `{ path, flushDelayMs }`.',
       default: SETTINGS_DEFAULTS.captureStats,
+    }),
+    directTools: Type.Boolean({
+      description: 'Default `directTools` of every server (pi-mcp-adapter; `"search"` is read as false).',
+      default: SERVER_DEFAULTS.directTools,
+    }),
+    requestTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: MAX_MS,
+      description: 'Default `requestTimeoutMs` of every server (pi-mcp-adapter).',
+      default: SERVER_DEFAULTS.requestTimeoutMs,
     }),
     proxyTool: Type.Boolean({
       description:

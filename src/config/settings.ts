@@ -2,6 +2,7 @@
 // then turned into the Settings every consumer reads.
 
 import { isAbsolute, join, resolve } from 'node:path';
+import { applyCompat, SETTINGS_COMPAT } from './compat.ts';
 import { CAPTURE_STATS_DEFAULTS, defaultSettings, MINUTE_MS } from './defaults.ts';
 import { diagnostic } from './diagnostics.ts';
 import { type InterpolationContext, interpolate } from './interpolate.ts';
@@ -31,7 +32,16 @@ export function readSettings(raw: unknown, file: string, diagnostics: Diagnostic
     );
     return layer;
   }
-  for (const [key, value] of Object.entries(raw)) {
+  const compat = applyCompat(raw, [SETTINGS_COMPAT]);
+  for (const note of compat.notes) {
+    diagnostics.push(
+      diagnostic('info', 'compat-key', `Setting ${note.message}.`, {
+        file,
+        path: formatPath(['settings', note.key]),
+      }),
+    );
+  }
+  for (const [key, value] of Object.entries(compat.entry)) {
     const path: PathSegment[] = ['settings', key];
     const schema = Object.hasOwn(SETTING_PROPS, key) ? SETTING_PROPS[key] : undefined;
     if (schema === undefined) {
@@ -93,6 +103,10 @@ export function buildSettings(
     settings.toonEncode = Array.isArray(toon) ? [...toon] : toon;
   const proxy = get('proxyTool');
   if (typeof proxy === 'boolean') settings.proxyTool = proxy;
+  const direct = get('directTools');
+  if (typeof direct === 'boolean') settings.directTools = direct;
+  const requestTimeout = get('requestTimeoutMs');
+  if (typeof requestTimeout === 'number') settings.requestTimeoutMs = requestTimeout;
   const limit = get('outputLimitBytes');
   if (typeof limit === 'number') settings.outputLimitBytes = limit;
 

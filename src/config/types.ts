@@ -3,8 +3,11 @@
 
 export type Lifecycle = 'lazy' | 'eager' | 'keep-alive';
 export type ToolPrefix = 'server' | 'short' | 'none';
-/** How a tool reaches the model: always active, found through ToolSearch, or not at all. */
-export type Exposure = 'direct' | 'deferred' | 'hidden';
+/**
+ * How a tool reaches the model (Pi's tool model): always active; found through ToolSearch; also
+ * callable from Pi's codemode scripts (and found through ToolSearch); or not at all.
+ */
+export type Exposure = 'direct' | 'deferred' | 'codemode' | 'hidden';
 export type Transport = 'stdio' | 'http' | 'sse';
 
 /** Where a value came from: the file and the JSON path inside it (e.g. `mcpServers.github.args[2]`). */
@@ -42,6 +45,8 @@ export interface ServerDefinition {
   /** Configured env only (interpolated); the SDK's default env is added by the adapter. */
   env: Record<string, string>;
   cwd?: string;
+  /** Pass the whole process environment (pi-mcp-adapter's `inheritEnv`). */
+  inheritEnv: boolean;
   // http / sse
   url?: string;
   headers: Record<string, string>;
@@ -67,6 +72,8 @@ export interface ServerDefinition {
   /** Per-tool exposure, first matching pattern wins; exact names beat patterns. */
   toolExposure: Array<{ pattern: string; exposure: Exposure }>;
   debug: boolean;
+  /** The metadata cache identity, computed like pi-mcp-adapter from the entry as written. */
+  configHash?: string;
 }
 
 export interface Settings {
@@ -80,6 +87,10 @@ export interface Settings {
   proxyTool: boolean;
   /** Output guard: text above this many bytes is cut and spilled to a temp file. */
   outputLimitBytes: number;
+  /** Default `directTools` of servers that do not set it. */
+  directTools: boolean;
+  /** Default `requestTimeoutMs` of servers that set neither it nor `timeout`. */
+  requestTimeoutMs: number;
   /** Direct tools requested by the MCP_DIRECT_TOOLS environment variable, already parsed. */
   directToolsEnv?: DirectToolsSpec;
 }

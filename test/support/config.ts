@@ -12,6 +12,7 @@ export function definition(overrides: Partial<ServerDefinition> = {}): ServerDef
     transport: 'stdio',
     args: [],
     env: {},
+    inheritEnv: SERVER_DEFAULTS.inheritEnv,
     headers: {},
     lifecycle: SERVER_DEFAULTS.lifecycle,
     idleTimeoutMs: SERVER_DEFAULTS.idleTimeoutMinutes * 60_000,

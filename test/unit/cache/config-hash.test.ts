@@ -10,9 +10,9 @@ const base = definition('github', {
   cwd: '/work',
 });
 
-// Each identity field, changed to a different value.
+// Each identity field, changed to a different value. (The transport type is not one: pi-mcp-adapter's
+// hash leaves it out, and the shared cache must agree with it.)
 const identityChanges: Array<[string, Partial<ServerDefinition>]> = [
-  ['transport', { transport: 'http' }],
   ['command', { command: 'node' }],
   ['args', { args: ['-y', '@modelcontextprotocol/server-github@1.0.0'] }],
   ['args order', { args: ['@modelcontextprotocol/server-github', '-y'] }],

@@ -196,11 +196,19 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     expected: { level: 'warning', message: 'Server "a": both "url" and "serverUrl" are set; "url" is used.' },
     also: (config) => expect(config.servers[0]?.url).toBe('https://a.example/mcp'),
   },
-  'codemode-exposure': {
-    files: servers({ a: { command: 'a', exposure: 'codemode' } }),
+  'compat-key': {
+    files: servers({ a: { command: 'a', directTools: 'search', approveTools: true } }),
     expected: {
       level: 'info',
-      message: 'Server "a": exposure "codemode" is read as "deferred" (tools are found through ToolSearch).',
+      message:
+        'Server "a": "directTools" (pi-mcp-adapter) is "search": read as false (tools are found and loaded through ToolSearch).',
+    },
+    also: (config) => {
+      expect(config.servers.map((s) => [s.name, s.directTools])).toEqual([['a', false]]);
+      expect(config.diagnostics.map((d) => d.path)).toEqual([
+        'mcpServers.a.directTools',
+        'mcpServers.a.approveTools',
+      ]);
     },
   },
   'vscode-inputs': {
@@ -251,17 +259,6 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
       [PROJECT_FILE]: json({ mcpServers: { a: { exposure: 'direct' } } }),
     },
     expected: { level: 'info', message: `Server "a" from ${USER_FILE} is adjusted by ${PROJECT_FILE}.` },
-  },
-  'ignored-override-key': {
-    files: {
-      ...servers({ a: { command: 'a' } }),
-      [PROJECT_FILE]: json({ mcpServers: { a: { debug: true, args: ['x'] } } }),
-    },
-    expected: {
-      level: 'warning',
-      message: `Server "a": this entry has no command or url, so it only overrides enabled, exposure and toolExposure of the server defined in ${USER_FILE}; "debug", "args" are ignored.`,
-      fix: 'To change other keys, repeat the full definition (with command or url) here.',
-    },
   },
   'untrusted-project': {
     files: { [PROJECT_FILE]: json({ mcpServers: { p: { command: 'p' } } }) },

@@ -95,15 +95,17 @@ describe('servers', () => {
     expect(config.skipped[0]?.fix).toBe(`Set "enabled": true at mcpServers.b in ${PROJECT_FILE}.`);
   });
 
-  it('other keys in an override are reported and ignored', () => {
+  it('other keys in an override are merged key by key (pi-mcp-adapter), the rest is kept', () => {
     const config = loadMemory({
-      [USER_FILE]: json({ mcpServers: { a: { command: 'a', lifecycle: 'lazy' } } }),
+      [USER_FILE]: json({ mcpServers: { a: { command: 'a', args: ['x'], lifecycle: 'lazy' } } }),
       [PROJECT_FILE]: json({ mcpServers: { a: { lifecycle: 'eager', exposure: 'hidden' } } }),
     });
-    expect(server(config, 'a')).toMatchObject({ lifecycle: 'lazy', exposure: 'hidden' });
-    expect(withCode(config, 'ignored-override-key')[0]?.message).toBe(
-      `Server "a": this entry has no command or url, so it only overrides enabled, exposure and toolExposure of the server defined in ${USER_FILE}; "lifecycle" is ignored.`,
-    );
+    expect(server(config, 'a')).toMatchObject({
+      command: 'a',
+      args: ['x'],
+      lifecycle: 'eager',
+      exposure: 'hidden',
+    });
   });
 
   it('an override in the user file applies to an imported server', () => {

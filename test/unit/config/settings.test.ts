@@ -19,6 +19,7 @@ describe('defaults', () => {
       command: 'srv',
       args: [],
       env: {},
+      inheritEnv: false,
       headers: {},
       lifecycle: 'lazy',
       idleTimeoutMs: 10 * 60_000,
@@ -30,6 +31,7 @@ describe('defaults', () => {
       exposure: 'deferred',
       toolExposure: [],
       debug: false,
+      configHash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
   });
 
@@ -57,6 +59,8 @@ describe('defaults', () => {
       captureStats: false,
       proxyTool: false,
       outputLimitBytes: 51_200,
+      directTools: false,
+      requestTimeoutMs: 60_000,
     });
     expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);
     expect(SETTINGS_DEFAULTS.outputLimitBytes).toBe(50 * 1024);

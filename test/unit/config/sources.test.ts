@@ -31,18 +31,17 @@ describe("Pi 1.5's built-in format in the user file", () => {
     });
   });
 
-  it('maps codemode to deferred with an info diagnostic and expands ~ in args', () => {
+  it('keeps codemode exposure (Pi tool model) and expands ~ in args', () => {
     const l = layout({ 'home/.pi/agent/mcp.json': fixture('pi/mcp.json') });
     const config = l.load({ env: { GITHUB_PERSONAL_ACCESS_TOKEN: 't0k3n-value' } });
     const filesystem = server(config, 'filesystem');
     expect(filesystem.transport).toBe('stdio');
-    expect(filesystem.exposure).toBe('deferred');
+    expect(filesystem.exposure).toBe('codemode');
     expect(filesystem.args).toEqual([
       '-y',
       '@modelcontextprotocol/server-filesystem',
       join(l.home, 'projects'),
     ]);
-    expect(withCode(config, 'codemode-exposure').map((d) => d.server)).toEqual(['filesystem']);
   });
 
   it('skips a disabled server with the reason, and validates its oauth block when enabled', () => {
@@ -115,6 +114,8 @@ describe('pi-mcp-adapter format (JSONC) in the user file', () => {
       captureStats: { path: join(l.home, '.pi/agent/stats/mcp-stats.json'), flushDelayMs: 1000 },
       proxyTool: false,
       outputLimitBytes: 65536,
+      directTools: false,
+      requestTimeoutMs: 60_000,
     });
     expect(config.files).toContainEqual({
       file: join(l.home, '.cursor/mcp.json'),

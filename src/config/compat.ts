@@ -1,0 +1,356 @@
+// Keys that pi-mcp-adapter 2.36 or Pi 1.5's built-in MCP accept and that have no native counterpart
+// here: each is mapped to ours, or dropped, with an `info` diagnostic naming what happens. None makes
+// a server invalid. The tables also render the compatibility table of docs/config.md.
+
+import { isPlainObject } from './parse.ts';
+
+export type CompatSource = 'pi-mcp-adapter' | 'Pi' | 'pi-mcp-adapter, Pi';
+
+export interface CompatKey {
+  from: CompatSource;
+  /** What we do with it; completes `"<key>" …` in the diagnostic. */
+  does: string;
+  /**
+   * Rewrites the entry (a copy) for this key's value (removing the key when it is not ours); returns
+   * what was done, or undefined when the value is already ours (no note). Without `map` the key is
+   * dropped with a note saying `does`.
+   */
+  map?: (value: unknown, entry: Record<string, unknown>) => string | undefined;
+}
+
+const dropped = (from: CompatSource, does: string): CompatKey => ({ from, does });
+
+/** Values of native keys that only the other two accept. */
+export const SERVER_VALUE_COMPAT: Record<string, CompatKey> = {
+  directTools: {
+    from: 'pi-mcp-adapter',
+    does: '`"search"` is read as `false`: the tools are found and loaded through ToolSearch, as its search mode does',
+    map: (value, entry) => {
+      if (value !== 'search') return undefined;
+      entry.directTools = false;
+      return 'is "search": read as false (tools are found and loaded through ToolSearch)';
+    },
+  },
+  lifecycle: {
+    from: 'pi-mcp-adapter',
+    does: '`"lazy-keep-alive"` is read as `lazy` with `idleTimeout: 0` (starts on first use, never closed for idleness)',
+    map: (value, entry) => {
+      if (value !== 'lazy-keep-alive') return undefined;
+      entry.lifecycle = 'lazy';
+      entry.idleTimeout ??= 0;
+      return 'is "lazy-keep-alive": read as "lazy" with idleTimeout 0';
+    },
+  },
+  exposure: {
+    from: 'Pi',
+    does: '`"codemode-deferred"` is read as `codemode` (Pi’s alias)',
+    map: (value, entry) => {
+      if (value !== 'codemode-deferred') return undefined;
+      entry.exposure = 'codemode';
+      return 'is "codemode-deferred": read as "codemode" (Pi’s alias)';
+    },
+  },
+  toolExposure: {
+    from: 'Pi',
+    does: '`"codemode-deferred"` values are read as `codemode`',
+    map: (value, entry) => {
+      if (!isPlainObject(value) || !Object.values(value).includes('codemode-deferred')) return undefined;
+      entry.toolExposure = Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, v === 'codemode-deferred' ? 'codemode' : v]),
+      );
+      return 'has "codemode-deferred": read as "codemode"';
+    },
+  },
+  oauth: {
+    from: 'pi-mcp-adapter',
+    does: '`false` is read as no OAuth block (`auth: false` turns sign-in off)',
+    map: (value, entry) => {
+      if (value !== false) return undefined;
+      delete entry.oauth;
+      return 'is false: read as no OAuth block';
+    },
+  },
+};
+
+/** Server keys only the other two know. */
+export const SERVER_COMPAT: Record<string, CompatKey> = {
+  httpTransport: {
+    from: 'pi-mcp-adapter',
+    does: 'mapped to `type` (`"sse"` → `type: "sse"`, `"streamable-http"` → `type: "http"`)',
+    map: (value, entry) => {
+      if (value === 'sse' || value === 'streamable-http') {
+        entry.type ??= value === 'sse' ? 'sse' : 'http';
+        delete entry.httpTransport;
+        return `mapped to "type": "${entry.type}"`;
+      }
+      delete entry.httpTransport;
+      return 'has an unknown value and is ignored (the transport is inferred from "url")';
+    },
+  },
+  toolPrefix: dropped(
+    'pi-mcp-adapter',
+    'per server is not supported; names follow `settings.toolPrefix` (`<server>__<tool>`) and stay stable',
+  ),
+  socket: dropped(
+    'pi-mcp-adapter',
+    'is not supported (no rmcp-mux socket transport here); the server is kept and uses its `command` or `url`',
+  ),
+  caFile: dropped(
+    'pi-mcp-adapter',
+    'is not applied per server; Node’s trust store is used (set `NODE_EXTRA_CA_CERTS` to add a CA)',
+  ),
+  requestHeadersCommand: dropped(
+    'pi-mcp-adapter',
+    'is not run; the static `headers` are sent (their values may name environment variables)',
+  ),
+  protocolVersion: dropped(
+    'pi-mcp-adapter',
+    'is not applied; the MCP SDK negotiates the protocol version (part of the cache identity only)',
+  ),
+  tasks: dropped('pi-mcp-adapter', 'is not applied; MCP Tasks are not polled (calls are synchronous)'),
+  bearerTokenStore: dropped(
+    'pi-mcp-adapter',
+    'is not read (its OS credential store is not ours); use `bearerTokenEnv` or `bearerToken`',
+  ),
+  searchKeywords: dropped(
+    'pi-mcp-adapter',
+    'is not used; ToolSearch ranks by names, descriptions and its own synonyms',
+  ),
+  approveTools: dropped(
+    'pi-mcp-adapter',
+    'is not enforced: there is no approval prompt here (Pi’s `tool_call` permission extensions apply to MCP tools)',
+  ),
+  trace: dropped('pi-mcp-adapter', 'is not written; `debug: true` logs the server’s stderr'),
+  pluginDataDir: dropped('pi-mcp-adapter', 'is internal to Agent Plugins and ignored'),
+  literalEnv: dropped('pi-mcp-adapter', 'is internal to Agent Plugins and ignored'),
+};
+
+/** Settings only the other two know; `map` rewrites the settings block (a copy). */
+export const SETTINGS_COMPAT: Record<string, CompatKey> = {
+  directTools: {
+    from: 'pi-mcp-adapter',
+    does: 'the default `directTools` of every server (`"search"` is read as `false`)',
+    map: (value, settings) => {
+      if (value !== 'search') return undefined;
+      settings.directTools = false;
+      return 'is "search": read as false (tools are found and loaded through ToolSearch)';
+    },
+  },
+  outputGuard: {
+    from: 'pi-mcp-adapter',
+    does: 'mapped to `outputLimitBytes` (`maxBytes`; `false` = 1 GiB, i.e. no cut; `maxLines`/`detailsMaxBytes` are not used)',
+    map: (value, settings) => {
+      delete settings.outputGuard;
+      if (settings.outputLimitBytes !== undefined) return 'is ignored: "outputLimitBytes" is set';
+      if (value === false) settings.outputLimitBytes = 1024 ** 3;
+      else if (isPlainObject(value) && typeof value.maxBytes === 'number')
+        settings.outputLimitBytes = value.maxBytes;
+      else return 'is read as the default output limit';
+      return `mapped to "outputLimitBytes": ${settings.outputLimitBytes}`;
+    },
+  },
+  disableProxyTool: {
+    from: 'pi-mcp-adapter',
+    does: 'mapped to `proxyTool` (the opposite; our `mcp` gateway is off unless `proxyTool: true`)',
+    map: (value, settings) => {
+      delete settings.disableProxyTool;
+      if (typeof value !== 'boolean' || settings.proxyTool !== undefined) return 'is ignored';
+      if (value) settings.proxyTool = false;
+      return value
+        ? 'mapped to "proxyTool": false'
+        : 'is read as the default: ToolSearch is the gateway; set "proxyTool": true for the single `mcp` tool';
+    },
+  },
+  freezeDirectTools: dropped(
+    'pi-mcp-adapter',
+    'is always the case here: the tool surface the model sees stays byte-stable during a session',
+  ),
+  scriptMode: dropped(
+    'pi-mcp-adapter',
+    'has no counterpart: MCP tools are registered for Pi’s own `codemode`',
+  ),
+  namespaceProxyTools: dropped(
+    'pi-mcp-adapter',
+    'has no counterpart: tools carry a Pi `namespace` per server',
+  ),
+  autoAuth: dropped(
+    'pi-mcp-adapter',
+    'is not applied; `/mcp-auth <server>` retries with the loaded credentials',
+  ),
+  oauthCredentialStore: dropped('pi-mcp-adapter', 'is not applied'),
+  oauthDir: dropped('pi-mcp-adapter', 'is not applied'),
+  authRequiredMessage: dropped('pi-mcp-adapter', 'is not applied; failed calls name `/mcp-auth <server>`'),
+  sampling: dropped('pi-mcp-adapter', 'is not applied: servers’ sampling requests are declined'),
+  samplingAutoApprove: dropped('pi-mcp-adapter', 'is not applied: servers’ sampling requests are declined'),
+  elicitation: dropped('pi-mcp-adapter', 'is not applied: servers’ elicitation requests are declined'),
+  approveTools: dropped('pi-mcp-adapter', 'is not enforced (no approval prompt here)'),
+  trace: dropped('pi-mcp-adapter', 'is not written'),
+  jev: dropped('pi-mcp-adapter', 'is not used (no remote semantic search)'),
+  hostConfigDiscovery: dropped('pi-mcp-adapter', 'is not applied; list other clients in `imports`'),
+  ancestorConfigRoots: dropped('pi-mcp-adapter', 'is not applied'),
+  agentPluginPaths: dropped('pi-mcp-adapter', 'is not applied (Agent Plugins are not loaded)'),
+  showStatusIcon: dropped('pi-mcp-adapter', 'is a display option of pi-mcp-adapter; ignored'),
+  mcpFooterStatus: dropped('pi-mcp-adapter', 'is a display option of pi-mcp-adapter; ignored'),
+  notifyOnStartupConnect: dropped('pi-mcp-adapter', 'is a display option of pi-mcp-adapter; ignored'),
+  toolResultRendering: dropped('pi-mcp-adapter', 'is a display option of pi-mcp-adapter; ignored'),
+  collapsedResultLines: dropped('pi-mcp-adapter', 'is a display option of pi-mcp-adapter; ignored'),
+  strictDirectToolArguments: dropped(
+    'pi-mcp-adapter',
+    'is always on: Pi validates arguments against the schema',
+  ),
+  directToolResultDetails: dropped('pi-mcp-adapter', 'is not applied'),
+  warnOnLargeDirectTools: dropped('pi-mcp-adapter', 'is not applied'),
+};
+
+/** Top-level keys only the other two know. */
+export const TOP_LEVEL_COMPAT: Record<string, CompatKey> = {
+  autoEnableCodemode: dropped(
+    'Pi',
+    'is not applied; Pi activates its `codemode` tool itself when it is on (ToolSearch reaches every MCP tool)',
+  ),
+  claudePlugins: dropped('pi-mcp-adapter', 'is not applied (Claude plugins are not loaded)'),
+};
+
+export interface CompatNote {
+  key: string;
+  message: string;
+}
+
+/** Applies the tables to a copy of `entry`; returns the rewritten copy and one note per key touched. */
+export function applyCompat(
+  entry: Record<string, unknown>,
+  tables: Array<Record<string, CompatKey>>,
+): { entry: Record<string, unknown>; notes: CompatNote[] } {
+  const out = { ...entry };
+  const notes: CompatNote[] = [];
+  for (const [key, value] of Object.entries(entry)) {
+    const rule = tables.map((table) => (Object.hasOwn(table, key) ? table[key] : undefined)).find(Boolean);
+    if (rule === undefined) continue;
+    let done: string | undefined = rule.does;
+    if (rule.map) done = rule.map(value, out);
+    else delete out[key];
+    if (done !== undefined) notes.push({ key, message: `"${key}" (${rule.from}) ${done}` });
+  }
+  return { entry: out, notes };
+}
+
+/** Every key each of the two accepts, by where it sits (for the table of docs/config.md and its test). */
+export const FOREIGN_CONFIG_KEYS = {
+  server: {
+    'pi-mcp-adapter': [
+      'command',
+      'args',
+      'socket',
+      'env',
+      'inheritEnv',
+      'cwd',
+      'url',
+      'caFile',
+      'headers',
+      'requestHeadersCommand',
+      'auth',
+      'bearerToken',
+      'bearerTokenEnv',
+      'bearerTokenStore',
+      'oauth',
+      'lifecycle',
+      'idleTimeout',
+      'requestTimeoutMs',
+      'exposeResources',
+      'directTools',
+      'toolPrefix',
+      'includeTools',
+      'excludeTools',
+      'searchKeywords',
+      'approveTools',
+      'debug',
+      'trace',
+      'httpTransport',
+      'pluginDataDir',
+      'literalEnv',
+      'protocolVersion',
+      'tasks',
+      'disabled',
+    ],
+    Pi: [
+      'type',
+      'command',
+      'args',
+      'env',
+      'cwd',
+      'url',
+      'headers',
+      'oauth',
+      'timeout',
+      'enabled',
+      'exposure',
+      'toolExposure',
+      'description',
+    ],
+  },
+  oauth: {
+    'pi-mcp-adapter': [
+      'grantType',
+      'clientId',
+      'clientSecret',
+      'clientMetadataUrl',
+      'scope',
+      'authorizationParams',
+      'redirectUri',
+      'clientName',
+      'clientUri',
+      'logoUri',
+      'authServerMetadataUrl',
+      'skipIssuerMetadataValidation',
+    ],
+    Pi: [
+      'clientId',
+      'clientSecret',
+      'callbackPort',
+      'callbackUrl',
+      'scope',
+      'clientName',
+      'clientRegistration',
+      'authServerMetadataUrl',
+    ],
+  },
+  settings: {
+    'pi-mcp-adapter': [
+      'toolPrefix',
+      'showStatusIcon',
+      'mcpFooterStatus',
+      'notifyOnStartupConnect',
+      'hostConfigDiscovery',
+      'ancestorConfigRoots',
+      'agentPluginPaths',
+      'idleTimeout',
+      'requestTimeoutMs',
+      'directTools',
+      'namespaceProxyTools',
+      'strictDirectToolArguments',
+      'directToolResultDetails',
+      'warnOnLargeDirectTools',
+      'scriptMode',
+      'jev',
+      'toolResultRendering',
+      'collapsedResultLines',
+      'approveTools',
+      'disableProxyTool',
+      'freezeDirectTools',
+      'autoAuth',
+      'sampling',
+      'samplingAutoApprove',
+      'elicitation',
+      'outputGuard',
+      'trace',
+      'authRequiredMessage',
+      'oauthCredentialStore',
+      'oauthDir',
+    ],
+    Pi: [],
+  },
+  topLevel: {
+    'pi-mcp-adapter': ['mcpServers', 'mcp-servers', 'imports', 'settings', 'claudePlugins'],
+    Pi: ['mcpServers', 'autoEnableCodemode'],
+  },
+} as const;
