@@ -10,6 +10,8 @@ export const PI_VERSIONS = Object.freeze({
   node: '22.23.3',
   jiti: '2.7.0',
   typebox: '1.3.27',
+  /** The sandbox of Pi's `codemode` tool (Pi's bundle loads its quickjs.wasm at run time). */
+  quickjs: '3.6.2',
   conformance: '0.1.16',
 });
 

@@ -3,7 +3,8 @@
 // Idempotent: a marker records the versions, so a second run is a no-op. Runs on Node 20 and 22.
 //
 // Layout (see docs in /work/shared/reference/pi-host.md §1):
-//   .cache/pi/package.json                 generated, pins node-<os>-<arch>, jiti, typebox, conformance
+//   .cache/pi/package.json                 generated, pins node-<os>-<arch>, jiti, typebox, quickjs-wasi,
+//                                          conformance
 //   .cache/pi/node_modules/...             npm install of the above (Node 22 binary in node-<os>-<arch>/bin)
 //   .cache/pi/vendor/pi-coding-agent/      Pi unpacked from `npm pack`: its bundle needs only Node 22 and
 //                                          finds `jiti` / `typebox` by walking up to ../../node_modules
@@ -116,6 +117,7 @@ async function installNodeModules(nodePkg) {
     [nodePkg]: PI_VERSIONS.node,
     jiti: PI_VERSIONS.jiti,
     typebox: PI_VERSIONS.typebox,
+    'quickjs-wasi': PI_VERSIONS.quickjs,
     [CONFORMANCE_PACKAGE]: PI_VERSIONS.conformance,
   };
   const stale = Object.entries(wanted).filter(

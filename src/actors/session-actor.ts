@@ -85,7 +85,7 @@ export function describeSession(config: LoadedConfig, cached: Record<string, Kno
     toolPrefix: config.settings.toolPrefix,
     ...(config.settings.directToolsEnv ? { directToolsEnv: config.settings.directToolsEnv } : {}),
   });
-  const deferred = catalog.entries.filter((e) => e.exposure === 'deferred');
+  const deferred = catalog.entries.filter((e) => e.exposure !== 'direct');
   const summaries = config.servers.map((d) => {
     const names = catalog.entries.filter((e) => e.server === d.name).map((e) => e.tool);
     const line = serverLine(d.name, d.description, names);

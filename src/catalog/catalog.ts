@@ -19,6 +19,8 @@ export interface CatalogEntry {
   description: string;
   inputSchema: JsonSchema;
   exposure: Exclude<Exposure, 'hidden'>;
+  /** The MCP tool annotations its server declared (readOnlyHint, destructiveHint, …). */
+  annotations?: Record<string, unknown>;
 }
 
 export interface ServerTools {
@@ -69,6 +71,7 @@ function candidatesOf(
       description: tool.description ?? tool.title ?? '',
       inputSchema: isObjectSchema(tool.inputSchema) ? tool.inputSchema : EMPTY_OBJECT_SCHEMA,
       exposure,
+      ...(tool.annotations ? { annotations: tool.annotations } : {}),
     });
   }
   if (!def.exposeResources) return out;

@@ -47,8 +47,8 @@ describe('ToolSearch in the real Pi', () => {
     world = await createWorld({
       mcpJson: {
         mcpServers: {
-          // Pi's built-in MCP would turn this into a `codemode` tool; ours reads it as deferred.
-          fx: stdioEntry(marker, [], { exposure: 'codemode' }),
+          // Pi's built-in format; `codemode` exposure (Pi's codemode tool activated) is in codemode.test.ts.
+          fx: stdioEntry(marker, [], { exposure: 'deferred' }),
           everything: { command: everythingBin, args: ['stdio'] },
         },
       },

@@ -154,7 +154,7 @@ export class SessionOpener {
     return new StdioProcess({
       command: def.command,
       args: def.args,
-      env: { ...getDefaultEnvironment(), ...def.env },
+      env: { ...(def.inheritEnv ? inheritedEnvironment() : getDefaultEnvironment()), ...def.env },
       ...(def.cwd === undefined ? {} : { cwd: def.cwd }),
       tail: this.tail,
       onStderrLine: this.onStderrLine,
@@ -162,6 +162,13 @@ export class SessionOpener {
       ...(this.options.killGraceMs === undefined ? {} : { killGraceMs: this.options.killGraceMs }),
     });
   }
+}
+
+/** `inheritEnv: true`: this process's whole environment. */
+function inheritedEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
 }
 
 function isDirectory(path: string): boolean {

@@ -32,6 +32,7 @@ import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.
 import type { Connector } from '../mcp/connection-port.ts';
 import { withNpxResolution } from '../mcp/npx-connector.ts';
 import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
+import { PI_CODEMODE_TOOL, type PiToolModel, piToolModel, wantsCodemode } from './tool-model.ts';
 
 export interface PiUi {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
@@ -46,12 +47,14 @@ export interface PiContext {
   isProjectTrusted?(): boolean;
 }
 
-export interface PiToolDefinition {
+export interface PiToolDefinition extends Partial<PiToolModel> {
   name: string;
   label: string;
   description: string;
   parameters: unknown;
   defaultActive?: boolean;
+  /** Which tools a call may reach (Pi 1.5): `"all"` or words naming tools / namespaces. */
+  reachesTools?: (input: unknown) => 'all' | string[];
   execute(
     toolCallId: string,
     params: Record<string, unknown>,
@@ -132,14 +135,17 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     return lastConfig;
   };
 
+  /** The one registration of an MCP tool (also how a changed tool is registered again). */
   const registerMcpTool = (entry: CatalogEntry, active: boolean) => {
     mcpToolNames.add(entry.name);
+    const server = lastConfig?.servers.find((s) => s.name === entry.server);
     pi.registerTool({
       name: entry.name,
       label: `${entry.server}: ${entry.tool}`,
       description: entry.description || `${entry.tool} (MCP server ${entry.server})`,
       parameters: entry.inputSchema,
       defaultActive: active,
+      ...piToolModel(entry, server),
       execute: (_id, params, signal, onUpdate) =>
         runtime.callTool(entry.name, params ?? {}, signal, onUpdate),
     });
@@ -151,6 +157,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       label: 'ToolSearch',
       description,
       parameters: toolSearchParameters,
+      // It may load any MCP tool; Pi uses this to know the call reaches tools (docs/extensions.md).
+      reachesTools: () => 'all',
       execute: (_id, params, signal) => runtime.toolSearch(String(params?.query ?? ''), signal),
     });
   };
@@ -160,7 +168,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     registerToolSearch,
     setActiveMcpTools(names) {
       const keep = pi.getActiveTools().filter((n) => !mcpToolNames.has(n) && !BUILTIN_MCP_TOOL.test(n));
-      pi.setActiveTools([...new Set([...keep, TOOL_SEARCH_NAME, ...names])]);
+      const codemode = lastConfig && wantsCodemode(lastConfig.servers) ? [PI_CODEMODE_TOOL] : [];
+      pi.setActiveTools([...new Set([...keep, TOOL_SEARCH_NAME, ...codemode, ...names])]);
     },
     setStatus: (text) => safely(() => ctx?.ui.setStatus(STATUS_KEY, text)),
     notify: (message, level) => safely(() => tell(ctx, message, level)),
