@@ -1,9 +1,18 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI directly (the package ships source, like the Pi extension itself).
-import { register } from 'tsx/esm/api';
+// The CLI. A checkout runs the TypeScript sources through tsx; an installed package runs the bundle
+// in dist/ (built by `npm pack`), which needs nothing else.
+import { existsSync } from 'node:fs';
 
-register();
-const { runCli, processIo } = await import('../src/cli/main.ts');
+const fromSources = existsSync(new URL('../src/cli/main.ts', import.meta.url));
+let cli;
+if (fromSources) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  cli = await import('../src/cli/main.ts');
+} else {
+  cli = await import('../dist/cli.js');
+}
+const { runCli, processIo } = cli;
 // The product's own timers are unref'd (they must never keep Pi alive); the CLI holds the process
 // open itself until the command has finished, servers included.
 const keepAlive = setInterval(() => {}, 1 << 30);

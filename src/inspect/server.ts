@@ -11,6 +11,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { packageFile } from './package-files.ts';
 import { type InspectionMessage, RelayHistory } from './relay-history.ts';
 
 export interface InspectorServerOptions {
@@ -33,9 +34,9 @@ export interface InspectorServer {
   close(): Promise<void>;
 }
 
-const PAGE_FILE = fileURLToPath(new URL('./page/index.html', import.meta.url));
+const PAGE_FILE = packageFile('src', 'inspect', 'page', 'index.html');
 /** The generated charts shipped with the package (`docs/statecharts`). */
-export const STATECHARTS_DIR = fileURLToPath(new URL('../../docs/statecharts', import.meta.url));
+export const STATECHARTS_DIR = packageFile('docs', 'statecharts');
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 export async function startInspectorServer(options: InspectorServerOptions): Promise<InspectorServer> {

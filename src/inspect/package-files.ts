@@ -1,0 +1,20 @@
+// Files shipped with the package (the inspector page, the drawn statecharts), found from the package
+// root whether this code runs from the sources (src/inspect/) or from the bundle (dist/chunks/).
+
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) return dirname(fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+  return dir;
+}
+
+export function packageFile(...segments: string[]): string {
+  return join(packageRoot(), ...segments);
+}
