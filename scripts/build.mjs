@@ -22,6 +22,8 @@ const result = await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
+  // ESM builds first: some packages' "main" is a UMD wrapper whose inner require()s a bundler cannot follow.
+  mainFields: ['module', 'main'],
   target: 'node20.19',
   chunkNames: 'chunks/[name]-[hash]',
   // CommonJS dependencies bundled into ESM still call require() for Node's own modules.

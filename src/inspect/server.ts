@@ -9,7 +9,6 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { packageFile } from './package-files.ts';
 import { type InspectionMessage, RelayHistory } from './relay-history.ts';
