@@ -93,7 +93,7 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
   ),
   socket: dropped(
     'pi-mcp-adapter',
-    'is not supported (no rmcp-mux socket transport here); the server is kept and uses its `command` or `url`',
+    'is not supported (no rmcp-mux socket transport here): with a `command` or `url` beside it, that is used; an entry with only `socket` is skipped',
   ),
   caFile: dropped(
     'pi-mcp-adapter',
