@@ -85,7 +85,7 @@ function checkInvariants(config: LoadedConfig): void {
     for (const n of [s.idleTimeoutMs, s.startupTimeoutMs, s.requestTimeoutMs]) {
       check(Number.isInteger(n) && n >= 0 && n <= MAX_TIMER_MS, 'timer-safe durations', config);
     }
-    check(['direct', 'deferred', 'hidden'].includes(s.exposure), 'exposure', config);
+    check(['direct', 'deferred', 'codemode', 'hidden'].includes(s.exposure), 'exposure', config);
     check(
       s.args.every((a) => typeof a === 'string'),
       'string args',
