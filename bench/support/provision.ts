@@ -67,28 +67,41 @@ async function provisionServers(): Promise<void> {
   writeFileSync(join(SERVERS_DIR, '.bench-ready.json'), JSON.stringify(wanted));
 }
 
+/**
+ * pi-mcp-adapter, unpacked with its own node_modules. Several test workers may ask at once: each
+ * prepares its own folder (marker inside) and publishes it with one rename; the first rename wins.
+ */
 export async function provisionAdapter(): Promise<void> {
   const wanted = { spec: ADAPTER_SPEC };
   if (markerOk(ADAPTER_DIR, wanted)) return;
-  const work = `${ADAPTER_DIR}.tmp`;
+  const work = `${ADAPTER_DIR}.tmp-${process.pid}`;
   rmSync(work, { recursive: true, force: true });
-  rmSync(ADAPTER_DIR, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const { stdout } = await npm(['pack', ADAPTER_SPEC, '--silent'], work);
-  const tarball = stdout.trim().split('\n').at(-1)!;
-  await run('tar', ['xzf', tarball], { cwd: work });
-  const pkgDir = join(work, 'package');
-  // Its devDependencies name a Pi version the registry lacks; they are not needed to run it. Pi itself
-  // provides the peer packages (pi-ai, pi-tui, typebox), so peers are not installed either.
-  const manifestFile = join(pkgDir, 'package.json');
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
-  delete manifest.devDependencies;
-  delete manifest.scripts;
-  writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
-  await npm(['install', '--omit=dev', '--no-audit', '--no-fund', '--legacy-peer-deps'], pkgDir);
-  renameSync(pkgDir, ADAPTER_DIR);
-  rmSync(work, { recursive: true, force: true });
-  writeFileSync(join(ADAPTER_DIR, '.bench-ready.json'), JSON.stringify(wanted));
+  try {
+    const { stdout } = await npm(['pack', ADAPTER_SPEC, '--silent'], work);
+    const tarball = stdout.trim().split('\n').at(-1)!;
+    await run('tar', ['xzf', tarball], { cwd: work });
+    const pkgDir = join(work, 'package');
+    // Its devDependencies name a Pi version the registry lacks; they are not needed to run it. Pi itself
+    // provides the peer packages (pi-ai, pi-tui, typebox), so peers are not installed either.
+    const manifestFile = join(pkgDir, 'package.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    delete manifest.devDependencies;
+    delete manifest.scripts;
+    writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+    await npm(['install', '--omit=dev', '--no-audit', '--no-fund', '--legacy-peer-deps'], pkgDir);
+    writeFileSync(join(pkgDir, '.bench-ready.json'), JSON.stringify(wanted));
+    if (markerOk(ADAPTER_DIR, wanted)) return;
+    // A folder without the wanted marker is an older or broken copy.
+    rmSync(ADAPTER_DIR, { recursive: true, force: true });
+    try {
+      renameSync(pkgDir, ADAPTER_DIR);
+    } catch (error) {
+      if (!markerOk(ADAPTER_DIR, wanted)) throw error;
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 /** `npx -y NPX_SPEC` installs into `<NPM_CACHE>/_npx/<hash>/`; npm itself lays it out. */
