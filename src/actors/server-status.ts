@@ -45,7 +45,9 @@ export function statusLine(
   refs: Record<string, ServerActorRef>,
 ): string | undefined {
   if ((context.config?.servers.length ?? 0) === 0) return undefined;
-  const names = Object.keys(refs).sort();
+  const names = Object.keys(refs)
+    .filter((name) => !context.disabled.includes(name))
+    .sort();
   if (names.length === 0) return `MCP · ${context.disabled.length} disabled`;
   const health = names.map((name) => ({ name, health: healthOf(refs[name]!) }));
   const ready = health.filter((h) => h.health === 'ready').length;

@@ -224,7 +224,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         }
       },
       syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context)),
-      publishStatus: () => host.setStatus(statusLine(actor.getSnapshot().context, childRefs())),
+      // The action's context is already updated (a server just disabled is in `disabled`).
+      publishStatus: ({ context }) => host.setStatus(statusLine(context, childRefs())),
       notifyStatus: ({ context, event }) => {
         if (event.type !== 'SERVER.STATUS' || (event.state !== 'needsAuth' && event.state !== 'backoff'))
           return;

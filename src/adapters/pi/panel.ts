@@ -147,8 +147,12 @@ export function mcpPanelComponent(
  * Shows the panel until the user closes it. Undefined when this Pi cannot show it (no `custom()`, or
  * one that returns at once without a component, as in RPC mode): the caller prints the text instead.
  */
-export async function showMcpPanel(ui: PiCustomUi, runtime: Runtime): Promise<PanelOutcome | undefined> {
-  const kit = (await import(PI_TUI)) as PiTuiKit;
+export async function showMcpPanel(
+  ui: PiCustomUi,
+  runtime: Runtime,
+  loadKit: () => Promise<PiTuiKit> = () => import(PI_TUI),
+): Promise<PanelOutcome | undefined> {
+  const kit = await loadKit();
   let shown = false;
   const outcome = await ui.custom<PanelOutcome>((tui, theme, keybindings, done) => {
     shown = true;

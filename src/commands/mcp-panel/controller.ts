@@ -38,12 +38,12 @@ export interface PanelController {
   dispose(): void;
 }
 
-type Screen = { kind: 'servers' } | { kind: 'tools'; server: string; selected: number };
+type Screen = { kind: 'servers' } | { kind: 'tools'; server: string; selected: number; scroll: number };
 
 export function createPanelController(runtime: Runtime, options: PanelOptions): PanelController {
   const now = options.now ?? Date.now;
   let screen: Screen = { kind: 'servers' };
-  let selectedServer = 0;
+  const servers = { selected: 0, scroll: 0 };
   let message: string | undefined;
   let view: PanelView = panelView(runtime);
   let tools: ToolRow[] = [];
@@ -81,7 +81,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
 
   function rebuild() {
     view = panelView(runtime);
-    selectedServer = Math.min(selectedServer, Math.max(0, view.servers.length - 1));
+    servers.selected = Math.min(servers.selected, Math.max(0, view.servers.length - 1));
     if (screen.kind === 'tools') {
       tools = toolRows(runtime, screen.server);
       screen.selected = Math.min(screen.selected, Math.max(0, tools.length - 1));
@@ -92,9 +92,14 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
   function render(): string[] {
     if (!layout) return [];
     const ctx = { ...layout, now: now() };
-    return screen.kind === 'servers'
-      ? renderServers(view, selectedServer, message, ctx)
-      : renderTools(screen.server, tools, screen.selected, message, ctx);
+    if (screen.kind === 'servers') {
+      const drawn = renderServers(view, { ...servers, message }, ctx);
+      servers.scroll = drawn.scroll;
+      return drawn.lines;
+    }
+    const drawn = renderTools(screen.server, tools, { ...screen, message }, ctx);
+    screen.scroll = drawn.scroll;
+    return drawn.lines;
   }
 
   function redrawIfChanged() {
@@ -118,7 +123,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
   }
 
   function selectedRow() {
-    return view.servers[selectedServer];
+    return view.servers[servers.selected];
   }
 
   function onServers(key: PanelKey) {
@@ -127,7 +132,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
       case 'up':
       case 'down': {
         const n = view.servers.length;
-        if (n > 0) selectedServer = (selectedServer + (key === 'up' ? n - 1 : 1)) % n;
+        if (n > 0) servers.selected = (servers.selected + (key === 'up' ? n - 1 : 1)) % n;
         return;
       }
       case 'back':
@@ -141,7 +146,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
           message = `${row.name} is skipped: ${row.reason}`;
           return;
         }
-        screen = { kind: 'tools', server: row.name, selected: 0 };
+        screen = { kind: 'tools', server: row.name, selected: 0, scroll: 0 };
         tools = toolRows(runtime, row.name);
         return;
       case 'reconnect':

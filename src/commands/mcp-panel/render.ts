@@ -52,10 +52,10 @@ const STATE_NAME: Record<ServerState, string> = {
 };
 
 function stateLabel(row: RunningServer): string {
-  if (row.state === 'closed') return row.health === 'failing' ? 'failed, the next call retries' : 'idle';
+  if (row.state === 'closed') return row.health === 'failing' ? 'failed' : 'idle';
   if (row.state === 'init') return 'not started';
   if (row.state === 'needsAuth') return 'needs sign-in';
-  if (row.state === 'backoff') return 'failed, retrying';
+  if (row.state === 'backoff') return 'failed';
   return row.state;
 }
 
@@ -104,10 +104,13 @@ function wrapIndented(body: string, ctx: RenderContext, max: number, paint: Pain
 function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext): string[] {
   const { style, now } = ctx;
   const head = [`${glyph(row, style)} ${stateLabel(row)}`];
-  if (row.since !== undefined) head[0] += ` ${style.dim(formatDuration(now - row.since))}`;
+  if (row.since !== undefined && row.state !== 'init') {
+    head[0] += ` ${style.dim(`for ${formatDuration(now - row.since)}`)}`;
+  }
   if (row.state === 'backoff' && row.nextRetryAt !== undefined) {
     head.push(`retry in ${formatDuration(row.nextRetryAt - now)} (attempt ${row.attempt})`);
   }
+  if (row.state === 'closed' && row.health === 'failing') head.push('the next call retries');
   if (row.inFlight > 0) head.push(style.accent(`${plural(row.inFlight, 'call')} in flight`));
   if (row.health === 'needs-auth') head.push(style.warning('press a to sign in'));
   const facts: string[] = [row.lifecycle, row.transport];
@@ -152,43 +155,47 @@ function serverBlock(row: ServerRow, selected: boolean, ctx: RenderContext): str
   ];
 }
 
+/** What a list screen shows: its lines, and the first block shown (kept for the next draw). */
+export interface Drawn {
+  lines: string[];
+  scroll: number;
+}
+
 /**
- * The blocks that fit in `room` lines, always including the selected one: from it downwards, then
- * upwards; `↑ n more` / `↓ n more` say what is left out.
+ * The blocks that fit in `room` lines, always including the selected one. The list scrolls only as
+ * far as the selection needs, from where it was (`scroll`); `↑ n more` / `↓ n more` say what is left
+ * out.
  */
-function windowed(blocks: string[][], selected: number, room: number, style: Style): string[] {
+function windowed(blocks: string[][], selected: number, scroll: number, room: number, style: Style): Drawn {
   const total = blocks.reduce((n, b) => n + b.length, 0);
-  if (total <= room) return blocks.flat();
+  if (total <= room) return { lines: blocks.flat(), scroll: 0 };
   const budget = Math.max(1, room - 2);
-  let first = selected;
-  let last = selected;
-  let used = blocks[selected]?.length ?? 0;
-  while (last + 1 < blocks.length && used + blocks[last + 1]!.length <= budget)
-    used += blocks[++last]!.length;
-  while (first > 0 && used + blocks[first - 1]!.length <= budget) used += blocks[--first]!.length;
-  const out: string[] = [];
-  if (first > 0) out.push(style.dim(`  ↑ ${first} more`));
-  out.push(
+  const span = (from: number, to: number) => blocks.slice(from, to + 1).reduce((n, b) => n + b.length, 0);
+  let first = Math.min(Math.max(0, scroll), selected);
+  while (first < selected && span(first, selected) > budget) first++;
+  let last = first;
+  while (last + 1 < blocks.length && span(first, last + 1) <= budget) last++;
+  // At the end of the list, use the room above rather than leave it empty.
+  while (last === blocks.length - 1 && first > 0 && span(first - 1, last) <= budget) first--;
+  const lines: string[] = [];
+  if (first > 0) lines.push(style.dim(`  ↑ ${first} more`));
+  lines.push(
     ...blocks
       .slice(first, last + 1)
       .flat()
       .slice(0, budget),
   );
-  if (last < blocks.length - 1) out.push(style.dim(`  ↓ ${blocks.length - 1 - last} more`));
-  return out;
+  if (last < blocks.length - 1) lines.push(style.dim(`  ↓ ${blocks.length - 1 - last} more`));
+  return { lines, scroll: first };
 }
 
-function frame(
-  head: string[],
-  body: (room: number) => string[],
-  foot: string[],
-  ctx: RenderContext,
-): string[] {
+function frame(head: string[], body: (room: number) => Drawn, foot: string[], ctx: RenderContext): Drawn {
   const rule = ctx.style.dim('─'.repeat(Math.max(1, ctx.width)));
   const top = [rule, ...head];
   const bottom = [rule, ...foot];
   const room = Math.max(3, ctx.height - top.length - bottom.length);
-  return [...top, ...body(room), ...bottom].map((line) => fitWidth(line, ctx));
+  const { lines, scroll } = body(room);
+  return { lines: [...top, ...lines, ...bottom].map((line) => fitWidth(line, ctx)), scroll };
 }
 
 function footer(message: string | undefined, hints: string, ctx: RenderContext): string[] {
@@ -196,26 +203,28 @@ function footer(message: string | undefined, hints: string, ctx: RenderContext):
   return [...lines, ...ctx.text.wrap(hints, ctx.width).map(ctx.style.dim)];
 }
 
-export function renderServers(
-  view: PanelView,
-  selected: number,
-  message: string | undefined,
-  ctx: RenderContext,
-): string[] {
+/** Where a list screen stands: the selected row, the first one shown, the last action's message. */
+export interface ListPosition {
+  selected: number;
+  scroll: number;
+  message?: string | undefined;
+}
+
+export function renderServers(view: PanelView, at: ListPosition, ctx: RenderContext): Drawn {
+  const { selected, scroll, message } = at;
   const { style } = ctx;
   const head = [style.accent(style.bold(view.summary))];
   if (view.problems > 0) {
     head.push(style.warning(`${plural(view.problems, 'config problem')}: /mcp status lists them`));
   }
   const body = (room: number) => {
-    if (!view.running) return [style.muted('Pi has not started the MCP session yet.')];
+    if (!view.running) return { lines: [style.muted('Pi has not started the MCP session yet.')], scroll: 0 };
     if (view.servers.length === 0) {
-      return ctx.text
-        .wrap('No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json.', ctx.width)
-        .map(style.muted);
+      const text = 'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json.';
+      return { lines: ctx.text.wrap(text, ctx.width).map(style.muted), scroll: 0 };
     }
     const blocks = view.servers.map((row, i) => serverBlock(row, i === selected, ctx));
-    return windowed(blocks, selected, room, style);
+    return windowed(blocks, selected, scroll, room, style);
   };
   return frame(head, body, footer(message, SERVER_HINTS, ctx), ctx);
 }
@@ -226,13 +235,8 @@ const EXPOSURE_LABEL: Record<ToolRow['exposure'], string> = {
   deferred: 'deferred',
 };
 
-export function renderTools(
-  server: string,
-  tools: ToolRow[],
-  selected: number,
-  message: string | undefined,
-  ctx: RenderContext,
-): string[] {
+export function renderTools(server: string, tools: ToolRow[], at: ListPosition, ctx: RenderContext): Drawn {
+  const { selected, scroll, message } = at;
   const { style } = ctx;
   const total = tools.reduce((n, t) => n + t.tokens, 0);
   const head = [
@@ -242,9 +246,8 @@ export function renderTools(
   ];
   const body = (room: number) => {
     if (tools.length === 0) {
-      return [
-        style.muted('No tools known yet: the server has not been listed (r in the list reconnects it).'),
-      ];
+      const text = 'No tools known yet: the server has not been listed (r in the list reconnects it).';
+      return { lines: [style.muted(text)], scroll: 0 };
     }
     const blocks = tools.map((tool, i) => {
       const exposure = EXPOSURE_LABEL[tool.exposure];
@@ -253,7 +256,7 @@ export function renderTools(
       const description = tool.description.trim() || '(no description)';
       return [first, ...wrapIndented(description, ctx, i === selected ? DESCRIPTION_LINES : 1, style.muted)];
     });
-    return windowed(blocks, selected, room, style);
+    return windowed(blocks, selected, scroll, room, style);
   };
   return frame(head, body, footer(message, TOOL_HINTS, ctx), ctx);
 }

@@ -4,6 +4,7 @@
 
 import { healthOf, type ServerHealth, stateOf, statusLine } from '../../actors/server-status.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
+import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import { redactText, secretValues } from '../../config/redact.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
@@ -30,7 +31,7 @@ export interface RunningServer {
   since?: number;
   lifecycle: Lifecycle;
   transport: Transport;
-  /** Known tools (live or cached); undefined when the server was never listed. */
+  /** Known tools (live or cached, resource readers included); undefined when never listed. */
   tools?: number;
   /** Estimated tokens all its tools would add to every request if they were direct. */
   directTokens: number;
@@ -64,6 +65,17 @@ export interface PanelView {
   problems: number;
 }
 
+// Catalog entries stay the same objects while the catalog does: each is measured once.
+const measured = new WeakMap<CatalogEntry, number>();
+function tokensOf(entry: CatalogEntry): number {
+  let tokens = measured.get(entry);
+  if (tokens === undefined) {
+    tokens = declarationTokens(entry);
+    measured.set(entry, tokens);
+  }
+  return tokens;
+}
+
 export function panelView(runtime: Runtime): PanelView {
   const context = runtime.actor.getSnapshot().context;
   const config = context.config;
@@ -82,7 +94,8 @@ export function panelView(runtime: Runtime): PanelView {
     const secrets = secretValues(ctx.definition);
     const clean = (text: string) => redactText(text, secrets);
     const own = entries.filter((e) => e.server === name);
-    const known = ctx.catalog?.tools.length ?? (context.catalogs[name] ? own.length : undefined);
+    // Counted as the model reaches them: tools, and resources exposed as read_* tools.
+    const known = ctx.catalog || context.catalogs[name] ? own.length : undefined;
     const row: RunningServer = {
       kind: 'running',
       name,
@@ -90,7 +103,7 @@ export function panelView(runtime: Runtime): PanelView {
       health: healthOf(ref),
       lifecycle: ctx.definition.lifecycle,
       transport: ctx.definition.transport,
-      directTokens: own.reduce((n, e) => n + declarationTokens(e), 0),
+      directTokens: own.reduce((n, e) => n + tokensOf(e), 0),
       inFlight: ctx.inFlight,
       attempt: ctx.attempt,
       stderr: ctx.stderrTail === '' ? [] : clean(ctx.stderrTail).trimEnd().split('\n').slice(-STDERR_LINES),
@@ -124,6 +137,6 @@ export function toolRows(runtime: Runtime, server: string): ToolRow[] {
       name: e.name,
       description: e.description,
       exposure: e.exposure === 'direct' ? 'direct' : activated.has(e.name) ? 'session' : 'deferred',
-      tokens: declarationTokens(e),
+      tokens: tokensOf(e),
     }));
 }
