@@ -158,8 +158,8 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
         message = `Reconnecting ${row.name}…`;
         return;
       case 'signIn':
-        if (row.kind !== 'running') {
-          message = `${row.name} is not running: nothing to sign in to.`;
+        if (row.kind !== 'running' || (row.health !== 'needs-auth' && !row.oauth)) {
+          message = `${row.name} does not need a sign-in.`;
           return;
         }
         return close({ kind: 'signIn', server: row.name });

@@ -43,6 +43,8 @@ export interface RunningServer {
   stderr: string[];
   /** Recent states, oldest first, ending with the current one. */
   trail: ServerState[];
+  /** Signs in with OAuth (configured so): signing in again makes sense even when connected. */
+  oauth: boolean;
 }
 
 export type ToolExposure = 'direct' | 'session' | 'deferred';
@@ -108,6 +110,7 @@ export function panelView(runtime: Runtime): PanelView {
       attempt: ctx.attempt,
       stderr: ctx.stderrTail === '' ? [] : clean(ctx.stderrTail).trimEnd().split('\n').slice(-STDERR_LINES),
       trail: ctx.trail.map((visit) => visit.state),
+      oauth: ctx.definition.auth === 'oauth' || ctx.definition.oauth !== undefined,
     };
     const since = ctx.trail.at(-1)?.at;
     if (since !== undefined) row.since = since;

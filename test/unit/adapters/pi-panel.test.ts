@@ -2,7 +2,7 @@
 // draws and closes, and a Pi without a custom UI (RPC answers at once) makes the caller print text.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { SimulatedClock } from 'xstate';
+import { SimulatedClock, waitFor } from 'xstate';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
 import {
   type PiCustomFactory,
@@ -40,17 +40,21 @@ afterEach(async () => {
   runtime = undefined;
 });
 
+/** alpha and beta; beta answered 401 and needs a sign-in. */
 async function startRuntime(): Promise<Runtime> {
   const config = loadedConfig([definition({ name: 'alpha' }), definition({ name: 'beta' })]);
+  const scripted = scriptedConnector();
   runtime = createRuntime({
     host: { registerTool() {}, registerToolSearch() {}, setActiveMcpTools() {}, setStatus() {}, notify() {} },
-    connector: scriptedConnector().connector,
+    connector: scripted.connector,
     loadConfig: () => config,
     logger: nullLogger,
     tempDir: '/nonexistent',
     clock: new SimulatedClock(),
   });
   await runtime.start({ cwd: '/p', projectTrusted: true });
+  scripted.attempts.find((a) => a.definition.name === 'beta')!.fail('auth', 'HTTP 401');
+  await waitFor(runtime.servers().beta!, (s) => s.matches('needsAuth'));
   return runtime;
 }
 

@@ -200,6 +200,9 @@ describe('the /mcp panel', () => {
     await settle();
     expect(status).toBe('MCP 1/2 · github needs sign-in');
     expect(screen()).toMatch(/github {2}! needs sign-in for 0 s · press a to sign in/);
+    await press('signIn');
+    expect(screen()).toContain('alpha does not need a sign-in.');
+    expect(outcomes).toEqual([]);
     await press('down', 'signIn');
     expect(outcomes).toEqual([{ kind: 'signIn', server: 'github' }]);
     // Closed: the panel no longer follows the actors.
