@@ -298,6 +298,22 @@ describe('the /mcp panel', () => {
   });
 });
 
+describe('the status line', () => {
+  it('counts ready servers, names two that need attention and counts the rest', async () => {
+    const names = ['a', 'b', 'c', 'd', 'e'];
+    await start(names.map((name) => definition({ name, lifecycle: 'eager' })));
+    await settle();
+    expect(status).toBe('MCP 0/5 · 5 connecting');
+    attemptFor('a').succeed();
+    attemptFor('b').fail('auth', 'HTTP 401');
+    attemptFor('c').fail('exited', 'exited with code 1');
+    attemptFor('d').fail('exited', 'exited with code 1');
+    await settle();
+    expect(status).toBe('MCP 1/5 · b needs sign-in · c failing · +1 more');
+    expect(screen().split('\n')[1]).toBe('MCP 1/5 · b needs sign-in · c failing · +1 more');
+  });
+});
+
 describe('trailText', () => {
   it('keeps the newest states that fit, older ones collapse into …', () => {
     const trail = ['init', 'connecting', 'backoff', 'connecting', 'connected'] as const;
