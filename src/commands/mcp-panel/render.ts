@@ -93,6 +93,27 @@ function fitWidth(line: string, ctx: RenderContext): string {
   return ctx.text.width(line) <= ctx.width ? line : ctx.text.truncate(line, ctx.width);
 }
 
+/**
+ * `lead` then the parts joined by ` · `; a part that does not fit any more starts an indented line,
+ * so narrow terminals lose no fact (a single part too long for a line is cut).
+ */
+function flow(lead: string, parts: string[], ctx: RenderContext): string[] {
+  const lines: string[] = [];
+  let line = lead;
+  let empty = true;
+  for (const part of parts) {
+    const next = empty ? `${line}${part}` : `${line} · ${part}`;
+    if (empty || ctx.text.width(next) <= ctx.width) line = next;
+    else {
+      lines.push(line);
+      line = `${INDENT}${part}`;
+    }
+    empty = false;
+  }
+  lines.push(line);
+  return lines;
+}
+
 function wrapIndented(body: string, ctx: RenderContext, max: number, paint: Paint): string[] {
   const room = Math.max(10, ctx.width - INDENT.length);
   const lines = ctx.text.wrap(body, room);
@@ -120,8 +141,8 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
     if (row.tools > 0) facts.push(`≈${tokenFigure(row.directTokens)} tokens if direct`);
   }
   const lines = [
-    `${selected ? style.accent('›') : ' '} ${style.bold(row.name)}  ${head.join(' · ')}`,
-    `${INDENT}${style.muted(facts.join(' · '))}`,
+    ...flow(`${selected ? style.accent('›') : ' '} ${style.bold(row.name)}  `, head, ctx),
+    ...flow(INDENT, facts.map(style.muted), ctx),
   ];
   if (row.trail.length > 0) {
     lines.push(`${INDENT}${style.dim(trailText(row.trail, ctx.width - INDENT.length, ctx.text))}`);

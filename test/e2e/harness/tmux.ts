@@ -55,8 +55,19 @@ function killQuietly(pid: number, signal: NodeJS.Signals) {
 
 export async function startPiInTmux(opts: TmuxPiOptions): Promise<TmuxPi> {
   const socket = `pi-e2e-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const tmux = (...args: string[]) =>
-    execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const tmux = (...args: string[]) => {
+    try {
+      return execFileSync('tmux', ['-L', socket, ...args], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new Error('tmux is not installed: the TUI tests need it (Debian: apt-get install tmux)');
+      }
+      throw error;
+    }
+  };
   const args = ['--no-session', '--provider', FAKE_PROVIDER, '--model', FAKE_MODEL];
   for (const ext of opts.extensions ?? []) args.push('-e', isAbsolute(ext) ? ext : resolve(repoRoot, ext));
   args.push(...(opts.args ?? []));

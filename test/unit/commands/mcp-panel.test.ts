@@ -287,6 +287,8 @@ describe('the /mcp panel', () => {
         expect(width(line)).toBeLessThanOrEqual(w);
       }
     }
+    // Narrow: the facts of a row flow onto more lines instead of being cut off.
+    expect(screen(40, 200)).toMatch(/› a1 {2}✗ failed for 0 s\n {4}retry in \d+ s \(attempt 1\)/);
     let shown = screen(40, 20).split('\n');
     expect(shown.length).toBeLessThanOrEqual(20);
     expect(shown.some((l) => /↓ \d+ more/.test(l))).toBe(true);
