@@ -35,9 +35,15 @@ export interface RenderContext {
   text: TextKit;
 }
 
-export const SERVER_HINTS =
-  '↑↓ select · enter tools · r reconnect · a sign in · e enable/disable · esc close';
-export const TOOL_HINTS = '↑↓ select · d direct for this session · esc back';
+export const SERVER_HINTS = [
+  '↑↓ select',
+  'enter tools',
+  'r reconnect',
+  'a sign in',
+  'e enable/disable',
+  'esc close',
+];
+export const TOOL_HINTS = ['↑↓ select', 'd direct for this session', 'esc back'];
 /** Lines of a selected tool's description shown at most. */
 const DESCRIPTION_LINES = 6;
 const INDENT = '    ';
@@ -97,7 +103,7 @@ function fitWidth(line: string, ctx: RenderContext): string {
  * `lead` then the parts joined by ` · `; a part that does not fit any more starts an indented line,
  * so narrow terminals lose no fact (a single part too long for a line is cut).
  */
-function flow(lead: string, parts: string[], ctx: RenderContext): string[] {
+function flow(lead: string, parts: string[], ctx: RenderContext, indent = INDENT): string[] {
   const lines: string[] = [];
   let line = lead;
   let empty = true;
@@ -106,7 +112,7 @@ function flow(lead: string, parts: string[], ctx: RenderContext): string[] {
     if (empty || ctx.text.width(next) <= ctx.width) line = next;
     else {
       lines.push(line);
-      line = `${INDENT}${part}`;
+      line = `${indent}${part}`;
     }
     empty = false;
   }
@@ -219,9 +225,9 @@ function frame(head: string[], body: (room: number) => Drawn, foot: string[], ct
   return { lines: [...top, ...lines, ...bottom].map((line) => fitWidth(line, ctx)), scroll };
 }
 
-function footer(message: string | undefined, hints: string, ctx: RenderContext): string[] {
+function footer(message: string | undefined, hints: string[], ctx: RenderContext): string[] {
   const lines = message ? ctx.text.wrap(message, ctx.width).map(ctx.style.accent) : [];
-  return [...lines, ...ctx.text.wrap(hints, ctx.width).map(ctx.style.dim)];
+  return [...lines, ...flow('', hints, ctx, '').map(ctx.style.dim)];
 }
 
 /** Where a list screen stands: the selected row, the first one shown, the last action's message. */
