@@ -93,13 +93,13 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
     if (!layout) return [];
     const ctx = { ...layout, now: now() };
     if (screen.kind === 'servers') {
-      const drawn = renderServers(view, { ...servers, message }, ctx);
-      servers.scroll = drawn.scroll;
-      return drawn.lines;
+      const out = renderServers(view, { ...servers, message }, ctx);
+      servers.scroll = out.scroll;
+      return out.lines;
     }
-    const drawn = renderTools(screen.server, tools, { ...screen, message }, ctx);
-    screen.scroll = drawn.scroll;
-    return drawn.lines;
+    const out = renderTools(screen.server, tools, { ...screen, message }, ctx);
+    screen.scroll = out.scroll;
+    return out.lines;
   }
 
   function redrawIfChanged() {

@@ -35,7 +35,7 @@ export interface RenderContext {
   text: TextKit;
 }
 
-export const SERVER_HINTS = [
+const SERVER_HINTS = [
   '↑↓ select',
   'enter tools',
   'r reconnect',
@@ -43,7 +43,7 @@ export const SERVER_HINTS = [
   'e enable/disable',
   'esc close',
 ];
-export const TOOL_HINTS = ['↑↓ select', 'd direct for this session', 'esc back'];
+const TOOL_HINTS = ['↑↓ select', 'd direct for this session', 'esc back'];
 /** Lines of a selected tool's description shown at most. */
 const DESCRIPTION_LINES = 6;
 const INDENT = '    ';
