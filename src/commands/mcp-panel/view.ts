@@ -1,14 +1,14 @@
 // What the /mcp panel shows, read from the session's actor snapshots (the one source of truth) and
 // its catalog: one row per configured server, and a server's tools. Plain data, no text layout, no
-// secret: error and stderr text pass the server's redaction here.
+// secret: every text from a server or the config passes the one redaction here.
 
 import { healthOf, type ServerHealth, stateOf, statusLine } from '../../actors/server-status.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
-import { redactText, secretValues } from '../../config/redact.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
+import { redact } from '../../redact.ts';
 
 /** How many stderr lines the selected server shows. */
 export const STDERR_LINES = 5;
@@ -93,8 +93,6 @@ export function panelView(runtime: Runtime): PanelView {
       continue;
     }
     const ctx = ref.getSnapshot().context;
-    const secrets = secretValues(ctx.definition);
-    const clean = (text: string) => redactText(text, secrets);
     const own = entries.filter((e) => e.server === name);
     // Counted as the model reaches them: tools, and resources exposed as read_* tools.
     const known = ctx.catalog || context.catalogs[name] ? own.length : undefined;
@@ -108,7 +106,7 @@ export function panelView(runtime: Runtime): PanelView {
       directTokens: own.reduce((n, e) => n + tokensOf(e), 0),
       inFlight: ctx.inFlight,
       attempt: ctx.attempt,
-      stderr: ctx.stderrTail === '' ? [] : clean(ctx.stderrTail).trimEnd().split('\n').slice(-STDERR_LINES),
+      stderr: ctx.stderrTail === '' ? [] : redact(ctx.stderrTail).trimEnd().split('\n').slice(-STDERR_LINES),
       trail: ctx.trail.map((visit) => visit.state),
       oauth: ctx.definition.auth === 'oauth' || ctx.definition.oauth !== undefined,
     };
@@ -116,11 +114,16 @@ export function panelView(runtime: Runtime): PanelView {
     if (since !== undefined) row.since = since;
     if (known !== undefined) row.tools = known;
     if (ctx.nextRetryAt !== undefined) row.nextRetryAt = ctx.nextRetryAt;
-    if (ctx.lastError) row.lastError = { message: clean(ctx.lastError.message), at: ctx.lastError.at };
+    if (ctx.lastError) row.lastError = { message: redact(ctx.lastError.message), at: ctx.lastError.at };
     servers.push(row);
   }
   for (const s of config.skipped) {
-    servers.push({ kind: 'skipped', name: s.name, reason: s.reason, ...(s.fix ? { fix: s.fix } : {}) });
+    servers.push({
+      kind: 'skipped',
+      name: s.name,
+      reason: redact(s.reason),
+      ...(s.fix ? { fix: redact(s.fix) } : {}),
+    });
   }
   return {
     running: true,
@@ -138,7 +141,7 @@ export function toolRows(runtime: Runtime, server: string): ToolRow[] {
     .entries.filter((e) => e.server === server)
     .map((e) => ({
       name: e.name,
-      description: e.description,
+      description: redact(e.description),
       exposure: e.exposure === 'direct' ? 'direct' : activated.has(e.name) ? 'session' : 'deferred',
       tokens: tokensOf(e),
     }));

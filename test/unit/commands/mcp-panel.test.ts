@@ -175,6 +175,17 @@ describe('the /mcp panel', () => {
     expect(shown).toContain('last error 3 s ago');
   });
 
+  it('never shows a configured secret the server printed', async () => {
+    const secret = 'panel-secret-7f3a9c21e5';
+    await start([definition({ name: 'alpha', lifecycle: 'keep-alive', env: { API_TOKEN: secret } })]);
+    attemptFor('alpha').fail('exited', `rejected token ${secret}`, `using token ${secret}`);
+    await settle();
+    const shown = screen();
+    expect(shown).toContain('last error 0 s ago: rejected token ***');
+    expect(shown).toContain('│ using token ***');
+    expect(shown).not.toContain(secret);
+  });
+
   it('r reconnects the selected server now, ending its backoff wait', async () => {
     await start([definition({ name: 'alpha', lifecycle: 'keep-alive' })]);
     attemptFor('alpha').fail('exited', 'exited with code 3');
