@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSearchIndex, type SearchDoc, type SearchHit } from '../../src/catalog/search.ts';
+import { createSearchIndex, type SearchDoc } from '../../src/catalog/search.ts';
 import {
   CATALOG_DIR,
   DEV_QUERIES,
@@ -28,7 +28,7 @@ import { createBm25Ranker } from './reference-bm25.ts';
 import { createSeedRanker } from './reference-seed.ts';
 
 interface Ranker {
-  search(query: string, limit?: number): SearchHit[];
+  search(query: string, limit?: number): Array<{ name: string; score: number }>;
 }
 type RankerFactory = (docs: SearchDoc[]) => Ranker;
 
