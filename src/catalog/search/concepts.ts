@@ -1,5 +1,5 @@
 import { splitWords, stem } from './tokenize.ts';
-import { wordnetSynonyms } from './wordnet.ts';
+import { wordnetRelated } from './wordnet.ts';
 
 /**
  * Hand-written general English and software vocabulary (no product names; WordNet adds the rest, see
@@ -315,19 +315,16 @@ export function findPhrases(words: readonly string[]): PhraseMatch[] {
   return found;
 }
 
-/** How strongly a WordNet synonym of a common sense stands for the query word. */
-const WORDNET_WEIGHT = 0.45;
 const withWordnet = new Map<string, ReadonlyMap<string, number> | undefined>();
 
 /** Words related to a stemmed term, with weights in (0, 1): the groups above, then WordNet synonyms. */
 export function relatedTerms(term: string): ReadonlyMap<string, number> | undefined {
   if (withWordnet.has(term)) return withWordnet.get(term);
   const own = related.get(term);
-  const synonyms = wordnetSynonyms(term);
   let merged: Map<string, number> | undefined = own ? new Map(own) : undefined;
-  for (const s of synonyms) {
+  for (const [word, weight] of wordnetRelated(term)) {
     merged ??= new Map();
-    if ((merged.get(s) ?? 0) < WORDNET_WEIGHT) merged.set(s, WORDNET_WEIGHT);
+    if ((merged.get(word) ?? 0) < weight) merged.set(word, weight);
   }
   if (withWordnet.size > 20_000) withWordnet.clear();
   withWordnet.set(term, merged);
