@@ -68,7 +68,12 @@ for (const file of ['noun', 'verb', 'adj', 'adv']) {
     for (let p = 0; p < pointers; p++, k += 4) {
       if (f[k] !== '+') continue;
       const st = f[k + 3]!;
-      links.push([`${file}:${offset}`, Number.parseInt(st.slice(0, 2), 16), `${DATA_FILES[f[k + 2]!]}:${f[k + 1]}`, Number.parseInt(st.slice(2), 16)]);
+      links.push([
+        `${file}:${offset}`,
+        Number.parseInt(st.slice(0, 2), 16),
+        `${DATA_FILES[f[k + 2]!]}:${f[k + 1]}`,
+        Number.parseInt(st.slice(2), 16),
+      ]);
     }
   }
 }
