@@ -24,6 +24,8 @@ export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 export const HEALTH_TIMEOUT_MS = 10_000;
 const STDERR_TAIL_LINES = 20;
 const STDERR_TAIL_CHARS = 4_000;
+/** How many recent states a server remembers (its trail in /mcp). */
+export const TRAIL_LENGTH = 8;
 /** setTimeout fires at once for delays above 2^31-1 ms; clamp instead (≈ 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -37,6 +39,12 @@ export interface ServerError {
   kind: ConnectErrorKind | 'call';
   message: string;
   /** Epoch ms, for display only. */
+  at: number;
+}
+
+/** A state the server entered, and when (epoch ms, display only). */
+export interface StateVisit {
+  state: ServerState;
   at: number;
 }
 
@@ -79,6 +87,8 @@ export interface ServerContext {
   /** Calls bracketed by CALL_STARTED / CALL_FINISHED that have not finished yet. */
   inFlight: number;
   lastUsedAt?: number;
+  /** The last TRAIL_LENGTH states entered, oldest first; the last one is the current state. */
+  trail: StateVisit[];
 }
 
 export type ServerEvent =
@@ -302,7 +312,11 @@ export const serverMachine = setup({
     healthTimeout: ({ context }) => timerMs(Math.min(HEALTH_TIMEOUT_MS, context.definition.healthCheckMs)),
   },
   actions: {
+    /** Entry of every top-level state: remembers it in the trail, tells the supervisor and listeners. */
     notifyStatus: enqueueActions(({ context, enqueue }, params: { state: ServerState }) => {
+      enqueue.assign({
+        trail: [...context.trail, { state: params.state, at: Date.now() }].slice(-TRAIL_LENGTH),
+      });
       const status = statusOf(context, params.state);
       if (context.parentRef) enqueue.sendTo(context.parentRef, { type: 'SERVER.STATUS', ...status });
       enqueue.emit({ type: 'status', ...status });
@@ -416,6 +430,7 @@ export const serverMachine = setup({
       jitter: 1,
       stderrTail: '',
       inFlight: 0,
+      trail: [],
     };
     if (input.parentRef) context.parentRef = input.parentRef;
     if (input.knownCatalog) context.knownCatalog = input.knownCatalog;
