@@ -7,6 +7,7 @@ import type { DirectToolsSpec, ServerDefinition, ToolPrefix } from '../config/ty
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
 import { createSearchIndex, type SearchIndex } from './search.ts';
+import { MAX_DESCRIPTION_CHARS, plainText } from './terminal-text.ts';
 
 export interface CatalogEntry {
   /** Registered (model-facing) name. */
@@ -71,8 +72,8 @@ function candidatesOf(
       server: def.name,
       tool: tool.name,
       kind: 'tool',
-      description: tool.description ?? tool.title ?? '',
-      ...(tool.title ? { title: tool.title } : {}),
+      description: plainText(tool.description ?? tool.title ?? '', MAX_DESCRIPTION_CHARS),
+      ...(tool.title ? { title: plainText(tool.title, 200) } : {}),
       inputSchema: isObjectSchema(tool.inputSchema) ? tool.inputSchema : EMPTY_OBJECT_SCHEMA,
       exposure,
     });
@@ -93,7 +94,10 @@ function candidatesOf(
       tool,
       kind: 'resource',
       uri: resource.uri,
-      description: `Read resource ${resource.uri}${resource.description ? `: ${resource.description}` : ''}`,
+      description: plainText(
+        `Read resource ${resource.uri}${resource.description ? `: ${resource.description}` : ''}`,
+        MAX_DESCRIPTION_CHARS,
+      ),
       inputSchema: EMPTY_OBJECT_SCHEMA,
       exposure,
     });

@@ -3,6 +3,7 @@
 // answer lists what was loaded, one line each.
 
 import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
+import { plainText } from '../catalog/terminal-text.ts';
 
 export const TOOL_SEARCH_NAME = 'ToolSearch';
 export const SEARCH_LIMIT = 5;
@@ -152,7 +153,17 @@ export function searchCatalog(
   };
 }
 
-export function renderSearchOutcome(query: string, outcome: SearchOutcome, notes: string[] = []): string {
+/** Names listed back to the model, at most this many (a query may name thousands). */
+const MAX_LISTED_NAMES = 20;
+
+function listNames(names: string[]): string {
+  const shown = names.slice(0, MAX_LISTED_NAMES).map((n) => plainText(n, 80).replace(/\s+/g, ' '));
+  const more = names.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
+}
+
+export function renderSearchOutcome(rawQuery: string, outcome: SearchOutcome, notes: string[] = []): string {
+  const query = plainText(rawQuery, 200).replace(/\s+/g, ' ');
   const tail = notes.length > 0 ? `\n${notes.join('\n')}` : '';
   if (outcome.kind === 'server') {
     const lines = outcome.entries.map(
@@ -166,7 +177,7 @@ export function renderSearchOutcome(query: string, outcome: SearchOutcome, notes
   if (outcome.kind === 'none') {
     const unknown =
       outcome.unknownNames && outcome.unknownNames.length > 0
-        ? `Unknown tool names: ${outcome.unknownNames.join(', ')}. `
+        ? `Unknown tool names: ${listNames(outcome.unknownNames)}. `
         : '';
     const close = outcome.suggestions.length > 0 ? `Close names: ${outcome.suggestions.join(', ')}. ` : '';
     const servers =
@@ -180,7 +191,7 @@ export function renderSearchOutcome(query: string, outcome: SearchOutcome, notes
   );
   if (outcome.unknownNames) {
     lines.push(
-      `Unknown tool names (not loaded): ${outcome.unknownNames.join(', ')}. Search by keywords to find them.`,
+      `Unknown tool names (not loaded): ${listNames(outcome.unknownNames)}. Search by keywords to find them.`,
     );
   }
   const weak = outcome.weak
