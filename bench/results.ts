@@ -2,6 +2,7 @@
 
 import type { CallOverheadResult } from './call-overhead.ts';
 import type { ActorHeap, NpxMemory } from './memory.ts';
+import type { ReliabilityResult } from './reliability.ts';
 import type { SearchResult } from './search.ts';
 import type { SideBySideResult } from './side-by-side.ts';
 import type { StartupResult } from './startup.ts';
@@ -29,7 +30,10 @@ export interface BenchResults {
     piRuns: number;
     packages: Record<string, unknown>;
     sectionMs: Partial<
-      Record<'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi', number>
+      Record<
+        'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi' | 'reliability',
+        number
+      >
     >;
     wallMs: number;
   };
@@ -39,6 +43,7 @@ export interface BenchResults {
   tokens?: { five: TokenRow; all23: TokenRow; synthetic100x50: TokenRow };
   memory?: { heap: ActorHeap; npx?: NpxMemory };
   sideBySide?: SideBySideResult;
+  reliability?: ReliabilityResult;
   targets?: TargetCheck[];
   errors: Record<string, string>;
 }

@@ -33,6 +33,7 @@ export interface ServerFields {
   idleTimeout?: number;
   startupTimeoutMs?: number;
   requestTimeoutMs?: number;
+  healthCheckMs?: number;
   timeout?: number;
   exposeResources?: boolean;
   directTools?: boolean | string[];

@@ -86,6 +86,7 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
         ? settings.requestTimeoutMs
         : Math.max(1, Math.round(fields.timeout * 1000))),
     inheritEnv: fields.inheritEnv ?? SERVER_DEFAULTS.inheritEnv,
+    healthCheckMs: fields.healthCheckMs ?? SERVER_DEFAULTS.healthCheckMs,
     exposeResources: fields.exposeResources ?? SERVER_DEFAULTS.exposeResources,
     directTools: fields.directTools ?? settings.directTools,
     excludeTools: unique([...(fields.excludeTools ?? []), ...(fields.disabledTools ?? [])]),

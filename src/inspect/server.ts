@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { packageFile } from './package-files.ts';
+import { packageFile } from '../package-files.ts';
 import { type InspectionMessage, RelayHistory } from './relay-history.ts';
 
 export interface InspectorServerOptions {

@@ -121,6 +121,9 @@ describe('pi install npm:pi-mcp-actors (from the packed tarball)', () => {
     const pkg = join(installed, 'node_modules', 'pi-mcp-actors');
     expect(existsSync(join(pkg, 'dist', 'index.js'))).toBe(true);
     expect(existsSync(join(pkg, 'src', 'index.ts'))).toBe(false);
+    // Data the bundle reads at run time ships beside it.
+    expect(existsSync(join(pkg, 'src', 'catalog', 'search', 'wordnet-synonyms.txt'))).toBe(true);
+    expect(existsSync(join(pkg, 'docs', 'statecharts', 'server.svg'))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
     const bytes = sizeOf(installed);

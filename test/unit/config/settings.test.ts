@@ -25,6 +25,7 @@ describe('defaults', () => {
       idleTimeoutMs: 10 * 60_000,
       startupTimeoutMs: 30_000,
       requestTimeoutMs: 60_000,
+      healthCheckMs: 30_000,
       exposeResources: true,
       directTools: false,
       excludeTools: [],
@@ -63,6 +64,7 @@ describe('defaults', () => {
       requestTimeoutMs: 60_000,
     });
     expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);
+    expect(SERVER_DEFAULTS.healthCheckMs).toBe(30_000);
     expect(SETTINGS_DEFAULTS.outputLimitBytes).toBe(50 * 1024);
   });
 });
