@@ -98,8 +98,12 @@ export const STATUS_KEY = 'mcp';
 /** Tools of Pi's built-in MCP that must never stay active next to ours. */
 const BUILTIN_MCP_TOOL =
   /^(mcp__|tool_search$|list_mcp_resources$|list_mcp_resource_templates$|read_mcp_resource$)/;
-/** After the first model request is handed to the provider: long enough for it to be written out. */
-const AFTER_REQUEST_MS = 20;
+/**
+ * After the first model request is handed to the provider: long enough for it to be on the wire even on
+ * a loaded machine (loading the runtime blocks the event loop for tens of ms), short against a model's
+ * turn. A tool call or /mcp before then loads it at once; a one-shot answer exits without it.
+ */
+const AFTER_REQUEST_MS = 250;
 /** A session that sends no request soon (an interactive one waiting for its prompt) starts anyway. */
 const WITHOUT_REQUEST_MS = 300;
 
@@ -223,7 +227,13 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       if (current) {
         live = rt;
         await guarded('session_start', () => rt.start(current));
-        void options.preloadConnector?.().catch(() => undefined);
+        // Off the critical path, one after the other: the search index, then the MCP SDK.
+        setImmediate(() => {
+          void runtimeModule()
+            .then(({ warmUp }) => warmUp(rt))
+            .then(() => options.preloadConnector?.())
+            .catch((e: unknown) => logger.warn(`warm-up: ${String(e)}`));
+        });
       }
       return rt;
     });

@@ -3,6 +3,7 @@
 // bridge.ts imports this module lazily; keep Pi-startup work out of here and runtime work out of there.
 
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../actors/session-actor.ts';
+import { searchIndexOf } from '../../catalog/search.ts';
 import { withNpxResolution } from '../mcp/npx-connector.ts';
 import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
 
@@ -14,4 +15,9 @@ export function createPiRuntime(options: RuntimeOptions & { agentDir: string }):
     ...rest,
     connector: withNpxResolution(options.connector, defaultNpxCacheFile(agentDir)),
   });
+}
+
+/** What the first ToolSearch would otherwise build while the model waits: the search index. */
+export function warmUp(runtime: Runtime): void {
+  searchIndexOf(runtime.catalog());
 }
