@@ -24,12 +24,14 @@ import {
   serverId,
   sessionMachine,
 } from '../machines/session.machine.ts';
+import { addServerSecrets, redactDeep } from '../redact.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
 import { renderSearchOutcome, searchCatalog } from '../tools/tool-search-answer.ts';
 import { readSession, type SessionStartup, serverTools } from './describe-session.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
+import { redactingHost, redactProgress, redactResult } from './outbound.ts';
 import { reportConfigDiagnostics } from './report-diagnostics.ts';
 import { serverLogic } from './server-actor.ts';
 import { describeServers, statusLine } from './server-status.ts';
@@ -70,7 +72,8 @@ export interface Runtime {
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
-  const { host, logger } = options;
+  const { logger } = options;
+  const host = redactingHost(options.host);
   let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
   const registered = new Set<string>();
   const notified = new Set<string>();
@@ -136,6 +139,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           const { config, cached, catalog, description } =
             options.readSession?.(input.request) ??
             readSession(options.loadConfig(input.request), options.cache);
+          addServerSecrets(config.servers);
           const capture = config.settings.captureStats;
           await stats?.dispose();
           stats = capture
@@ -195,7 +199,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const def = context.config?.servers.find((d) => d.name === event.name);
         if (!options.cache || !def) return;
         const written = options.cache
-          .write({ [event.name]: cachedServerFromCatalog(def, event.catalog) })
+          .write({ [event.name]: redactDeep(cachedServerFromCatalog(def, event.catalog)) })
           .catch((error: unknown) => {
             logger.warn(`cache write failed: ${String(error)}`);
           });
@@ -289,15 +293,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         startInBackground(outcome.entries);
       }
       const loaded = outcome.kind === 'loaded' ? outcome.entries.map(entrySummary) : [];
-      return {
+      return redactResult({
         content: [{ type: 'text', text: renderSearchOutcome(query, outcome, notes) }],
         details: { query, loaded },
-      };
+      });
     },
     async callTool(name, args, signal, onUpdate) {
       await started(signal);
       const context = actor.getSnapshot().context;
-      return executeTool(
+      const result = await executeTool(
         {
           entry: (n) => catalogOf(context).byName.get(n),
           server: (s) => (context.disabled.includes(s) ? undefined : childRefs()[s]),
@@ -308,8 +312,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         name,
         args,
         signal,
-        onUpdate,
+        redactProgress(onUpdate),
       );
+      return redactResult(result);
     },
     async start(request) {
       actor.send({ type: 'SESSION_START', request });

@@ -13,6 +13,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSession, type SessionStartup } from '../../actors/describe-session.ts';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
+import { redactingHost, redactResult } from '../../actors/outbound.ts';
 import { reportConfigDiagnostics } from '../../actors/report-diagnostics.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
 import { createCacheStore } from '../../catalog/cache.ts';
@@ -20,12 +21,12 @@ import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../../catalog/exposure.ts';
 import { LOG_FILE } from '../../config/defaults.ts';
 import { agentDirFrom, loadConfig } from '../../config/load.ts';
-import { secretValues } from '../../config/redact.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import { createDeferredInspection } from '../../inspect/deferred.ts';
 import { INSPECT_FLAG, inspectTargetFrom } from '../../inspect/target.ts';
 import { createLogger } from '../../logger.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
+import { addServerSecrets, redact } from '../../redact.ts';
 import type { ToolResult } from '../../tools/executor.ts';
 import type { ProxyParams } from '../../tools/proxy-tool.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.ts';
@@ -113,13 +114,12 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   const homeDir = options.homeDir ?? homedir();
   const agentDir = agentDirFrom(env, homeDir);
   let lastConfig: LoadedConfig | undefined;
-  const secrets = () => (lastConfig ? lastConfig.servers.flatMap(secretValues) : []);
-  const logger = createLogger({ file: join(agentDir, LOG_FILE), secrets });
+  const logger = createLogger({ file: join(agentDir, LOG_FILE) });
   const cache = createCacheStore({ file: join(agentDir, 'mcp-cache.json'), logger });
   const tempDir = join(tmpdir(), `pi-mcp-actors-${process.pid}-${randomBytes(4).toString('hex')}`);
   let ctx: PiContext | undefined;
-  /** What Pi has of ours: registering the same entry again is skipped. */
-  const registered = new Map<string, CatalogEntry>();
+  /** What Pi has of ours, by name: registering the same tool again (same text and schema) is skipped. */
+  const registered = new Map<string, string>();
   let registeredDescription: string | undefined;
   let proxyRegistered = false;
   /** The current session (Pi's session_start); undefined before the first and after shutdown. */
@@ -153,12 +153,14 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       ...(typeof flag === 'string' && flag ? { configPath: flag } : {}),
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
     });
+    addServerSecrets(lastConfig.servers);
     return lastConfig;
   };
 
   const registerMcpTool = (entry: CatalogEntry, active: boolean) => {
-    if (registered.get(entry.name) === entry) return;
-    registered.set(entry.name, entry);
+    const registration = fingerprint(entry);
+    if (registered.get(entry.name) === registration) return;
+    registered.set(entry.name, registration);
     pi.registerTool({
       name: entry.name,
       label: `${entry.server}: ${entry.tool}`,
@@ -339,16 +341,20 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
 
   return { runtime: () => ready() };
 
-  /** ToolSearch, every known tool (direct ones active) and the narrowed active set, from config + cache. */
+  /**
+   * ToolSearch, every known tool (direct ones active) and the narrowed active set, from config + cache,
+   * through the same redaction as the runtime's registrations (which then find them done).
+   */
   function registerSession({ config, catalog, description }: SessionStartup) {
-    reportConfigDiagnostics(config, logger, host.notify);
-    registerToolSearch(description);
+    const outbound = redactingHost(host);
+    reportConfigDiagnostics(config, logger, outbound.notify);
+    outbound.registerToolSearch(description);
     const direct: string[] = [];
     for (const entry of catalog.entries) {
-      registerMcpTool(entry, entry.exposure === 'direct');
+      outbound.registerTool(entry);
       if (entry.exposure === 'direct') direct.push(entry.name);
     }
-    host.setActiveMcpTools(direct);
+    outbound.setActiveMcpTools(direct);
   }
 
   async function registerProxyTool(config: LoadedConfig) {
@@ -361,7 +367,9 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       description: proxy.proxyToolDescription,
       parameters: proxy.proxyToolParameters,
       execute: (_id, params, signal) =>
-        withRuntime((runtime) => proxy.runProxyTool(runtime, params as ProxyParams, signal)),
+        withRuntime((runtime) =>
+          proxy.runProxyTool(runtime, params as ProxyParams, signal).then(redactResult),
+        ),
     });
   }
 
@@ -376,9 +384,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     // The inspector and its WebSocket client load only when inspection is asked for.
     const target = setting.target;
     await import('../../inspect/inspector.ts').then(({ createInspection }) =>
-      inspection.attach(
-        createInspection(target, { secrets, onError: (m) => logger.warn(`inspection: ${m}`) }),
-      ),
+      inspection.attach(createInspection(target, { onError: (m) => logger.warn(`inspection: ${m}`) })),
     );
   }
 
@@ -409,6 +415,11 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   }
 }
 
+/** What Pi is told about a tool: re-registering it is needed only when this changes. */
+function fingerprint(entry: CatalogEntry): string {
+  return JSON.stringify([entry.server, entry.tool, entry.exposure, entry.description, entry.inputSchema]);
+}
+
 /** Spilled files stay for the model to read during the session; an unused folder does not linger. */
 function removeIfEmpty(dir: string) {
   try {
@@ -419,8 +430,9 @@ function removeIfEmpty(dir: string) {
 }
 
 /** Shows text to the user: a notification where Pi has UI, stdout in print mode, nothing in JSON mode. */
-function tell(ctx: PiContext | undefined, text: string, level: NotifyLevel) {
+function tell(ctx: PiContext | undefined, raw: string, level: NotifyLevel) {
   if (!ctx) return;
+  const text = redact(raw);
   if (ctx.hasUI) ctx.ui.notify(text, level);
   else if (ctx.mode === 'print') process.stdout.write(`${text}\n`);
 }
