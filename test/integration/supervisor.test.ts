@@ -104,6 +104,36 @@ describe('supervisor with real servers', () => {
     expect(pi.activeMcp()).toContain('beta__add');
   });
 
+  it('before the first model request only config and cache are read; the runtime starts after it and fills a cold cache', async () => {
+    writeUserConfig({
+      mcpServers: {
+        early: stdio(['--name', 'early'], { lifecycle: 'eager' }),
+        cold: stdio(['--name', 'cold']),
+      },
+    });
+    const { pi } = boot();
+    await pi.emit('session_start', { reason: 'startup' });
+    // ToolSearch is registered and the active set narrowed; no runtime yet: no status, no process.
+    expect(pi.activeMcp()).toEqual(['ToolSearch']);
+    expect(pi.status).toBeUndefined();
+    expect(serverProcesses()).toHaveLength(0);
+    await pi.emit('agent_start', {});
+    await pi.emit('before_provider_request', { payload: {} });
+    // Once the request is on its way: the eager server and the one whose tools are unknown connect,
+    // and each one's cache entry is written as soon as it has listed its tools (no shutdown needed).
+    await waitForServerProcesses(2);
+    const cacheFile = join(agentDir, 'mcp-cache.json');
+    await vi.waitFor(
+      () =>
+        expect(Object.keys(JSON.parse(readFileSync(cacheFile, 'utf8')).servers).sort()).toEqual([
+          'cold',
+          'early',
+        ]),
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(pi.status).toMatch(/MCP/);
+  });
+
   it('warm cache + lazy servers: tools registered with no process started; the first call starts exactly one', async () => {
     writeUserConfig({
       mcpServers: { one: stdio([], { directTools: ['echo'] }), two: stdio(['--name', 'two']) },

@@ -106,7 +106,7 @@ const BUILTIN_MCP_TOOL =
  */
 const AFTER_REQUEST_MS = 250;
 /** A session that sends no request soon (an interactive one waiting for its prompt) starts anyway. */
-const WITHOUT_REQUEST_MS = 300;
+const WITHOUT_REQUEST_MS = 1_000;
 
 /** Wires the extension into Pi. */
 export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
