@@ -49,6 +49,8 @@ export interface RuntimeOptions {
   inspect?: (event: InspectionEvent) => void;
   /** Defaults to real timers that never keep the process alive. */
   clock?: Clock;
+  /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
+  startLoadedServers?: boolean;
 }
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -267,6 +269,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * that is never used ends with the idle timeout; a server that needs auth or waits in backoff stays so.
    */
   function startInBackground(entries: CatalogEntry[]) {
+    if (options.startLoadedServers === false) return;
     const refs = childRefs();
     for (const server of new Set(entries.map((e) => e.server))) {
       const ref = refs[server];

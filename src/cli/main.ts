@@ -96,6 +96,8 @@ async function openRuntime(options: CliOptions, io: CliIo): Promise<Runtime> {
     cache: createCacheStore({ file: join(agentDir, 'mcp-cache.json') }),
     logger: nullLogger,
     tempDir: mkdtempSync(join(tmpdir(), 'pi-mcp-actors-cli-')),
+    // `search` answers from the cache and exits: no model call follows that a started server would serve.
+    startLoadedServers: false,
   });
   await runtime.start({ cwd: options.cwd, projectTrusted: options.trustProject });
   const config = runtime.actor.getSnapshot().context.config;
