@@ -342,19 +342,17 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   return { runtime: () => ready() };
 
   /**
-   * ToolSearch, every known tool (direct ones active) and the narrowed active set, from config + cache,
-   * through the same redaction as the runtime's registrations (which then find them done).
+   * What the first model request declares: ToolSearch and the direct tools, and the narrowed active set,
+   * from config + cache, through the same redaction as the runtime's registrations (which then find
+   * them done). Deferred tools are inactive until a search, so the runtime registers them when it starts.
    */
   function registerSession({ config, catalog, description }: SessionStartup) {
     const outbound = redactingHost(host);
     reportConfigDiagnostics(config, logger, outbound.notify);
     outbound.registerToolSearch(description);
-    const direct: string[] = [];
-    for (const entry of catalog.entries) {
-      outbound.registerTool(entry);
-      if (entry.exposure === 'direct') direct.push(entry.name);
-    }
-    outbound.setActiveMcpTools(direct);
+    const direct = catalog.entries.filter((entry) => entry.exposure === 'direct');
+    for (const entry of direct) outbound.registerTool(entry);
+    outbound.setActiveMcpTools(direct.map((entry) => entry.name));
   }
 
   async function registerProxyTool(config: LoadedConfig) {
