@@ -6,17 +6,7 @@
 // closed. `connected` is parallel: `usage` runs the idle timer, `tools` / `resources` refresh the
 // catalog on list_changed notifications.
 
-import {
-  type AnyActorRef,
-  and,
-  assign,
-  emit,
-  enqueueActions,
-  fromCallback,
-  fromPromise,
-  not,
-  setup,
-} from 'xstate';
+import { type AnyActorRef, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type {
   ConnectErrorKind,
   Connection,
@@ -286,6 +276,7 @@ export const serverMachine = setup({
     closesWhenIdle: ({ context }) => idleShutdownApplies(context),
     // Guards see the context before the event's actions: this CALL_FINISHED ends the last call.
     lastCallFinishing: ({ context }) => context.inFlight <= 1,
+    lastCallAndClosesWhenIdle: ({ context }) => context.inFlight <= 1 && idleShutdownApplies(context),
   },
   delays: {
     startupTimeout: ({ context }) => timerMs(startupTimeoutMs(context.definition)),
@@ -477,16 +468,8 @@ export const serverMachine = setup({
               description: 'calls in flight; the last one to finish re-arms the idle timer (lazy servers)',
               on: {
                 CALL_FINISHED: [
-                  {
-                    guard: and(['lastCallFinishing', 'closesWhenIdle']),
-                    target: 'idle',
-                    actions: 'countCallFinished',
-                  },
-                  {
-                    guard: and(['lastCallFinishing', not('closesWhenIdle')]),
-                    target: 'open',
-                    actions: 'countCallFinished',
-                  },
+                  { guard: 'lastCallAndClosesWhenIdle', target: 'idle', actions: 'countCallFinished' },
+                  { guard: 'lastCallFinishing', target: 'open', actions: 'countCallFinished' },
                   { actions: 'countCallFinished' },
                 ],
               },
