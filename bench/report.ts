@@ -262,7 +262,9 @@ export function writeReport(r: BenchResults, dir: string): void {
     md.push(
       '## 3. ToolSearch',
       '',
-      `From \`bench/search/eval.ts\` (its own run, ${(q.evalMs / 1000).toFixed(0)} s): ${q.tools} tools of the 23 real catalogs; MRR over the top ${q.mrrDepth}. References: the seed's weighted scoring and BM25, both implemented in \`bench/search/\`.`,
+      `From \`bench/search/eval.ts\` (its own run, ${(q.evalMs / 1000).toFixed(0)} s): ${q.tools} tools of the 23 real catalogs; MRR over the top ${q.mrrDepth}. References: \`previous\`, the ranker before issue 15 (frozen in \`bench/search/previous/\`), the seed's weighted scoring and BM25, all in \`bench/search/\`.`,
+      '',
+      `The dev, paraphrase, holdout and final sets were used for tuning (the final set once before issue 15, then as a dev set). The **untouched** sets were not: 97 queries written before any ranker ran on them (41 keyword, 50 task sentences avoiding the tools' own words, 6 Chinese) over ${q.untouchedTools ?? 485} tools, 16 npm servers never tuned on beside the 23 (\`bench/untouched/README.md\`), evaluated once at the end of tuning. Quote those.`,
       '',
     );
     const rankers = Object.keys(Object.values(q.quality)[0] ?? {});
@@ -572,10 +574,50 @@ export function writeReport(r: BenchResults, dir: string): void {
       md.push('Failed runs:', '', ...cold.failures.map((x) => `- ${x.slice(0, 300)}`), '');
   }
 
+  // 7. Reliability
+  const rel = r.reliability;
+  if (rel) {
+    const { churn, load } = rel;
+    const handles = (h: Record<string, number>) =>
+      Object.entries(h)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+    md.push(
+      '## 7. Reliability: churn and load',
+      '',
+      `Churn: ${churn.cycles} session start/stop cycles through the Pi bridge (as /reload and /new) with a lazy stdio server (called every 10 cycles), an eager stdio, an eager HTTP and a keep-alive HTTP server; half the cycles stop while servers are still connecting. ${f(churn.ms / 1000)} s in all. Sampled after 10 warm-up cycles and after the last (after a full GC):`,
+      '',
+      table(
+        ['', 'after warm-up', `after ${churn.cycles} cycles`],
+        [
+          ['heap used', `${churn.baseline.heapUsedMB} MB`, `${churn.end.heapUsedMB} MB`],
+          ['RSS', `${churn.baseline.rssMB} MB`, `${churn.end.rssMB} MB`],
+          [
+            'active handles',
+            `${churn.baseline.handleCount} (${handles(churn.baseline.handles)})`,
+            `${churn.end.handleCount} (${handles(churn.end.handles)})`,
+          ],
+          ['file descriptors', String(churn.baseline.fileDescriptors), String(churn.end.fileDescriptors)],
+          ['process listeners', String(churn.baseline.processListeners), String(churn.end.processListeners)],
+          [
+            'child processes (incl. the HTTP fixture)',
+            String(churn.baseline.childProcesses),
+            String(churn.end.childProcesses),
+          ],
+        ],
+      ),
+      '',
+      `Server actors left after the last stop: ${churn.actorsLeft}; server processes left: ${churn.serversLeft}; most server processes at once: ${churn.maxServerProcesses}.`,
+      '',
+      `Load: ${load.servers} stdio servers × ${load.concurrency} concurrent calls for ${f(load.ms / 1000)} s, in bursts with pauses for idle shutdown: ${load.calls} calls (${load.callsPerSecond}/s), median ${f(load.p50Ms)} ms, p99 ${f(load.p99Ms)} ms. Errors ${load.errors}, lost ${load.lost}, duplicated ${load.duplicated}, crossed ${load.crossed}; highest in-flight count of a server ${load.maxInFlight}; idle shutdowns between bursts ${load.idleShutdowns}.`,
+      '',
+    );
+  }
+
   md.push(
     '## How to rerun',
     '',
-    '`npm run bench` (= `npx tsx bench/run.ts`); `--only=calls,startup,search,tokens,memory,pi` and `--runs=N` (real-Pi runs per column, default 5) narrow it. A fresh clone fetches Pi 1.5.2 + Node 22 (`.cache/pi`), the five servers, pi-mcp-adapter and an npx cache (`.cache/bench`) from the npm registry on the first run.',
+    '`npm run bench` (= `npx tsx bench/run.ts`); `--only=calls,startup,search,tokens,memory,pi,reliability`, `--runs=N` (real-Pi runs per column, default 5) and `--load-ms=N` (the load run, default 60 000) narrow it. A fresh clone fetches Pi 1.5.2 + Node 22 (`.cache/pi`), the five servers, pi-mcp-adapter and an npx cache (`.cache/bench`) from the npm registry on the first run.',
     '',
   );
   for (const { file, chart } of charts) writeFileSync(join(dir, file), barChartSvg(chart));

@@ -2,6 +2,7 @@
 
 import type { CallOverheadResult } from './call-overhead.ts';
 import type { ActorHeap, NpxMemory } from './memory.ts';
+import type { ReliabilityResult } from './reliability.ts';
 import type { SearchResult } from './search.ts';
 import type { ColdStartResult, SideBySideResult } from './side-by-side.ts';
 import type { StartupResult } from './startup.ts';
@@ -29,7 +30,10 @@ export interface BenchResults {
     piRuns: number;
     packages: Record<string, unknown>;
     sectionMs: Partial<
-      Record<'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi', number>
+      Record<
+        'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi' | 'reliability',
+        number
+      >
     >;
     wallMs: number;
   };
@@ -43,6 +47,7 @@ export interface BenchResults {
   /** The scripted model thinks 1.5 s before each answer, as real ones do. */
   sideBySideThinking?: SideBySideResult;
   coldStart?: ColdStartResult;
+  reliability?: ReliabilityResult;
   targets?: TargetCheck[];
   errors: Record<string, string>;
 }

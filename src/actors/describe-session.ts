@@ -5,14 +5,22 @@ import type { CacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type ServerTools } from '../catalog/catalog.ts';
 import type { LoadedConfig } from '../config/types.ts';
 import type { KnownCatalog, SessionContext } from '../machines/session.machine.ts';
-import { buildToolSearchDescription, serverLine } from '../tools/tool-search.ts';
+import { lineBudget, serverLine } from '../tools/server-summary.ts';
+import { buildToolSearchDescription } from '../tools/tool-search.ts';
 
 /** Every configured server's known tools; session-disabled servers keep their names (and are filtered
  * out of the active set and of search), so enabling one again changes nothing for the model. */
 export function serverTools(context: Pick<SessionContext, 'config' | 'catalogs'>): ServerTools[] {
   return (context.config?.servers ?? []).map((definition) => {
     const known = context.catalogs[definition.name];
-    return known ? { definition, tools: known.tools, resources: known.resources } : { definition };
+    if (!known) return { definition };
+    return {
+      definition,
+      tools: known.tools,
+      resources: known.resources,
+      ...(known.serverInfo?.title ? { title: known.serverInfo.title } : {}),
+      ...(known.instructions ? { instructions: known.instructions } : {}),
+    };
   });
 }
 
@@ -25,7 +33,14 @@ export function describeSession(config: LoadedConfig, cached: Record<string, Kno
   const deferred = catalog.entries.filter((e) => e.exposure === 'deferred');
   const summaries = config.servers.map((d) => {
     const names = catalog.entries.filter((e) => e.server === d.name).map((e) => e.tool);
-    const line = serverLine(d.name, d.description, names);
+    const known = cached[d.name];
+    const line = serverLine(d.name, {
+      description: d.description,
+      title: known?.serverInfo?.title,
+      instructions: known?.instructions,
+      toolNames: names,
+      budget: lineBudget(config.servers.length),
+    });
     return {
       name: d.name,
       ...(line ? { line } : {}),

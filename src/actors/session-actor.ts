@@ -26,6 +26,7 @@ import {
 } from '../machines/session.machine.ts';
 import { addServerSecrets, redactDeep } from '../redact.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
+import { lineBudget, serverLine } from '../tools/server-summary.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
 import { renderSearchOutcome, searchCatalog } from '../tools/tool-search-answer.ts';
 import { readSession, type SessionStartup, serverTools } from './describe-session.ts';
@@ -185,7 +186,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         }
       },
       syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context)),
-      publishStatus: () => host.setStatus(statusLine(actor.getSnapshot().context, childRefs())),
+      // The action's context is already updated (a server just disabled is in `disabled`).
+      publishStatus: ({ context }) => host.setStatus(statusLine(context, childRefs())),
       notifyStatus: ({ context, event }) => {
         if (event.type !== 'SERVER.STATUS' || (event.state !== 'needsAuth' && event.state !== 'backoff'))
           return;

@@ -14,7 +14,10 @@ export const COMPACT_ABOVE_SERVERS = 30;
 export const toolSearchParameters = {
   type: 'object',
   properties: {
-    query: { type: 'string', description: 'Keywords, or select:name1,name2 for exact names' },
+    query: {
+      type: 'string',
+      description: 'A task or keywords; select:name1,name2 for exact names; server:<name> lists a server',
+    },
   },
   required: ['query'],
 } as const;
@@ -48,47 +51,4 @@ export function buildToolSearchDescription(deferred: CatalogEntry[], servers: Se
   }
   const lines = servers.map((s) => `- ${s.name} (${count(s)})${s.line ? `: ${s.line}` : ''}`);
   return [head, 'Servers (tool count):', ...lines].join('\n');
-}
-
-const GENERIC_WORDS = new Set(
-  'a an and the of to in for on by with from get set list create update delete add remove read write run tool tools mcp api by id ids new all info data'.split(
-    ' ',
-  ),
-);
-
-function singular(word: string): string {
-  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (word.endsWith('s') && !word.endsWith('ss') && word.length > 3) return word.slice(0, -1);
-  return word;
-}
-
-/** The words that say most about a server's tools: frequent in their names, not generic verbs. */
-export function serverKeywords(server: string, toolNames: string[], max = 4): string[] {
-  const own = new Set(server.toLowerCase().split(/[^a-z0-9]+/));
-  const counts = new Map<string, number>();
-  for (const name of toolNames) {
-    const words = new Set(
-      name
-        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-        .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .filter((w) => w.length > 2 && !GENERIC_WORDS.has(w) && !own.has(w) && !/^\d+$/.test(w)),
-    );
-    for (const w of new Set([...words].map(singular))) counts.set(w, (counts.get(w) ?? 0) + 1);
-  }
-  return [...counts.entries()]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, max)
-    .map(([w]) => w);
-}
-
-/** The one line shown for a server in the description: its configured description, else keywords. */
-export function serverLine(
-  server: string,
-  description: string | undefined,
-  toolNames: string[],
-): string | undefined {
-  if (description) return oneLine(description, 50);
-  const words = serverKeywords(server, toolNames);
-  return words.length > 0 ? words.join(', ') : undefined;
 }

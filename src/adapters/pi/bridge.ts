@@ -31,8 +31,9 @@ import type { ToolResult } from '../../tools/executor.ts';
 import type { ProxyParams } from '../../tools/proxy-tool.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.ts';
 import type { Connector } from '../mcp/connection-port.ts';
+import type { PiCustomUi } from './panel.ts';
 
-export interface PiUi {
+export interface PiUi extends Partial<PiCustomUi> {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
   setStatus(key: string, text: string | undefined): void;
 }
@@ -277,13 +278,17 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       ['status', 'tools', 'reconnect', 'enable', 'disable']
         .filter((c) => c.startsWith(prefix))
         .map((c) => ({ value: c, label: c })),
-    handler: (args, commandCtx) =>
-      command(commandCtx, 'mcp', async (rt) => (await runtimeModule()).runMcpCommand(args, rt)),
+    handler: async (args, commandCtx) => {
+      ctx = commandCtx;
+      if (args.trim() === '' && (await openPanel(commandCtx))) return;
+      await command(commandCtx, 'mcp', async (rt) => (await runtimeModule()).runMcpCommand(args, rt));
+    },
   });
+  const mcpAuth = (args: string, commandCtx: PiContext) =>
+    command(commandCtx, 'mcp-auth', async (rt) => (await runtimeModule()).runMcpAuthCommand(args, rt));
   pi.registerCommand('mcp-auth', {
     description: 'Authenticate an MCP server that answered 401, then reconnect it',
-    handler: (args, commandCtx) =>
-      command(commandCtx, 'mcp-auth', async (rt) => (await runtimeModule()).runMcpAuthCommand(args, rt)),
+    handler: mcpAuth,
   });
 
   pi.on('session_start', async (event: { reason?: string }, eventCtx) => {
@@ -369,6 +374,20 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
           proxy.runProxyTool(runtime, params as ProxyParams, signal).then(redactResult),
         ),
     });
+  }
+
+  /** The live panel in Pi's TUI; false where Pi has none (print, JSON, RPC): /mcp prints text there. */
+  async function openPanel(commandCtx: PiContext): Promise<boolean> {
+    const ui = commandCtx.ui;
+    if (commandCtx.mode !== 'tui' || !ui.custom) return false;
+    const custom: PiCustomUi = { custom: ui.custom.bind(ui) };
+    const { showMcpPanel } = await import('./panel.ts');
+    const outcome = await showMcpPanel(custom, await ready()).catch((error: unknown) => {
+      logger.error(`/mcp panel failed: ${String(error)}`);
+      return undefined;
+    });
+    if (outcome?.kind === 'signIn') await mcpAuth(outcome.server, commandCtx);
+    return outcome !== undefined;
   }
 
   async function attachInspection() {
