@@ -26,7 +26,6 @@ import {
 } from '../machines/session.machine.ts';
 import { addServerSecrets, redactDeep } from '../redact.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
-import { lineBudget, serverLine } from '../tools/server-summary.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
 import { renderSearchOutcome, searchCatalog } from '../tools/tool-search-answer.ts';
 import { readSession, type SessionStartup, serverTools } from './describe-session.ts';
