@@ -358,14 +358,16 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   /**
    * What the first model request declares: ToolSearch and the direct tools, and the narrowed active set,
    * from config + cache, through the same redaction as the runtime's registrations (which then find
-   * them done). Deferred tools are inactive until a search, so the runtime registers them when it starts.
+   * them done).
    */
   function registerSession({ config, catalog, description }: SessionStartup) {
     const outbound = redactingHost(host);
     reportConfigDiagnostics(config, logger, outbound.notify);
     outbound.registerToolSearch(description);
+    // Every known tool is registered now (deferred ones stay undeclared), so Pi's codemode scripts and
+    // ctx.executeTool reach them from the first request, before the runtime has started.
+    for (const entry of catalog.entries) outbound.registerTool(entry);
     const direct = catalog.entries.filter((entry) => entry.exposure === 'direct');
-    for (const entry of direct) outbound.registerTool(entry);
     outbound.setActiveMcpTools(direct.map((entry) => entry.name));
   }
 
