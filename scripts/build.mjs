@@ -1,11 +1,12 @@
 #!/usr/bin/env node
+import { rmSync } from 'node:fs';
 // Bundles the extension (src/index.ts → dist/index.js) and the CLI (src/cli/main.ts → dist/cli.js) with
 // every runtime dependency, so an install needs nothing from the registry and stays small: lazy
 // imports (the MCP SDK, the inspector) stay separate chunks, loaded on first use. Run by `npm pack`
 // (prepack); a checkout runs the TypeScript sources directly and needs no build.
 //
 //   node scripts/build.mjs [outdir]      default: dist
-import { rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -14,7 +15,22 @@ const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const outdir = resolve(root, process.argv[2] ?? 'dist');
 rmSync(outdir, { recursive: true, force: true });
 
+/**
+ * src/config/parse.ts loads its parsers with a runtime require (fast from the sources); in the bundle
+ * they must be inside it, so those calls become plain require() calls esbuild follows.
+ */
+const bundleLazyParsers = {
+  name: 'bundle-lazy-parsers',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]config[\\/]parse\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      return { contents: text.replace(/requireParser\((['"][^'"]+['"])\)/g, 'require($1)'), loader: 'ts' };
+    });
+  },
+};
+
 const result = await build({
+  plugins: [bundleLazyParsers],
   absWorkingDir: root,
   entryPoints: { index: join(root, 'src/index.ts'), cli: join(root, 'src/cli/main.ts') },
   outdir,

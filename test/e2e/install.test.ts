@@ -152,6 +152,6 @@ describe('pi install npm:pi-mcp-actors (from the packed tarball)', () => {
       timeout: 60_000,
     });
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toContain('fx__echo');
+    expect(result.stdout, result.stdout + result.stderr).toContain('fx__echo');
   });
 });
