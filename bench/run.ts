@@ -16,7 +16,7 @@ import { runReliability } from './reliability.ts';
 import { writeReport } from './report.ts';
 import type { BenchResults } from './results.ts';
 import { runSearchEval } from './search.ts';
-import { runSideBySide } from './side-by-side.ts';
+import { runColdStart, runSideBySide, THINK_MS, VARIANTS } from './side-by-side.ts';
 import { runStartup } from './startup.ts';
 import { FIVE_SERVERS, readCatalogs, syntheticCatalogs } from './support/catalogs.ts';
 import { ADAPTER_SPEC, NPX_SPEC, provisionBench, REPO_ROOT, SERVER_PACKAGES } from './support/provision.ts';
@@ -74,7 +74,8 @@ async function main(): Promise<void> {
       log(`${name} FAILED: ${String(error).slice(0, 300)}`);
       return undefined;
     } finally {
-      results.meta.sectionMs[key] = Math.round(performance.now() - started);
+      results.meta.sectionMs[key] =
+        (results.meta.sectionMs[key] ?? 0) + Math.round(performance.now() - started);
       log(`${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
   };
@@ -114,6 +115,12 @@ async function main(): Promise<void> {
     return { heap, ...(npx ? { npx } : {}) };
   });
   results.sideBySide = await section('6. side by side in the real Pi', 'pi', () => runSideBySide(PI_RUNS));
+  results.sideBySideThinking = await section('6b. side by side, the model thinks 1.5 s per turn', 'pi', () =>
+    runSideBySide(PI_RUNS, VARIANTS, THINK_MS),
+  );
+  results.coldStart = await section('6c. first start after install (cold jiti cache)', 'pi', () =>
+    runColdStart(PI_RUNS),
+  );
   results.reliability = await section('7. reliability: churn and load', 'reliability', () =>
     runReliability(LOAD_MS),
   );

@@ -6,7 +6,6 @@ import type { JsonSchema, ResourceDescriptor, ToolDescriptor } from '../adapters
 import type { DirectToolsSpec, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
-import { createSearchIndex, type SearchIndex } from './search.ts';
 import { MAX_DESCRIPTION_CHARS, plainText } from './terminal-text.ts';
 
 export interface CatalogEntry {
@@ -36,8 +35,8 @@ export interface ServerTools {
 export interface Catalog {
   entries: CatalogEntry[];
   byName: ReadonlyMap<string, CatalogEntry>;
-  /** Built lazily on first access. */
-  readonly search: SearchIndex;
+  /** Server descriptions by name, for the search index (src/catalog/search.ts builds it on first use). */
+  serverDescriptions: ReadonlyMap<string, string | undefined>;
   warnings: string[];
 }
 
@@ -156,25 +155,5 @@ export function buildCatalog(
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const byName = new Map(entries.map((e) => [e.name, e]));
   const serverDescriptions = new Map(servers.map((s) => [s.definition.name, serverAbout(s)]));
-  let search: SearchIndex | undefined;
-  return {
-    entries,
-    byName,
-    warnings,
-    // Built on first use: startup registers tools without paying for the search index.
-    get search() {
-      search ??= createSearchIndex(
-        entries.map((e) => ({
-          name: e.name,
-          server: e.server,
-          tool: e.tool,
-          description: e.description,
-          ...(e.title ? { title: e.title } : {}),
-          inputSchema: e.inputSchema,
-          serverDescription: serverDescriptions.get(e.server),
-        })),
-      );
-      return search;
-    },
-  };
+  return { entries, byName, warnings, serverDescriptions };
 }

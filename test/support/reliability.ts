@@ -91,7 +91,7 @@ export async function runChurn(options: ChurnOptions): Promise<ChurnFigures> {
     servers.eager_stdio = { ...stdioFixture(['--name', 'churn-eager']), lifecycle: 'eager' };
   writeFileSync(join(agentDir, 'mcp.json'), JSON.stringify({ mcpServers: servers }));
   const pi = new RecordingPi(project, true);
-  const runtime = bridgePi(pi, {
+  const bridge = bridgePi(pi, {
     connector: connectMcp,
     env: { PI_CODING_AGENT_DIR: agentDir },
     homeDir: options.dir,
@@ -103,6 +103,7 @@ export async function runChurn(options: ChurnOptions): Promise<ChurnFigures> {
   for (let cycle = 0; cycle < options.warmup + options.cycles; cycle++) {
     if (cycle === options.warmup) baseline = sampleResources();
     await pi.emit('session_start', { reason: cycle % 2 === 0 ? 'new' : 'reload' });
+    const runtime = await bridge.runtime();
     // Half the cycles stop while eager servers are still connecting; the other half once connected.
     if (cycle % 2 === 0) {
       await Promise.all(
@@ -122,6 +123,7 @@ export async function runChurn(options: ChurnOptions): Promise<ChurnFigures> {
     await pi.emit('session_shutdown', { reason: 'reload' });
   }
   const ms = performance.now() - started;
+  const runtime = await bridge.runtime();
   const actorsLeft = Object.keys(runtime.servers()).length;
   runtime.dispose();
   // Closed servers' processes are reaped asynchronously; give them a moment before sampling.
