@@ -130,6 +130,11 @@ export interface WatchInput {
   connection: Connection;
 }
 
+/** Input of the sign-in watcher that runs while the server needs auth. */
+export interface WatchTokensInput {
+  definition: ServerDefinition;
+}
+
 export type CatalogList = 'tools' | 'resources';
 
 export interface RefreshInput {
@@ -268,6 +273,8 @@ export const serverMachine = setup({
     refresh: fromPromise<RefreshOutput, RefreshInput>(async () => {
       throw new Error('refresh not provided');
     }),
+    /** Sends AUTHENTICATED when a sign-in for this server appears (in any process). */
+    watchTokens: fromCallback<{ type: 'AUTHENTICATED' }, WatchTokensInput>(() => () => {}),
   },
   guards: {
     isAuthError: (_, params: { error: unknown }) => describeConnectError(params.error).kind === 'auth',
@@ -481,6 +488,11 @@ export const serverMachine = setup({
     needsAuth: {
       description: 'CONNECT is not handled here, ensureConnected answers it with a needs-auth error',
       entry: { type: 'notifyStatus', params: { state: 'needsAuth' } },
+      invoke: {
+        id: 'watchTokens',
+        src: 'watchTokens',
+        input: ({ context }) => ({ definition: context.definition }),
+      },
       on: { AUTHENTICATED: 'connecting', RETRY: 'connecting', CLOSE: 'closed' },
     },
     backoff: {

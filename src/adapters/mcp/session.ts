@@ -12,9 +12,10 @@ import {
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { defaultTokenStore } from '../../auth/default-store.ts';
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
-import { defaultTokenStore, needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
+import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
 import { StoreOAuthProvider } from './auth/provider.ts';
 import { ConnectError, type ServerCatalog } from './connection-port.ts';
 import { isAuthError, toConnectError } from './errors.ts';

@@ -8,13 +8,15 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../actors/session-actor.ts';
+import { tokenStoreFor } from '../../auth/default-store.ts';
+import type { AuthPort } from '../../auth/port.ts';
 import { createCacheStore } from '../../catalog/cache.ts';
 import { buildCatalog, type CatalogEntry } from '../../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../../catalog/exposure.ts';
-import { runMcpAuthCommand, runMcpCommand } from '../../commands/mcp-command.ts';
+import { runMcpCommand } from '../../commands/mcp-command.ts';
 import { LOG_FILE } from '../../config/defaults.ts';
 import { agentDirFrom, loadConfig } from '../../config/load.ts';
-import { secretValues } from '../../config/redact.ts';
+import { redactText, secretValues } from '../../config/redact.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import { createDeferredInspection } from '../../inspect/deferred.ts';
 import { INSPECT_FLAG, inspectTargetFrom } from '../../inspect/target.ts';
@@ -32,10 +34,16 @@ import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.
 import type { Connector } from '../mcp/connection-port.ts';
 import { withNpxResolution } from '../mcp/npx-connector.ts';
 import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
+import { runAuthCommand } from './auth-command.ts';
 
 export interface PiUi {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
   setStatus(key: string, text: string | undefined): void;
+  input?(
+    title: string,
+    placeholder?: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<string | undefined>;
 }
 
 export interface PiContext {
@@ -99,7 +107,18 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   const homeDir = options.homeDir ?? homedir();
   const agentDir = agentDirFrom(env, homeDir);
   let lastConfig: LoadedConfig | undefined;
-  const secrets = () => (lastConfig ? lastConfig.servers.flatMap(secretValues) : []);
+  const tokenStore = tokenStoreFor(agentDir);
+  // Every secret text leaving the runtime is redacted of: config secrets and stored OAuth tokens.
+  const secrets = () => [
+    ...(lastConfig ? lastConfig.servers.flatMap(secretValues) : []),
+    ...tokenStore.secrets(),
+  ];
+  // The sign-in flow loads the MCP SDK: only when someone signs in.
+  const auth: AuthPort = {
+    store: tokenStore,
+    signIn: async (def, io) => (await import('../mcp/auth/sign-in.ts')).signInServer(def, tokenStore, io),
+    signOut: async (def) => (await import('../mcp/auth/sign-in.ts')).signOutServer(def, tokenStore),
+  };
   const logger = createLogger({ file: join(agentDir, LOG_FILE), secrets });
   const cache = createCacheStore({ file: join(agentDir, 'mcp-cache.json'), logger });
   const tempDir = join(tmpdir(), `pi-mcp-actors-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -173,6 +192,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     cache,
     logger,
     inspect: inspection.inspect,
+    auth,
     // Created by the first file written into it (spilled output, blobs); removed at shutdown.
     tempDir,
   });
@@ -192,10 +212,13 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     },
   });
   pi.registerCommand('mcp-auth', {
-    description: 'Authenticate an MCP server that answered 401, then reconnect it',
+    description: 'Sign in to an MCP server (OAuth), or retry one that answered 401; lists those that need it',
     handler: async (args, commandCtx) => {
       ctx = commandCtx;
-      tell(commandCtx, runMcpAuthCommand(args, runtime), 'info');
+      const text = await runAuthCommand(args, runtime, commandCtx).catch(
+        (e: unknown) => `/mcp-auth failed: ${String(e)}`,
+      );
+      tell(commandCtx, redactText(text, secrets()), 'info');
     },
   });
 

@@ -1,9 +1,6 @@
 // OAuth while connecting: which servers get our OAuthClientProvider, and the needs-auth message that
 // says what to do.
 
-import { homedir } from 'node:os';
-import { createTokenStore, type TokenStore } from '../../../auth/token-store.ts';
-import { agentDirFrom } from '../../../config/load.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import type { SignInNeed } from './provider.ts';
 
@@ -17,14 +14,6 @@ export function usesOAuth(def: ServerDefinition): boolean {
   if (def.auth === 'oauth' || def.oauth !== undefined) return true;
   if (def.auth === false || def.auth === 'bearer' || def.bearerToken !== undefined) return false;
   return !Object.keys(def.headers).some((key) => key.toLowerCase() === 'authorization');
-}
-
-let defaultStore: TokenStore | undefined;
-
-/** The store of the current user's agent dir, for connectors built without one. */
-export function defaultTokenStore(): TokenStore {
-  defaultStore ??= createTokenStore({ agentDir: agentDirFrom(process.env, homedir()) });
-  return defaultStore;
 }
 
 /** What a needs-auth server's error says: the reason, and the command that fixes it. */

@@ -7,6 +7,7 @@
 // which wakes every session waiting for them.
 
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { AuthPort, SignInIo, SignInResult } from '../../../auth/port.ts';
 import type { TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import { describe } from '../errors.ts';
@@ -16,21 +17,11 @@ import { StoreOAuthProvider } from './provider.ts';
 
 export const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 
-export interface SignInIo {
-  /** Shows the authorization URL, in full. */
-  showUrl(url: string, opened: boolean): void;
-  /** Asks for the URL the browser was redirected to (SSH, headless); aborted when the loopback wins. */
-  pasteRedirectUrl?(signal: AbortSignal): Promise<string | undefined>;
-  signal?: AbortSignal;
-}
-
 export interface SignInOptions {
   timeoutMs?: number;
   fetch?: (input: string | URL, init?: RequestInit) => Promise<Response>;
   env?: NodeJS.ProcessEnv;
 }
-
-export type SignInResult = { ok: boolean; message: string };
 
 export async function signInServer(
   def: ServerDefinition,
@@ -238,4 +229,13 @@ function checkRedirect(url: URL, provider: StoreOAuthProvider, name: string): st
 function union(...scopes: Array<string | undefined>): string | undefined {
   const words = new Set(scopes.flatMap((s) => (s ?? '').split(' ').filter(Boolean)));
   return words.size > 0 ? [...words].join(' ') : undefined;
+}
+
+/** The sign-in port on the SDK, for the runtime and the CLI. */
+export function createAuthPort(store: TokenStore, options: SignInOptions = {}): AuthPort {
+  return {
+    store,
+    signIn: (def, io) => signInServer(def, store, io, options),
+    signOut: (def) => signOutServer(def, store),
+  };
 }
