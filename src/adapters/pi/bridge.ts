@@ -187,7 +187,10 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
 
   const runtime: Runtime = createRuntime({
     host,
-    connector: withNpxResolution(options.connector, defaultNpxCacheFile(agentDir)),
+    connector: withNpxResolution(
+      (def, connectOptions) => options.connector(def, { ...connectOptions, tokenStore }),
+      defaultNpxCacheFile(agentDir),
+    ),
     loadConfig: load,
     cache,
     logger,

@@ -133,6 +133,24 @@ describe('OAuth sign-in against the SDK auth fixture', () => {
     }
   });
 
+  it('a 401 on a live connection refreshes once and the call goes through', async () => {
+    const f = await fixture();
+    const def = server(f);
+    expect((await signIn(def)).ok).toBe(true);
+    const connection = await createMcpConnector({ tokenStore: store })(def, {
+      signal: new AbortController().signal,
+    });
+    try {
+      await f.admin('expire-access');
+      expect((await connection.callTool('echo', { text: 'after 401' })).content[0]).toMatchObject({
+        text: 'after 401',
+      });
+      expect((await f.stats()).refreshes).toBe(1);
+    } finally {
+      await connection.close();
+    }
+  });
+
   it('a refused refresh token parks the server in needs-auth with the right message', async () => {
     const f = await fixture(['--token-ttl', '2']);
     const def = server(f);
