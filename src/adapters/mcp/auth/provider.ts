@@ -199,7 +199,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     this.need = undefined;
   }
 
-  redirectToAuthorization(url: URL): void {
+  async redirectToAuthorization(url: URL): Promise<void> {
     if (this.interactive) {
       this.interactive.onAuthorizationUrl(url);
       return;
@@ -211,17 +211,18 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     if (record?.tokens && record.tokens.scope !== undefined && missing.length > 0) {
       const scope = asked.join(' ');
       this.need = { kind: 'scope', scope: missing.join(' ') };
-      if (record.scope !== scope)
-        void this.update((current) => ({ ...base(current, this.def, this.serverUrl), scope })).catch(
+      if (record.scope !== scope) {
+        await this.update((current) => ({ ...base(current, this.def, this.serverUrl), scope })).catch(
           () => undefined,
         );
+      }
     } else if (this.need?.kind !== 'refresh-refused') {
       this.need = { kind: 'sign-in' };
     }
   }
 
   /** A 403 insufficient_scope (step-up): remember the scope for the next sign-in. */
-  private noteInsufficientScope(header: string | null): void {
+  private async noteInsufficientScope(header: string | null): Promise<void> {
     if (!header || !/error="?insufficient_scope/i.test(header)) return;
     const scope = /scope="([^"]*)"/i.exec(header)?.[1] ?? '';
     const record = this.record();
@@ -230,7 +231,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     if (missing.length === 0) return;
     this.need = { kind: 'scope', scope: missing.join(' ') };
     if (record?.scope !== scope) {
-      void this.update((current) => ({ ...base(current, this.def, this.serverUrl), scope })).catch(
+      await this.update((current) => ({ ...base(current, this.def, this.serverUrl), scope })).catch(
         () => undefined,
       );
     }
@@ -307,7 +308,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     const body = init?.body;
     if (!(body instanceof URLSearchParams) || body.get('grant_type') !== 'refresh_token') {
       const response = await this.baseFetch(input, init);
-      if (response.status === 403) this.noteInsufficientScope(response.headers.get('www-authenticate'));
+      if (response.status === 403) await this.noteInsufficientScope(response.headers.get('www-authenticate'));
       return response;
     }
     const sent = body.get('refresh_token');

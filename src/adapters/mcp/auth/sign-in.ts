@@ -63,8 +63,10 @@ export async function signInServer(
         },
         baseFetch,
       );
-      const pending = store.get(name, serverUrl)?.scope;
-      const scope = union(challenge.scope, pending);
+      // What the server asks for now, a step-up it asked for, and what was granted before (a new
+      // sign-in must not lose scope).
+      const record = store.get(name, serverUrl);
+      const scope = union(challenge.scope, record?.scope, record?.scope ? record.tokens?.scope : undefined);
       const common = {
         serverUrl,
         fetchFn: provider.fetch,
