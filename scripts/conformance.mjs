@@ -39,6 +39,10 @@ const DEFAULT_SCENARIOS = [
   'auth/offline-access-not-supported',
   'auth/client-credentials-basic',
 ];
+// Client scenarios of 0.1.16 we do not run by default (run them by name to see them fail):
+//   auth/client-credentials-jwt: private_key_jwt client authentication (RFC 7523) has no config key here.
+//   auth/cross-app-access-complete-flow: needs RFC 8693 token exchange + RFC 7523 JWT bearer grant,
+//     which SDK v1's auth() does not do (also in the SDK's own conformance baseline).
 
 function findNode22() {
   const candidates = [process.env.NODE22, node22Path, join(repoRoot, '.cache', 'node22', 'bin', 'node')];

@@ -268,7 +268,10 @@ export class StoreOAuthProvider implements OAuthClientProvider {
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
     const issuer = state.authorizationServerMetadata?.issuer;
-    if (issuer !== undefined && sameIssuer(issuer, state.authorizationServerUrl) === false) {
+    // Checked when the protected resource named its authorization server (RFC 9728 §3.3 and RFC 8414
+    // §3.3); the 2025-03-26 fallback (the server's own origin, no resource metadata) predates that.
+    const named = state.resourceMetadata !== undefined;
+    if (named && issuer !== undefined && !sameIssuer(issuer, state.authorizationServerUrl)) {
       this.need = {
         kind: 'issuer',
         message: `the authorization server's metadata names issuer ${issuer}, not ${state.authorizationServerUrl}`,
