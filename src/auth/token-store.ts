@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { acquireFileLock, errorMessage } from '../catalog/cache-lock.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
+import { addSecrets } from '../redact.ts';
 
 export const TOKEN_STORE_FILE = 'mcp-oauth.json';
 export const PI_AUTH_FILE = 'mcp-auth.json';
@@ -61,8 +62,6 @@ export interface TokenStore {
   withRefreshLock<T>(name: string, url: string, fn: () => Promise<T>): Promise<T>;
   /** Calls `onChange` when this server's tokens change in any process (polls the file's stat). */
   watch(name: string, url: string, onChange: () => void): () => void;
-  /** Every token and client secret stored, for redaction. */
-  secrets(): string[];
 }
 
 export function storeKey(name: string, url: string): string {
@@ -113,6 +112,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       }
     }
     cached = { signature, records };
+    addSecrets(recordSecrets(Object.values(records)));
     return records;
   }
 
@@ -184,6 +184,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         await writeRecords((records) => {
           const current = records[key] ?? readPi(name, url);
           result = change(current === undefined ? undefined : { ...current });
+          if (result) addSecrets(recordSecrets([result]));
           if (result === undefined) delete records[key];
           else {
             const { source: _source, ...rest } = result;
@@ -231,23 +232,22 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         for (const path of files) fs.unwatchFile(path, check);
       };
     },
-    secrets() {
-      const out: string[] = [];
-      for (const record of Object.values(readOurs())) {
-        if (record.tokens?.access_token) out.push(record.tokens.access_token);
-        if (typeof record.tokens?.refresh_token === 'string') out.push(record.tokens.refresh_token);
-        const secret = record.clientInformation?.client_secret;
-        if (typeof secret === 'string') out.push(secret);
-      }
-      for (const state of Object.values(readPiStates())) {
-        const tokens = isRecord(state) && isRecord(state.tokens) ? state.tokens : {};
-        for (const key of ['access_token', 'refresh_token']) {
-          if (typeof tokens[key] === 'string') out.push(tokens[key]);
-        }
-      }
-      return out;
-    },
   };
+}
+
+/** The secrets of sign-in records: access and refresh tokens, client secrets. */
+function recordSecrets(records: SignInRecord[]): string[] {
+  const out: string[] = [];
+  for (const record of records) {
+    for (const value of [
+      record.tokens?.access_token,
+      record.tokens?.refresh_token,
+      record.clientInformation?.client_secret,
+    ]) {
+      if (typeof value === 'string') out.push(value);
+    }
+  }
+  return out;
 }
 
 /** Changes whenever the stored access token does (a sign-in, a refresh, a sign-out). */

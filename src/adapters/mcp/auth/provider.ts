@@ -25,6 +25,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { SignInRecord, StoredTokens, TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
+import { addSecrets } from '../../../redact.ts';
 
 export const CLIENT_NAME = 'pi-mcp-actors';
 /** Refresh this long before the access token expires. */
@@ -238,6 +239,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   saveCodeVerifier(verifier: string): void {
+    addSecrets([verifier]);
     this.verifier = verifier;
   }
 

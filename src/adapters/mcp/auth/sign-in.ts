@@ -10,6 +10,7 @@ import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/cl
 import type { AuthPort, SignInIo, SignInResult } from '../../../auth/port.ts';
 import type { TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
+import { addSecrets } from '../../../redact.ts';
 import { describe } from '../errors.ts';
 import { openBrowser } from './browser.ts';
 import { listenForCallback } from './loopback.ts';
@@ -224,6 +225,7 @@ function checkRedirect(url: URL, provider: StoreOAuthProvider, name: string): st
     };
   }
   const code = params.get('code');
+  addSecrets([code]);
   if (!code) return { ok: false, message: `${name}: the redirect URL has no authorization code.` };
   return code;
 }
