@@ -220,6 +220,21 @@ describe('OAuth sign-in against the SDK auth fixture', () => {
     }
   });
 
+  it('oauth.authServerMetadataUrl names metadata that discovery cannot find', async () => {
+    const f = await fixture(['--hidden-as-metadata']);
+    const discovered = await signIn(server(f));
+    expect(discovered.ok).toBe(false);
+    const def = server(f, {
+      oauth: { grantType: 'authorization_code', authServerMetadataUrl: `${f.origin}/custom/as-metadata` },
+    });
+    const result = await signIn(def);
+    expect(result).toMatchObject({ ok: true, message: 'linear: signed in.' });
+    const connection = await createMcpConnector({ tokenStore: store })(def, {
+      signal: new AbortController().signal,
+    });
+    await connection.close();
+  });
+
   it('client ID metadata document when the server supports it', async () => {
     const f = await fixture(['--cimd', '--no-dcr']);
     const cimd = 'https://client.example.com/pi-mcp-actors.json';

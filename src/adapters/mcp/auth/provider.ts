@@ -297,8 +297,17 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     });
   }
 
-  discoveryState(): OAuthDiscoveryState | undefined {
-    return this.record()?.discovery as OAuthDiscoveryState | undefined;
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    const stored = this.record()?.discovery as OAuthDiscoveryState | undefined;
+    const configured = this.def.oauth?.authServerMetadataUrl;
+    if (!configured) return stored;
+    // `oauth.authServerMetadataUrl`: the authorization server's metadata, instead of discovering it.
+    const response = await this.baseFetch(configured, { headers: { accept: 'application/json' } });
+    if (!response.ok) throw new Error(`${configured} answered HTTP ${response.status}`);
+    const metadata = (await response.json()) as OAuthDiscoveryState['authorizationServerMetadata'];
+    const issuer = metadata?.issuer;
+    if (!issuer) throw new Error(`${configured} is not authorization server metadata (no issuer)`);
+    return { authorizationServerUrl: issuer, authorizationServerMetadata: metadata };
   }
 
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
