@@ -3,6 +3,10 @@
 // fixture approves and redirects to our loopback callback), and the model then calls the server's tool.
 // In print mode, /mcp-auth says what to run instead of waiting for a browser.
 
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { followAuthorization, type OAuthFixture, startOAuthFixture } from '../fixtures/oauth/start.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
@@ -12,11 +16,40 @@ import { createWorld, type World } from './harness/world.ts';
 
 let oauth: OAuthFixture;
 let world: World | undefined;
+let pi: { node22Path: string; piCliPath: string };
+const BIN = resolve(import.meta.dirname, '../../bin/pi-mcp-actors.mjs');
 
 beforeAll(async () => {
-  await ensurePi();
+  pi = await ensurePi();
   oauth = await startOAuthFixture();
 }, ENSURE_PI_TIMEOUT_MS);
+
+/** Runs a command to its end; `onOutput` sees stdout + stderr so far. */
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  onOutput?: (text: string) => void,
+): Promise<{ code: number | null; output: string; stdout: string }> {
+  return new Promise((done) => {
+    const child = spawn(command, args, {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let stdout = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      output += d;
+      onOutput?.(output);
+    });
+    child.stderr.on('data', (d) => {
+      output += d;
+      onOutput?.(output);
+    });
+    child.on('close', (code) => done({ code, output, stdout }));
+  });
+}
 afterEach(async () => {
   await world?.cleanup();
   world = undefined;
@@ -81,5 +114,51 @@ describe('OAuth sign-in in the real Pi', () => {
       'print mode cannot wait for one. Run `npx pi-mcp-actors login linear` in a terminal',
     );
     expect(authorizations()).toBe(before);
+  });
+
+  it("a sign-in made by Pi's own `pi mcp login` is used (and refreshed into our store) without signing in again", async () => {
+    const fixture = await startOAuthFixture(['--token-ttl', '2']);
+    const root = mkdtempSync(join(tmpdir(), 'pi-login-'));
+    try {
+      const agentDir = join(root, 'agent');
+      mkdirSync(agentDir);
+      writeFileSync(
+        join(agentDir, 'mcp.json'),
+        JSON.stringify({ mcpServers: { linear: { url: fixture.url } } }),
+      );
+      const env = { PI_CODING_AGENT_DIR: agentDir, HOME: root, PI_OFFLINE: '1', PI_MCP_NO_BROWSER: '1' };
+      let followed = false;
+      const login = await run(
+        pi.node22Path,
+        [pi.piCliPath, 'mcp', 'login', 'linear', '--timeout', '60'],
+        env,
+        (text) => {
+          const url = /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)/.exec(text)?.[1];
+          if (url && !followed) {
+            followed = true;
+            void followAuthorization(url);
+          }
+        },
+      );
+      expect(login.code, login.output).toBe(0);
+      const piFile = join(agentDir, 'mcp-auth.json');
+      const written = readFileSync(piFile, 'utf8');
+      expect(Object.keys(JSON.parse(written))).toEqual([`mcp__linear|${fixture.url}`]);
+
+      // Our CLI, same agent dir: no sign-in; the 2 s token has expired by now, so it is refreshed
+      // (into our own store); Pi's file is left as it was.
+      const call = await run(process.execPath, [BIN, 'call', 'linear__whoami', '{}'], env);
+      expect(call.code, call.output).toBe(0);
+      expect(call.stdout).toMatch(/^client dcr-\w+ scopes mcp$/m);
+      const stats = await fixture.stats();
+      expect(stats.authorizations).toBe(1);
+      expect(stats.refreshes).toBeGreaterThanOrEqual(1);
+      expect(readFileSync(piFile, 'utf8')).toBe(written);
+      const ours = JSON.parse(readFileSync(join(agentDir, 'mcp-oauth.json'), 'utf8'));
+      expect(ours.servers[`linear|${fixture.url}`].tokens.access_token).toMatch(/^at-/);
+    } finally {
+      await fixture.stop();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -117,11 +117,13 @@ describe('OAuth sign-in against the SDK auth fixture', () => {
     const def = server(f);
     expect((await signIn(def)).ok).toBe(true);
     const first = store.get('linear', f.url)!.tokens!;
+    // Time passes: the access token is about to expire.
+    await store.update('linear', f.url, (record) => ({ ...record!, tokensExpireAt: Date.now() + 500 }));
     const connection = await createMcpConnector({ tokenStore: store })(def, {
       signal: new AbortController().signal,
     });
     try {
-      // The token expires within the refresh margin at once (2 s life): the next request refreshes first.
+      // Within the refresh margin (half of the 2 s life): the next request refreshes first.
       const answer = await connection.callTool('echo', { text: 'still here' });
       expect(answer.content[0]).toMatchObject({ text: 'still here' });
       const now = store.get('linear', f.url)!.tokens!;

@@ -28,7 +28,7 @@ import type { ServerDefinition } from '../../../config/types.ts';
 import { addSecrets } from '../../../redact.ts';
 
 export const CLIENT_NAME = 'pi-mcp-actors';
-/** Refresh this long before the access token expires. */
+/** Refresh this long before the access token expires (at most half its lifetime). */
 export const REFRESH_SKEW_MS = 60_000;
 
 export type SignInNeed =
@@ -169,11 +169,15 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     const record = this.record();
     if (!record?.tokens) return undefined;
     const expiresAt = record.tokensExpireAt;
+    // A minute early, or half the lifetime of short-lived tokens (else every request would refresh).
+    const lifetimeMs =
+      typeof record.tokens.expires_in === 'number' ? record.tokens.expires_in * 1000 : Infinity;
+    const skewMs = Math.min(REFRESH_SKEW_MS, lifetimeMs / 2);
     if (
       !this.refreshing &&
       record.tokens.refresh_token &&
       expiresAt !== undefined &&
-      expiresAt - Date.now() < REFRESH_SKEW_MS
+      expiresAt - Date.now() < skewMs
     ) {
       await this.refreshNow().catch(() => undefined);
       return this.record()?.tokens as OAuthTokens | undefined;
