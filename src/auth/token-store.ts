@@ -135,6 +135,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       const tokens = state.tokens as StoredTokens;
       if (typeof tokens.access_token !== 'string') continue;
       const record: SignInRecord = { name, url: normalizeUrl(url), tokens, source: 'pi' };
+      addSecrets(recordSecrets([record]));
       if (typeof state.tokensExpireAt === 'number') record.tokensExpireAt = state.tokensExpireAt;
       if (isRecord(state.clientInformation)) record.clientInformation = state.clientInformation;
       return record;
