@@ -4,6 +4,7 @@ import { defaultTokenStore } from '../auth/default-store.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import { serverMachine } from '../machines/server.machine.ts';
 import { connectLogic } from './connect.ts';
+import { pingLogic } from './ping.ts';
 import { refreshLogic } from './refresh.ts';
 import { watchLogic } from './watch.ts';
 import { watchTokensLogic } from './watch-tokens.ts';
@@ -13,6 +14,7 @@ export const serverLogic = serverMachine.provide({
     connect: connectLogic,
     watch: watchLogic,
     refresh: refreshLogic,
+    ping: pingLogic,
     watchTokens: watchTokensLogic(defaultTokenStore),
   },
 });

@@ -6,7 +6,7 @@ import type { JsonSchema, ResourceDescriptor, ToolDescriptor } from '../adapters
 import type { DirectToolsSpec, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
-import { createSearchIndex, type SearchIndex } from './search.ts';
+import { MAX_DESCRIPTION_CHARS, plainText } from './terminal-text.ts';
 
 export interface CatalogEntry {
   /** Registered (model-facing) name. */
@@ -17,6 +17,8 @@ export interface CatalogEntry {
   kind: 'tool' | 'resource';
   uri?: string;
   description: string;
+  /** The tool's own display title, when it has one. */
+  title?: string;
   inputSchema: JsonSchema;
   exposure: 'direct' | 'deferred';
 }
@@ -25,13 +27,16 @@ export interface ServerTools {
   definition: ServerDefinition;
   tools?: ToolDescriptor[];
   resources?: ResourceDescriptor[];
+  /** What the server says about itself at initialize (serverInfo.title, instructions). */
+  title?: string;
+  instructions?: string;
 }
 
 export interface Catalog {
   entries: CatalogEntry[];
   byName: ReadonlyMap<string, CatalogEntry>;
-  /** Built lazily on first access. */
-  readonly search: SearchIndex;
+  /** Server descriptions by name, for the search index (src/catalog/search.ts builds it on first use). */
+  serverDescriptions: ReadonlyMap<string, string | undefined>;
   warnings: string[];
 }
 
@@ -66,7 +71,8 @@ function candidatesOf(
       server: def.name,
       tool: tool.name,
       kind: 'tool',
-      description: tool.description ?? tool.title ?? '',
+      description: plainText(tool.description ?? tool.title ?? '', MAX_DESCRIPTION_CHARS),
+      ...(tool.title ? { title: plainText(tool.title, 200) } : {}),
       inputSchema: isObjectSchema(tool.inputSchema) ? tool.inputSchema : EMPTY_OBJECT_SCHEMA,
       exposure,
     });
@@ -87,7 +93,10 @@ function candidatesOf(
       tool,
       kind: 'resource',
       uri: resource.uri,
-      description: `Read resource ${resource.uri}${resource.description ? `: ${resource.description}` : ''}`,
+      description: plainText(
+        `Read resource ${resource.uri}${resource.description ? `: ${resource.description}` : ''}`,
+        MAX_DESCRIPTION_CHARS,
+      ),
       inputSchema: EMPTY_OBJECT_SCHEMA,
       exposure,
     });
@@ -97,6 +106,14 @@ function candidatesOf(
 
 function isObjectSchema(schema: unknown): schema is JsonSchema {
   return typeof schema === 'object' && schema !== null && !Array.isArray(schema);
+}
+
+/** What search knows of a server besides its name: configured description, title, first instructions. */
+function serverAbout(s: ServerTools): string | undefined {
+  const parts = [s.definition.description, s.title, s.instructions?.slice(0, 300)].filter(
+    (p): p is string => typeof p === 'string' && p.trim() !== '',
+  );
+  return parts.length > 0 ? parts.join('\n') : undefined;
 }
 
 const pairKey = (server: string, tool: string) => `${server}\u0000${tool}`;
@@ -137,25 +154,6 @@ export function buildCatalog(
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const byName = new Map(entries.map((e) => [e.name, e]));
-  const serverDescriptions = new Map(servers.map((s) => [s.definition.name, s.definition.description]));
-  let search: SearchIndex | undefined;
-  return {
-    entries,
-    byName,
-    warnings,
-    // Built on first use: startup registers tools without paying for the search index.
-    get search() {
-      search ??= createSearchIndex(
-        entries.map((e) => ({
-          name: e.name,
-          server: e.server,
-          tool: e.tool,
-          description: e.description,
-          inputSchema: e.inputSchema,
-          serverDescription: serverDescriptions.get(e.server),
-        })),
-      );
-      return search;
-    },
-  };
+  const serverDescriptions = new Map(servers.map((s) => [s.definition.name, serverAbout(s)]));
+  return { entries, byName, warnings, serverDescriptions };
 }

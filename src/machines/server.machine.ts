@@ -4,7 +4,7 @@
 //
 // State ids vs. DESIGN.md names: init, connecting, connected, needsAuth (= `needs-auth`), backoff,
 // closed. `connected` is parallel: `usage` runs the idle timer, `tools` / `resources` refresh the
-// catalog on list_changed notifications.
+// catalog on list_changed notifications, `health` pings eager and keep-alive servers.
 
 import { type AnyActorRef, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type {
@@ -20,8 +20,12 @@ import type { Lifecycle, ServerDefinition } from '../config/types.ts';
 export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 5 * 60_000;
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+/** The longest a health ping may go unanswered (shorter when the interval is). */
+export const HEALTH_TIMEOUT_MS = 10_000;
 const STDERR_TAIL_LINES = 20;
 const STDERR_TAIL_CHARS = 4_000;
+/** How many recent states a server remembers (its trail in /mcp). */
+export const TRAIL_LENGTH = 8;
 /** setTimeout fires at once for delays above 2^31-1 ms; clamp instead (≈ 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -35,6 +39,12 @@ export interface ServerError {
   kind: ConnectErrorKind | 'call';
   message: string;
   /** Epoch ms, for display only. */
+  at: number;
+}
+
+/** A state the server entered, and when (epoch ms, display only). */
+export interface StateVisit {
+  state: ServerState;
   at: number;
 }
 
@@ -76,7 +86,8 @@ export interface ServerContext {
   connection?: Connection;
   /** Calls bracketed by CALL_STARTED / CALL_FINISHED that have not finished yet. */
   inFlight: number;
-  lastUsedAt?: number;
+  /** The last TRAIL_LENGTH states entered, oldest first; the last one is the current state. */
+  trail: StateVisit[];
 }
 
 export type ServerEvent =
@@ -142,6 +153,10 @@ export interface RefreshInput {
   list: CatalogList;
 }
 
+export interface PingInput {
+  connection: Connection;
+}
+
 export type RefreshOutput =
   | { list: 'tools'; tools: ToolDescriptor[] }
   | { list: 'resources'; resources: ResourceDescriptor[] };
@@ -205,6 +220,11 @@ function appendTail(tail: string, line: string): string {
 /** A configured duration as users wrote it: `400 ms`, `1.5 s`, `30 s` (never rounded to `0 s`). */
 function describeMs(ms: number): string {
   return ms < 1_000 ? `${ms} ms` : `${Number((ms / 1_000).toFixed(1))} s`;
+}
+
+/** Eager and keep-alive servers are pinged while connected (lazy ones are used or closed soon). */
+function healthChecksApply(context: ServerContext): boolean {
+  return context.lifecycle !== 'lazy' && context.definition.healthCheckMs > 0;
 }
 
 /** Lazy servers with an idle timeout close when idle; eager and keep-alive ones never do. */
@@ -273,6 +293,9 @@ export const serverMachine = setup({
     refresh: fromPromise<RefreshOutput, RefreshInput>(async () => {
       throw new Error('refresh not provided');
     }),
+    ping: fromPromise<void, PingInput>(async () => {
+      throw new Error('ping not provided');
+    }),
     /** Sends AUTHENTICATED when a sign-in for this server appears (in any process). */
     watchTokens: fromCallback<{ type: 'AUTHENTICATED' }, WatchTokensInput>(() => () => {}),
   },
@@ -280,17 +303,29 @@ export const serverMachine = setup({
     isAuthError: (_, params: { error: unknown }) => describeConnectError(params.error).kind === 'auth',
     reconnectsByItself: ({ context }) => context.lifecycle !== 'lazy',
     idleShutdownApplies: ({ context }) => idleShutdownApplies(context) && context.inFlight === 0,
+    /** Lazy servers with an idle timeout; eager and keep-alive ones never close for being idle. */
+    closesWhenIdle: ({ context }) => idleShutdownApplies(context),
     // Guards see the context before the event's actions: this CALL_FINISHED ends the last call.
     lastCallFinishing: ({ context }) => context.inFlight <= 1,
+    lastCallAndClosesWhenIdle: ({ context }) => context.inFlight <= 1 && idleShutdownApplies(context),
+    // Running calls have their own timeouts; a ping next to them could only misjudge a busy server.
+    healthCheckDue: ({ context }) => healthChecksApply(context) && context.inFlight === 0,
   },
   delays: {
     startupTimeout: ({ context }) => timerMs(startupTimeoutMs(context.definition)),
     idleTimeout: ({ context }) =>
       timerMs(idleShutdownApplies(context) ? context.definition.idleTimeoutMs : MAX_TIMER_MS),
     backoff: ({ context }) => timerMs(context.backoffDelayMs ?? BACKOFF_BASE_MS),
+    healthCheck: ({ context }) =>
+      timerMs(healthChecksApply(context) ? context.definition.healthCheckMs : MAX_TIMER_MS),
+    healthTimeout: ({ context }) => timerMs(Math.min(HEALTH_TIMEOUT_MS, context.definition.healthCheckMs)),
   },
   actions: {
+    /** Entry of every top-level state: remembers it in the trail, tells the supervisor and listeners. */
     notifyStatus: enqueueActions(({ context, enqueue }, params: { state: ServerState }) => {
+      enqueue.assign({
+        trail: [...context.trail, { state: params.state, at: Date.now() }].slice(-TRAIL_LENGTH),
+      });
       const status = statusOf(context, params.state);
       if (context.parentRef) enqueue.sendTo(context.parentRef, { type: 'SERVER.STATUS', ...status });
       enqueue.emit({ type: 'status', ...status });
@@ -333,6 +368,20 @@ export const serverMachine = setup({
         at: Date.now(),
       },
     })),
+    recordHealthFailure: assign((_, params: { error: unknown }) => ({
+      lastError: {
+        kind: 'network' as const,
+        message: `connection lost: the health check failed (${describeConnectError(params.error).message})`,
+        at: Date.now(),
+      },
+    })),
+    recordHealthTimeout: assign(({ context }) => ({
+      lastError: {
+        kind: 'timeout' as const,
+        message: `connection lost: no answer to a health check within ${describeMs(Math.min(HEALTH_TIMEOUT_MS, context.definition.healthCheckMs))}`,
+        at: Date.now(),
+      },
+    })),
     recordRefreshError: assign((_, params: { list: CatalogList; error: unknown }) => ({
       lastError: {
         kind: 'call' as const,
@@ -358,14 +407,8 @@ export const serverMachine = setup({
       return { backoffDelayMs: delay, nextRetryAt: Date.now() + delay };
     }),
     clearRetry: assign({ backoffDelayMs: undefined, nextRetryAt: undefined }),
-    countCallStarted: assign({
-      inFlight: ({ context }) => context.inFlight + 1,
-      lastUsedAt: () => Date.now(),
-    }),
-    countCallFinished: assign({
-      inFlight: ({ context }) => Math.max(0, context.inFlight - 1),
-      lastUsedAt: () => Date.now(),
-    }),
+    countCallStarted: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
+    countCallFinished: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
     appendStderr: assign({
       stderrTail: ({ context }, params: { line: string }) => appendTail(context.stderrTail, params.line),
     }),
@@ -390,6 +433,7 @@ export const serverMachine = setup({
       jitter: 1,
       stderrTail: '',
       inFlight: 0,
+      trail: [],
     };
     if (input.parentRef) context.parentRef = input.parentRef;
     if (input.knownCatalog) context.knownCatalog = input.knownCatalog;
@@ -468,21 +512,59 @@ export const serverMachine = setup({
               description: 'nothing in flight; the idle timer runs for lazy servers',
               after: { idleTimeout: { guard: 'idleShutdownApplies', target: '#server.closed' } },
               // A call that started before a reconnect may still finish here.
-              on: { CALL_FINISHED: { target: 'idle', reenter: true, actions: 'countCallFinished' } },
-            },
-            active: {
-              description: 'calls in flight; the last one to finish re-arms the idle timer',
               on: {
                 CALL_FINISHED: [
-                  { guard: 'lastCallFinishing', target: 'idle', actions: 'countCallFinished' },
+                  { guard: 'closesWhenIdle', target: 'idle', reenter: true, actions: 'countCallFinished' },
+                  { target: 'open', actions: 'countCallFinished' },
+                ],
+              },
+            },
+            active: {
+              description: 'calls in flight; the last one to finish re-arms the idle timer (lazy servers)',
+              on: {
+                CALL_FINISHED: [
+                  { guard: 'lastCallAndClosesWhenIdle', target: 'idle', actions: 'countCallFinished' },
+                  { guard: 'lastCallFinishing', target: 'open', actions: 'countCallFinished' },
                   { actions: 'countCallFinished' },
                 ],
               },
+            },
+            open: {
+              description: 'nothing in flight; eager and keep-alive servers never idle out, so no timer runs',
+              on: { CALL_FINISHED: { actions: 'countCallFinished' } },
             },
           },
         },
         tools: refreshRegion('tools', 'TOOLS_CHANGED', 'refreshTools'),
         resources: refreshRegion('resources', 'RESOURCES_CHANGED', 'refreshResources'),
+        health: {
+          initial: 'waiting',
+          states: {
+            waiting: {
+              description: 'eager and keep-alive servers: a ping every healthCheck while no call runs',
+              after: {
+                healthCheck: [
+                  { guard: 'healthCheckDue', target: 'pinging' },
+                  { target: 'waiting', reenter: true },
+                ],
+              },
+            },
+            pinging: {
+              description: 'a failed or unanswered ping counts as a lost transport',
+              invoke: {
+                id: 'ping',
+                src: 'ping',
+                input: ({ context }) => ({ connection: context.connection! }),
+                onDone: 'waiting',
+                onError: {
+                  target: '#server.backoff',
+                  actions: { type: 'recordHealthFailure', params: ({ event }) => ({ error: event.error }) },
+                },
+              },
+              after: { healthTimeout: { target: '#server.backoff', actions: 'recordHealthTimeout' } },
+            },
+          },
+        },
       },
     },
     needsAuth: {
@@ -517,5 +599,8 @@ export const serverMachine = setup({
 /** The top-level state of a server snapshot (the `connected` region details aside). */
 export function serverStateOf(snapshot: { value: unknown }): ServerState {
   const { value } = snapshot;
-  return (typeof value === 'string' ? value : Object.keys(value as object)[0]) as ServerState;
+  if (typeof value === 'string') return value as ServerState;
+  // The only parallel state is `connected`; reading its key allocates nothing (called on every call).
+  for (const key in value as object) return key as ServerState;
+  return 'init';
 }

@@ -135,13 +135,14 @@ describe('a sign-in shared by processes', () => {
       JSON.stringify({ mcpServers: { linear: { url: f.url, oauth: {}, lifecycle: 'keep-alive' } } }),
     );
     const pi = new RecordingPi(root, true);
-    const runtime = bridgePi(pi, {
+    const bridge = bridgePi(pi, {
       connector: connectMcp,
       env: { PI_CODING_AGENT_DIR: agentDir },
       homeDir: root,
     });
-    runtimes.push(runtime);
     await pi.emit('session_start', { reason: 'startup' });
+    const runtime = await bridge.runtime();
+    runtimes.push(runtime);
     const linear = () => runtime.servers().linear!;
     await waitFor(linear(), (s) => s.matches('needsAuth'), { timeout: 20_000 });
     expect(linear().getSnapshot().context.lastError?.message).toContain('run /mcp-auth linear');
