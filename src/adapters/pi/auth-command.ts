@@ -37,5 +37,9 @@ export async function runAuthCommand(args: string, runtime: Runtime, ctx: PiCont
         }
       : {}),
   });
+  // A server with no OAuth settings that turns out not to speak OAuth (a plain 401): retry it with
+  // its configured credentials, as for any static-token server.
+  const implicit = def.auth !== 'oauth' && def.oauth === undefined;
+  if (!result.ok && implicit) return runMcpAuthCommand(args, runtime);
   return result.message;
 }
