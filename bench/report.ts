@@ -600,7 +600,7 @@ export function writeReport(r: BenchResults, dir: string): void {
           ['file descriptors', String(churn.baseline.fileDescriptors), String(churn.end.fileDescriptors)],
           ['process listeners', String(churn.baseline.processListeners), String(churn.end.processListeners)],
           [
-            'child processes (incl. the HTTP fixture)',
+            'child processes of the measuring process (the HTTP fixture included)',
             String(churn.baseline.childProcesses),
             String(churn.end.childProcesses),
           ],

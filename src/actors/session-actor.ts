@@ -14,6 +14,7 @@ import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../catalog/exposure.ts';
+import { plainText } from '../catalog/terminal-text.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
@@ -308,7 +309,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       const loaded = outcome.kind === 'loaded' ? outcome.entries.map(entrySummary) : [];
       return redactResult({
-        content: [{ type: 'text', text: renderSearchOutcome(query, outcome, notes) }],
+        content: [{ type: 'text', text: plainText(renderSearchOutcome(query, outcome, notes)) }],
         details: { query, loaded },
       });
     },

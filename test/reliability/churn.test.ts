@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await http.stop();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 describe('churn', () => {

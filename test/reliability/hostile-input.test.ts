@@ -195,8 +195,9 @@ describe('hostile tool catalogs', () => {
         expect(entry.description.length).toBeLessThanOrEqual(4_000);
       }
       expect(host.toolSearchDescription).not.toMatch(UNSAFE_FOR_TERMINAL);
-      const found = await runtime.toolSearch('injector recursive deep');
-      expect(resultText(found)).toMatch(/Loaded \d+ tools?/);
+      const found = await runtime.toolSearch(
+        'select:evil_srv__injector,evil_srv__recursive_ref,evil_srv__deep_schema',
+      );
       expect(resultText(found)).not.toMatch(UNSAFE_FOR_TERMINAL);
       for (const tool of HOSTILE_TOOLS) {
         if (typeof tool.inputSchema === 'object')

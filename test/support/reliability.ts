@@ -113,6 +113,8 @@ export async function runChurn(options: ChurnOptions): Promise<ChurnFigures> {
       );
     }
     if (cycle % options.callEvery === 0) {
+      // On the first run its tools are learnt in the background; the model would search first.
+      await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.lazy_stdio), { timeout: 20_000 });
       const result = await pi.callTool('lazy_stdio__echo', { text: `cycle ${cycle}` });
       if (resultText(result) !== `cycle ${cycle}`)
         throw new Error(`churn call failed: ${resultText(result)}`);
