@@ -10,6 +10,7 @@ import {
   waitFor,
 } from 'xstate';
 import type { Connection, Connector } from '../adapters/mcp/connection-port.ts';
+import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../catalog/exposure.ts';
@@ -34,8 +35,9 @@ import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
 import { redactingHost, redactProgress, redactResult } from './outbound.ts';
 import { reportConfigDiagnostics } from './report-diagnostics.ts';
-import { serverLogic } from './server-actor.ts';
+import { serverLogicWith } from './server-actor.ts';
 import { describeServers, statusLine } from './server-status.ts';
+import { signInAndConnect } from './sign-in.ts';
 import { type Clock, unrefClock } from './unref-clock.ts';
 
 export interface RuntimeOptions {
@@ -50,6 +52,8 @@ export interface RuntimeOptions {
   inspect?: (event: InspectionEvent) => void;
   /** Defaults to real timers that never keep the process alive. */
   clock?: Clock;
+  /** OAuth sign-in and the store the server actors watch. */
+  auth?: AuthPort;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
 }
@@ -67,6 +71,8 @@ export interface Runtime {
     signal?: AbortSignal,
     onUpdate?: ProgressUpdate,
   ): Promise<ToolResult>;
+  /** Signs in to a server (OAuth) and connects it: the one entry point for /mcp-auth, CLI and TUI. */
+  signIn(server: string, io: SignInIo): Promise<SignInResult>;
   /** Sends SESSION_START and resolves when the session is running (or failed to start). */
   start(request: StartRequest): Promise<void>;
   /** Sends SESSION_SHUTDOWN and resolves when every server is closed. */
@@ -136,7 +142,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const logic = sessionMachine.provide({
     actors: {
-      server: serverLogic,
+      server: serverLogicWith(options.auth?.store),
       loadSession: fromPromise<LoadedSession, { request: StartRequest; generation: number }>(
         async ({ input }) => {
           const { config, cached, catalog, description } =
@@ -283,6 +289,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     actor,
     catalog,
     servers: childRefs,
+    signIn(server, io) {
+      const def = actor.getSnapshot().context.config?.servers.find((d) => d.name === server);
+      return signInAndConnect(options.auth, def, childRefs()[server], io);
+    },
     async toolSearch(query, signal) {
       await started(signal);
       const notes = await waitForUnknownServers(signal);

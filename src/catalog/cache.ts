@@ -8,7 +8,7 @@
 // An unusable file (corrupted, truncated, empty, another version) is moved aside and rebuilt,
 // reported once. Nothing here throws.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -20,6 +20,7 @@ import type {
 } from '../adapters/mcp/connection-port.ts';
 import { adapterConfigHash, type WrittenIdentity } from '../config/config-hash.ts';
 import type { Diagnostic, ServerDefinition } from '../config/types.ts';
+import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
 import type { Logger } from '../logger.ts';
 import {
   acquireFileLock,
@@ -420,58 +421,6 @@ function serializeEntry(entry: CachedServer, previous: unknown): Record<string, 
   if (entry.serverInfo) out.serverInfo = entry.serverInfo;
   if (entry.instructions !== undefined) out.instructions = entry.instructions;
   return out;
-}
-
-async function replaceAtomically(file: string, text: string): Promise<void> {
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    const handle = await fs.promises.open(temp, 'wx');
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await renameWithRetry(temp, file);
-  } catch (error) {
-    await fs.promises.rm(temp, { force: true }).catch(() => {});
-    throw error;
-  }
-}
-
-// Windows refuses to replace a file another process has open for a moment; retry briefly.
-async function renameWithRetry(from: string, to: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await fs.promises.rename(from, to);
-      return;
-    } catch (error) {
-      const code = errorCode(error);
-      if (attempt >= 5 || (code !== 'EPERM' && code !== 'EBUSY' && code !== 'EACCES')) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10 * (attempt + 1)));
-    }
-  }
-}
-
-const LEFTOVER_AGE_MS = 60_000;
-
-/** Temp files of writers that died between write and rename (only ours: `<file>.<pid>.<hex>.tmp`). */
-function removeLeftoverTempFiles(file: string): void {
-  try {
-    const dir = dirname(file);
-    const pattern = new RegExp(`^${escapeRegExp(basename(file))}\\.\\d+\\.[0-9a-f]{8}\\.tmp$`);
-    for (const name of fs.readdirSync(dir)) {
-      if (!pattern.test(name)) continue;
-      const path = join(dir, name);
-      if (Date.now() - fs.statSync(path).mtimeMs > LEFTOVER_AGE_MS) fs.rmSync(path, { force: true });
-    }
-  } catch {
-    // Best effort.
-  }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** JSON with object keys sorted at every level, so equal values hash equally. */

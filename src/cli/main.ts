@@ -10,18 +10,22 @@ import { ensureConnected } from '../actors/ensure-connected.ts';
 import type { HostPort } from '../actors/host-port.ts';
 import { describeServers } from '../actors/server-status.ts';
 import { createRuntime, type Runtime } from '../actors/session-actor.ts';
-import { connectMcp } from '../adapters/mcp/index.ts';
+import { createAuthPort } from '../adapters/mcp/auth/sign-in.ts';
+import { createMcpConnector } from '../adapters/mcp/index.ts';
 import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
 import { defaultNpxCacheFile } from '../adapters/mcp/npx-resolver.ts';
+import { tokenStoreFor } from '../auth/default-store.ts';
+import type { AuthPort } from '../auth/port.ts';
 import { createCacheStore } from '../catalog/cache.ts';
 import { searchIndexOf } from '../catalog/search.ts';
 import { agentDirFrom, loadConfig } from '../config/load.ts';
 import { nullLogger } from '../logger.ts';
 import { redact } from '../redact.ts';
 import { oneLine } from '../tools/tool-search.ts';
+import { type AuthCliIo, login, logout } from './auth-commands.ts';
 import { runInspectCommand } from './inspect-command.ts';
 
-export interface CliIo {
+export interface CliIo extends AuthCliIo {
   out(text: string): void;
   err(text: string): void;
   stdinLines(): AsyncIterable<string>;
@@ -42,6 +46,8 @@ Commands:
   tools [server]         list tools (from the metadata cache when warm, else by connecting)
   search <query> | -     search tools like ToolSearch; - reads one query per line from stdin
   call <tool> [json]     call a tool with a JSON object of arguments
+  login <server>         sign in to an OAuth server (browser, or paste the redirect URL); every session uses it
+  logout <server>        forget the server's tokens and registered client
   inspect                serve the live statechart inspector on 127.0.0.1
 Options:
   --config <path>        use this MCP config instead of ~/.pi/agent/mcp.json
@@ -77,13 +83,17 @@ function cliHost(): HostPort {
   return { registerTool() {}, registerToolSearch() {}, setActiveMcpTools() {}, setStatus() {}, notify() {} };
 }
 
-async function openRuntime(options: CliOptions, io: CliIo): Promise<Runtime> {
+async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Promise<Runtime> {
   const env = process.env;
   const homeDir = homedir();
   const agentDir = agentDirFrom(env, homeDir);
   const runtime = createRuntime({
     host: cliHost(),
-    connector: withNpxResolution(connectMcp, defaultNpxCacheFile(agentDir)),
+    auth,
+    connector: withNpxResolution(
+      createMcpConnector({ tokenStore: auth.store }),
+      defaultNpxCacheFile(agentDir),
+    ),
     loadConfig: (request) =>
       loadConfig({
         agentDir,
@@ -251,18 +261,21 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     return options === USAGE ? 0 : 2;
   }
   if (options.command === 'inspect') return runInspectCommand(io);
+  const auth = createAuthPort(tokenStoreFor(agentDirFrom(process.env, homedir())));
   const commands: Record<string, (r: Runtime, o: CliOptions, i: CliIo) => Promise<number>> = {
     status,
     tools,
     search,
     call,
+    login: (r, o, i) => login(r, o.positional[0], i),
+    logout: (r, o, i) => logout(r, auth, o.positional[0], i),
   };
   const run = commands[options.command];
   if (!run) {
     io.err(`Unknown command "${options.command}"\n${USAGE}`);
     return 2;
   }
-  const runtime = await openRuntime(options, io);
+  const runtime = await openRuntime(options, io, auth);
   try {
     return await run(runtime, options, io);
   } finally {
@@ -275,4 +288,16 @@ export const processIo: CliIo = {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }),
+  promptLine: (question, signal) => {
+    if (!process.stdin.isTTY) return new Promise(() => {});
+    return new Promise((resolve) => {
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      signal.addEventListener('abort', () => rl.close(), { once: true });
+      rl.on('close', () => resolve(undefined));
+      rl.question(question, (answer) => {
+        resolve(answer);
+        rl.close();
+      });
+    });
+  },
 };

@@ -106,8 +106,5 @@ export function runMcpAuthCommand(args: string, runtime: Runtime): string {
   if (!ref) return `Unknown or disabled server "${server}".`;
   const def = ref.getSnapshot().context.definition;
   ref.send({ type: 'AUTHENTICATED' });
-  if (def.auth === 'oauth' || def.oauth) {
-    return `${server}: OAuth sign-in is not supported by this version; reconnecting with the configured credentials.`;
-  }
   return `${server}: retrying with the configured credentials. If it still answers 401, fix its token (bearerToken / bearerTokenEnv / headers in ${def.source.file}) and run /reload.`;
 }

@@ -190,6 +190,8 @@ function resolveAuth(
       'clientName',
       'clientMetadataUrl',
       'authServerMetadataUrl',
+      'clientUri',
+      'logoUri',
     ] as const;
     for (const key of strings) {
       const value = raw[key];
@@ -197,7 +199,18 @@ function resolveAuth(
       const interpolated = key === 'clientId' || key === 'clientSecret' ? text(value, 'oauth', [key]) : value;
       if (interpolated !== undefined) oauth[key] = interpolated;
     }
+    // Pi's built-in key for the same thing.
+    if (oauth.redirectUri === undefined && typeof raw.callbackUrl === 'string')
+      oauth.redirectUri = raw.callbackUrl;
     if (typeof raw.callbackPort === 'number') oauth.callbackPort = raw.callbackPort;
+    if (typeof raw.skipIssuerMetadataValidation === 'boolean')
+      oauth.skipIssuerMetadataValidation = raw.skipIssuerMetadataValidation;
+    if (raw.authorizationParams && typeof raw.authorizationParams === 'object') {
+      const params = Object.entries(raw.authorizationParams).filter(
+        (entry): entry is [string, string] => typeof entry[1] === 'string',
+      );
+      if (params.length > 0) oauth.authorizationParams = Object.fromEntries(params);
+    }
     if (
       raw.clientRegistration === 'auto' ||
       raw.clientRegistration === 'dcr' ||

@@ -24,25 +24,49 @@ const StringList = Type.Array(Type.String());
 export const OAuthSchema = Type.Object(
   optional({
     grantType: Type.Enum(['authorization_code', 'client_credentials'], {
-      description: 'OAuth grant. `client_credentials` needs `clientId` and `clientSecret`.',
+      description:
+        '`authorization_code`: you sign in once in a browser (`/mcp-auth <server>` or `pi-mcp-actors login <server>`). `client_credentials`: a machine client; tokens are fetched on connect, no browser; needs `clientId` and `clientSecret`.',
       default: OAUTH_DEFAULTS.grantType,
     }),
-    clientId: Type.String({ description: 'Pre-registered client id (interpolated).' }),
-    clientSecret: Type.String({ description: 'Client secret (interpolated; never shown or logged).' }),
-    scope: Type.String({ description: 'Space-separated scopes to request.' }),
-    redirectUri: Type.String({ description: 'Redirect URI registered for the client.' }),
+    clientId: Type.String({
+      description:
+        'A client registered with the authorization server beforehand (interpolated). Without it: the client ID metadata document (`clientMetadataUrl`), else dynamic client registration (kept and reused).',
+    }),
+    clientSecret: Type.String({
+      description:
+        "Secret of `clientId` (interpolated; never shown or logged); sent the way the server's metadata advertises (`client_secret_basic` or `client_secret_post`).",
+    }),
+    scope: Type.String({
+      description:
+        'Space-separated scopes, requested only when neither the 401 (`WWW-Authenticate`) nor the resource metadata names any.',
+    }),
+    redirectUri: Type.String({
+      description:
+        'Redirect URI to register and send (a loopback `http://127.0.0.1:<port>/<path>`); its port and path are where the callback server listens.',
+      'x-default': '`http://127.0.0.1:<callbackPort or a free port>/callback`',
+    }),
     callbackPort: Type.Integer({
       minimum: 1,
       maximum: 65535,
-      description: 'Port of the loopback callback server.',
+      description:
+        'Port of the loopback callback server on 127.0.0.1 (for a client registered with a fixed redirect URI).',
+      'x-default': 'a free port',
     }),
-    clientName: Type.String({ description: 'Client name used for dynamic client registration.' }),
-    clientMetadataUrl: Type.String({ description: 'Client ID metadata document URL (CIMD).' }),
+    clientName: Type.String({
+      description: 'Client name sent with dynamic client registration.',
+      'x-default': '`pi-mcp-actors`',
+    }),
+    clientMetadataUrl: Type.String({
+      description:
+        'HTTPS URL of your client ID metadata document (CIMD); used as the client ID when the authorization server advertises support, else dynamic registration.',
+    }),
     authServerMetadataUrl: Type.String({
-      description: 'Authorization server metadata URL (skips discovery).',
+      description:
+        "The authorization server's metadata URL, fetched instead of discovering it (RFC 9728 / RFC 8414).",
     }),
     clientRegistration: Type.Enum(['auto', 'dcr', 'cimd'], {
-      description: "How the client registers (Pi's built-in format).",
+      description:
+        "Pi's built-in key: `dcr` always registers dynamically (ignores `clientMetadataUrl`); `auto` and `cimd` use `clientMetadataUrl` when set and supported.",
       'x-default': '`auto`',
     }),
     callbackUrl: Type.String({ description: "Loopback redirect URI (Pi's built-in format)." }),
@@ -57,7 +81,8 @@ export const OAuthSchema = Type.Object(
   }),
   {
     additionalProperties: true,
-    description: 'OAuth client settings (see the `oauth` keys); validated now, used by /mcp-auth.',
+    description:
+      'OAuth client settings (see the `oauth` keys). Sign in with `/mcp-auth <server>` or `pi-mcp-actors login <server>`.',
   },
 );
 
@@ -104,7 +129,7 @@ export const ServerSchema = Type.Object(
     }),
     auth: Type.Union([Type.Enum(['bearer', 'oauth']), Type.Literal(false)], {
       description:
-        '`bearer` sends `Authorization: Bearer <token>`; `oauth` runs the OAuth flow; false = none.',
+        '`bearer` sends `Authorization: Bearer <token>`; `oauth` signs in with OAuth 2.1 (a URL server with no token of its own does too when it answers 401); false = none.',
       'x-default': '`bearer` when a bearer token is set, `oauth` when an `oauth` block is set',
     }),
     bearerToken: Type.String({ description: 'Static bearer token (interpolated; secret).' }),

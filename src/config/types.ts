@@ -31,6 +31,12 @@ export interface OAuthConfig {
   authServerMetadataUrl?: string;
   /** Pi's built-in format: how the client registers (`auto` when absent). */
   clientRegistration?: 'auto' | 'dcr' | 'cimd';
+  /** Extra parameters of the authorization request (pi-mcp-adapter); never override the flow's own. */
+  authorizationParams?: Record<string, string>;
+  clientUri?: string;
+  logoUri?: string;
+  /** Accept authorization-server metadata whose issuer differs from where it was found (pi-mcp-adapter). */
+  skipIssuerMetadataValidation?: boolean;
 }
 
 /** One server, fully resolved: interpolated, defaulted, validated. */

@@ -141,6 +141,11 @@ export interface WatchInput {
   connection: Connection;
 }
 
+/** Input of the sign-in watcher that runs while the server needs auth. */
+export interface WatchTokensInput {
+  definition: ServerDefinition;
+}
+
 export type CatalogList = 'tools' | 'resources';
 
 export interface RefreshInput {
@@ -291,6 +296,8 @@ export const serverMachine = setup({
     ping: fromPromise<void, PingInput>(async () => {
       throw new Error('ping not provided');
     }),
+    /** Sends AUTHENTICATED when a sign-in for this server appears (in any process). */
+    watchTokens: fromCallback<{ type: 'AUTHENTICATED' }, WatchTokensInput>(() => () => {}),
   },
   guards: {
     isAuthError: (_, params: { error: unknown }) => describeConnectError(params.error).kind === 'auth',
@@ -563,6 +570,11 @@ export const serverMachine = setup({
     needsAuth: {
       description: 'CONNECT is not handled here, ensureConnected answers it with a needs-auth error',
       entry: { type: 'notifyStatus', params: { state: 'needsAuth' } },
+      invoke: {
+        id: 'watchTokens',
+        src: 'watchTokens',
+        input: ({ context }) => ({ definition: context.definition }),
+      },
       on: { AUTHENTICATED: 'connecting', RETRY: 'connecting', CLOSE: 'closed' },
     },
     backoff: {

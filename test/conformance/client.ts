@@ -4,15 +4,39 @@
 // The runner passes the server URL as the last argument and the scenario in MCP_CONFORMANCE_SCENARIO.
 // Scenarios: initialize (connect), tools_call (call add_numbers), sse-retry (call the tool; the SDK
 // transport resumes the closed SSE stream with GET + Last-Event-ID after the server's `retry:`).
+// auth/*: the server answers 401; the actor parks in needs-auth and the client signs in as a user
+// would run /mcp-auth (our sign-in flow, the loopback callback; the suite's authorization server
+// approves at once, so "the browser" is a GET of the URL that follows the redirect), then the actor
+// wakes from the sign-in store and connects. A call answered 403 insufficient_scope is a step-up:
+// sign in again (at most 3 sign-ins in all), then call again.
 
-import { createActor } from 'xstate';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createActor, waitFor } from 'xstate';
 import { ensureConnected } from '../../src/actors/ensure-connected.ts';
-import { serverLogic } from '../../src/actors/server-actor.ts';
-import { connectMcp } from '../../src/adapters/mcp/index.ts';
+import { serverLogicWith } from '../../src/actors/server-actor.ts';
+import { signInServer } from '../../src/adapters/mcp/auth/sign-in.ts';
+import { createMcpConnector } from '../../src/adapters/mcp/index.ts';
+import { createTokenStore } from '../../src/auth/token-store.ts';
+import type { OAuthConfig } from '../../src/config/types.ts';
 import { definition as baseDefinition } from '../support/config.ts';
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'initialize';
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>;
+const MAX_SIGN_INS = 3;
+
+/** The `oauth` block a user would write for this scenario. */
+function oauthConfig(): OAuthConfig {
+  const oauth: OAuthConfig = { grantType: 'authorization_code' };
+  if (scenario === 'auth/basic-cimd')
+    oauth.clientMetadataUrl = 'https://conformance-test.local/client-metadata.json';
+  if (context.client_id) oauth.clientId = context.client_id;
+  if (context.client_secret) oauth.clientSecret = context.client_secret;
+  if (scenario.startsWith('auth/client-credentials')) oauth.grantType = 'client_credentials';
+  return oauth;
+}
 
 const definition = baseDefinition({
   name: 'conformance',
@@ -21,7 +45,32 @@ const definition = baseDefinition({
   idleTimeoutMs: 0,
   startupTimeoutMs: 20_000,
   requestTimeoutMs: 20_000,
+  ...(scenario.startsWith('auth/') ? { auth: 'oauth' as const, oauth: oauthConfig() } : {}),
 });
+const agentDir = mkdtempSync(join(tmpdir(), 'conformance-auth-'));
+const store = createTokenStore({ agentDir, piAuthFile: false });
+let signIns = 0;
+
+/** What a user does after /mcp-auth shows the URL: open it; the browser follows the redirect home. */
+async function signIn(): Promise<void> {
+  if (++signIns > MAX_SIGN_INS) throw new Error(`gave up after ${MAX_SIGN_INS} sign-ins`);
+  const result = await signInServer(
+    definition,
+    store,
+    {
+      showUrl: (authorizationUrl) => {
+        void (async () => {
+          const approve = await fetch(authorizationUrl, { redirect: 'manual' });
+          const location = approve.headers.get('location');
+          if (location) await (await fetch(location)).text();
+        })().catch(() => undefined);
+      },
+    },
+    { env: { PI_MCP_NO_BROWSER: '1' }, timeoutMs: 15_000 },
+  );
+  console.log(`[${scenario}] sign-in: ${result.message}`);
+  if (!result.ok) throw new Error(result.message);
+}
 
 function argumentsFor(tool: { name: string; inputSchema: Record<string, unknown> }): Record<string, unknown> {
   if (tool.name === 'add_numbers') return { a: 5, b: 3 };
@@ -39,20 +88,41 @@ async function main(): Promise<number> {
     console.error('usage: client.ts <server-url>');
     return 2;
   }
-  const actor = createActor(serverLogic, {
-    input: { definition, generation: 1, connector: connectMcp },
+  const actor = createActor(serverLogicWith(store), {
+    input: { definition, generation: 1, connector: createMcpConnector({ tokenStore: store }) },
   }).start();
   try {
-    const ready = await ensureConnected(actor, { signal: AbortSignal.timeout(25_000) });
+    let ready = await ensureConnected(actor, { signal: AbortSignal.timeout(25_000) });
+    if (!ready.ok && ready.error.kind === 'needs-auth') {
+      console.log(`[${scenario}] needs auth: ${ready.error.lastError}`);
+      await signIn();
+      // The sign-in store wakes the actor (needs-auth → connecting) by itself.
+      await waitFor(actor, (s) => !s.matches('needsAuth'), { timeout: 10_000 });
+      ready = await ensureConnected(actor, { signal: AbortSignal.timeout(25_000) });
+    }
     if (!ready.ok) throw new Error(ready.error.message);
-    const connection = ready.connection;
+    let connection = ready.connection;
     console.log(`[${scenario}] connected: ${JSON.stringify(connection.catalog.serverInfo)}`);
     if (scenario !== 'initialize') {
       for (const tool of connection.catalog.tools) {
         actor.send({ type: 'CALL_STARTED' });
         try {
-          const result = await connection.callTool(tool.name, argumentsFor(tool));
-          console.log(`[${scenario}] ${tool.name} -> ${JSON.stringify(result)}`);
+          for (;;) {
+            try {
+              const result = await connection.callTool(tool.name, argumentsFor(tool));
+              console.log(`[${scenario}] ${tool.name} -> ${JSON.stringify(result)}`);
+              break;
+            } catch (error) {
+              if ((error as { kind?: string }).kind !== 'auth') throw error;
+              console.log(`[${scenario}] ${tool.name}: ${(error as Error).message}`);
+              await signIn();
+              // A connection that lost its authorization is closed; the actor opens a new one.
+              actor.send({ type: 'RETRY' });
+              const again = await ensureConnected(actor, { signal: AbortSignal.timeout(25_000) });
+              if (!again.ok) throw new Error(again.error.message);
+              connection = again.connection;
+            }
+          }
         } finally {
           actor.send({ type: 'CALL_FINISHED' });
         }
@@ -62,6 +132,7 @@ async function main(): Promise<number> {
   } finally {
     await actor.getSnapshot().context.connection?.close();
     actor.stop();
+    rmSync(agentDir, { recursive: true, force: true });
   }
 }
 

@@ -3,7 +3,7 @@
 // real server logic (src/actors/server-actor.ts) driven by a SimulatedClock.
 
 import { vi } from 'vitest';
-import { assign, createActor, SimulatedClock } from 'xstate';
+import { assign, createActor, fromCallback, SimulatedClock } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
 import {
   type CallToolResult,
@@ -160,7 +160,11 @@ const withJitter = new Map<number, typeof serverLogic>();
 export function logicWithJitter(jitter: number): typeof serverLogic {
   let logic = withJitter.get(jitter);
   if (!logic) {
-    logic = serverLogic.provide({ actions: { drawJitter: assign({ jitter }) } });
+    logic = serverLogic.provide({
+      actions: { drawJitter: assign({ jitter }) },
+      // Machine tests never watch a real sign-in store.
+      actors: { watchTokens: fromCallback(() => () => {}) },
+    });
     withJitter.set(jitter, logic);
   }
   return logic;
@@ -187,7 +191,10 @@ export function startServer(
   };
   if (options.parentRef) input.parentRef = options.parentRef;
   if (options.knownCatalog) input.knownCatalog = options.knownCatalog;
-  const logic = options.jitter === 'random' ? serverLogic : logicWithJitter(options.jitter ?? 1);
+  const logic =
+    options.jitter === 'random'
+      ? serverLogic.provide({ actors: { watchTokens: fromCallback(() => () => {}) } })
+      : logicWithJitter(options.jitter ?? 1);
   const actor = createActor(logic, { clock, input }).start();
   return {
     actor,

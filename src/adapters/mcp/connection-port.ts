@@ -2,6 +2,7 @@
 // Types only. src/adapters/mcp/ implements it with @modelcontextprotocol/sdk; machine tests provide
 // tiny fakes. Nothing here imports the SDK.
 
+import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -142,6 +143,8 @@ export interface ConnectOptions {
   signal: AbortSignal;
   /** Called for each stderr line (stdio); used for `debug: true` live output. */
   onStderr?: (line: string) => void;
+  /** HTTP: the OAuth sign-in store of this host (default: the user's agent dir). */
+  tokenStore?: TokenStore;
 }
 
 /** The adapter's entry point, passed to actors through their input. */

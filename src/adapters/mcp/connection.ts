@@ -8,6 +8,7 @@ import {
   ReadResourceResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerDefinition } from '../../config/types.ts';
+import { needsAuthMessage } from './auth/connect-auth.ts';
 import { CallError } from './call-error.ts';
 import {
   type CallOptions,
@@ -292,11 +293,8 @@ export class McpConnection implements Connection {
   }
 
   private authMessage(status?: number): string {
-    const how =
-      this.def.auth === 'oauth'
-        ? `run /mcp-auth ${this.def.name}`
-        : 'check its bearer token / Authorization header';
-    return `Server "${this.def.name}" needs authentication${status ? ` (HTTP ${status})` : ''}: ${how}`;
+    if (this.session.oauth) return needsAuthMessage(this.def, this.session.oauth.signInNeed(), status);
+    return `Server "${this.def.name}" needs authentication${status ? ` (HTTP ${status})` : ''}: check its bearer token / Authorization header`;
   }
 
   private toCallError(error: unknown, what: string, signal?: AbortSignal): CallError {
@@ -307,6 +305,9 @@ export class McpConnection implements Connection {
     if (this.lostError !== undefined) return this.closedError(what);
     if (isAuthError(error))
       return new CallError('auth', this.authMessage(httpStatus(error)), { cause: error });
+    if (httpStatus(error) === 403 && this.session.oauth?.signInNeed()?.kind === 'scope') {
+      return new CallError('auth', this.authMessage(403), { cause: error });
+    }
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout) {
         return new CallError('timeout', `${what} on "${this.def.name}" timed out`, {

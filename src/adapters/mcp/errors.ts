@@ -5,6 +5,7 @@ import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerDefinition } from '../../config/types.ts';
+import { SignInRequiredError } from './auth/provider.ts';
 import { ConnectError } from './connection-port.ts';
 import type { Session, TransportKind } from './session.ts';
 import type { StderrTail } from './stderr-tail.ts';
@@ -83,7 +84,9 @@ export function isConnectionClosed(error: unknown): boolean {
 }
 
 export function isAuthError(error: unknown): boolean {
-  return error instanceof UnauthorizedError || httpStatus(error) === 401;
+  return (
+    error instanceof UnauthorizedError || error instanceof SignInRequiredError || httpStatus(error) === 401
+  );
 }
 
 export function httpStatus(error: unknown): number | undefined {

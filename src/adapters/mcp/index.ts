@@ -35,9 +35,11 @@ export const connectMcp: Connector = createMcpConnector();
 
 async function connect(
   def: ServerDefinition,
-  { signal, onStderr }: ConnectOptions,
-  options: McpConnectorOptions,
+  { signal, onStderr, tokenStore }: ConnectOptions,
+  connectorOptions: McpConnectorOptions,
 ): Promise<Connection> {
+  const options =
+    tokenStore && !connectorOptions.tokenStore ? { ...connectorOptions, tokenStore } : connectorOptions;
   const tail = new StderrTail();
   const hub = new EventHub();
   const onStderrLine = (line: string) => {

@@ -12,9 +12,13 @@ import {
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { defaultTokenStore } from '../../auth/default-store.ts';
+import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
+import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
+import { StoreOAuthProvider } from './auth/provider.ts';
 import { ConnectError, type ServerCatalog } from './connection-port.ts';
-import { toConnectError } from './errors.ts';
+import { isAuthError, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import { StdioProcess } from './stdio-process.ts';
@@ -29,6 +33,8 @@ export interface McpConnectorOptions {
   killGraceMs?: number;
   /** HTTP: how long close() waits for the session DELETE (default 500 ms). */
   terminateSessionMs?: number;
+  /** HTTP: where OAuth sign-ins live (default: the user's agent dir). */
+  tokenStore?: TokenStore;
 }
 
 export type TransportKind = ServerCatalog['transport'];
@@ -42,6 +48,8 @@ export interface Session {
   process?: StdioProcess;
   /** Replaced by a renewed session or being closed on purpose: its close is not a loss. */
   retired?: boolean;
+  /** OAuth servers: the provider the transport asks for tokens. */
+  oauth?: StoreOAuthProvider;
 }
 
 export class SessionOpener {
@@ -106,6 +114,9 @@ export class SessionOpener {
       const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
       if (session.process && !signal.aborted && !timedOut) await session.process.waitForExit(250);
       await closeSession(session, this.options, false);
+      if (session.oauth && !signal.aborted && isAuthError(error)) {
+        throw new ConnectError('auth', needsAuthMessage(def, session.oauth.signInNeed()), { status: 401 });
+      }
       throw toConnectError(error, def, kind, signal, this.tail, session.process);
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -134,10 +145,14 @@ export class SessionOpener {
     } else {
       const url = new URL(this.def.url!);
       const requestInit: RequestInit = { headers: httpHeaders(this.def) };
+      if (usesOAuth(this.def)) {
+        session.oauth = new StoreOAuthProvider(this.def, this.options.tokenStore ?? defaultTokenStore());
+      }
+      const auth = session.oauth ? { authProvider: session.oauth, fetch: session.oauth.fetch } : {};
       session.transport =
         kind === 'sse'
-          ? new SSEClientTransport(url, { requestInit })
-          : new StreamableHTTPClientTransport(url, { requestInit });
+          ? new SSEClientTransport(url, { requestInit, ...auth })
+          : new StreamableHTTPClientTransport(url, { requestInit, ...auth });
     }
     const transport = session.transport;
     const setProtocolVersion = transport.setProtocolVersion?.bind(transport);

@@ -16,6 +16,8 @@ import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
 import { redactingHost, redactResult } from '../../actors/outbound.ts';
 import { reportConfigDiagnostics } from '../../actors/report-diagnostics.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
+import { tokenStoreFor } from '../../auth/default-store.ts';
+import type { AuthPort } from '../../auth/port.ts';
 import { createCacheStore } from '../../catalog/cache.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../../catalog/exposure.ts';
@@ -37,6 +39,11 @@ import { PI_CODEMODE_TOOL, type PiToolModel, piToolModel, wantsCodemode } from '
 export interface PiUi extends Partial<PiCustomUi> {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
   setStatus(key: string, text: string | undefined): void;
+  input?(
+    title: string,
+    placeholder?: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<string | undefined>;
 }
 
 export interface PiContext {
@@ -118,6 +125,14 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   const homeDir = options.homeDir ?? homedir();
   const agentDir = agentDirFrom(env, homeDir);
   let lastConfig: LoadedConfig | undefined;
+  // The store feeds every token it reads or writes to the one redaction (src/redact.ts addSecrets).
+  const tokenStore = tokenStoreFor(agentDir);
+  // The sign-in flow loads the MCP SDK: only when someone signs in.
+  const auth: AuthPort = {
+    store: tokenStore,
+    signIn: async (def, io) => (await import('../mcp/auth/sign-in.ts')).signInServer(def, tokenStore, io),
+    signOut: async (def) => (await import('../mcp/auth/sign-in.ts')).signOutServer(def, tokenStore),
+  };
   const logger = createLogger({ file: join(agentDir, LOG_FILE) });
   const cache = createCacheStore({ file: join(agentDir, 'mcp-cache.json'), logger });
   const tempDir = join(tmpdir(), `pi-mcp-actors-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -214,7 +229,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       .then(({ createPiRuntime }) =>
         createPiRuntime({
           host,
-          connector: options.connector,
+          connector: (def, connectOptions) => options.connector(def, { ...connectOptions, tokenStore }),
+          auth,
           agentDir,
           loadConfig: load,
           readSession: (r) => {
@@ -294,9 +310,11 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     },
   });
   const mcpAuth = (args: string, commandCtx: PiContext) =>
-    command(commandCtx, 'mcp-auth', async (rt) => (await runtimeModule()).runMcpAuthCommand(args, rt));
+    command(commandCtx, 'mcp-auth', async (rt) =>
+      (await runtimeModule()).runAuthCommand(args, rt, commandCtx),
+    );
   pi.registerCommand('mcp-auth', {
-    description: 'Authenticate an MCP server that answered 401, then reconnect it',
+    description: 'Sign in to an MCP server (OAuth), or retry one that answered 401; lists those that need it',
     handler: mcpAuth,
   });
 

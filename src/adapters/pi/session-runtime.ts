@@ -8,6 +8,7 @@ import { withNpxResolution } from '../mcp/npx-connector.ts';
 import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
 
 export { runMcpAuthCommand, runMcpCommand } from '../../commands/mcp-command.ts';
+export { runAuthCommand } from './auth-command.ts';
 
 export function createPiRuntime(options: RuntimeOptions & { agentDir: string }): Runtime {
   const { agentDir, ...rest } = options;

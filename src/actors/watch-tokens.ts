@@ -1,0 +1,14 @@
+// While a server needs auth: watches the sign-in store and sends AUTHENTICATED when tokens for it
+// appear, whichever process signed in (the CLI, another Pi session, Pi's built-in `pi mcp login`).
+
+import { fromCallback } from 'xstate';
+import type { TokenStore } from '../auth/token-store.ts';
+import type { WatchTokensInput } from '../machines/server.machine.ts';
+
+export function watchTokensLogic(store: () => TokenStore) {
+  return fromCallback<{ type: 'AUTHENTICATED' }, WatchTokensInput>(({ input, sendBack }) => {
+    const { name, url } = input.definition;
+    if (!url) return () => {};
+    return store().watch(name, url, () => sendBack({ type: 'AUTHENTICATED' }));
+  });
+}

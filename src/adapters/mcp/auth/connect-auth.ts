@@ -1,0 +1,34 @@
+// OAuth while connecting: which servers get our OAuthClientProvider, and the needs-auth message that
+// says what to do.
+
+import type { ServerDefinition } from '../../../config/types.ts';
+import type { SignInNeed } from './provider.ts';
+
+/**
+ * HTTP servers with `auth: "oauth"` or an `oauth` block, and those with no credentials of their own
+ * (no bearer token, no Authorization header, auth not false): a 401 with `WWW-Authenticate: Bearer`
+ * from them is answered with OAuth.
+ */
+export function usesOAuth(def: ServerDefinition): boolean {
+  if (def.transport === 'stdio' || !def.url) return false;
+  if (def.auth === 'oauth' || def.oauth !== undefined) return true;
+  if (def.auth === false || def.auth === 'bearer' || def.bearerToken !== undefined) return false;
+  return !Object.keys(def.headers).some((key) => key.toLowerCase() === 'authorization');
+}
+
+/** What a needs-auth server's error says: the reason, and the command that fixes it. */
+export function needsAuthMessage(def: ServerDefinition, need: SignInNeed | undefined, status = 401): string {
+  const name = def.name;
+  const run = `run /mcp-auth ${name} (or \`pi-mcp-actors login ${name}\`)`;
+  const head = `Server "${name}" needs authentication (HTTP ${status})`;
+  switch (need?.kind) {
+    case 'refresh-refused':
+      return `${head}: the authorization server refused the refresh token: sign in again: ${run}`;
+    case 'scope':
+      return `${head}: the server needs scope "${need.scope}": ${run} to grant it`;
+    case 'issuer':
+      return `${head}: ${need.message}; check the server's URL`;
+    default:
+      return `${head}: ${run}`;
+  }
+}

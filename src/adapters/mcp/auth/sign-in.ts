@@ -1,0 +1,245 @@
+// Signing in to one server (OAuth 2.1 authorization code + PKCE, or client_credentials), on the SDK's
+// auth(): discovery (RFC 9728 protected-resource metadata, RFC 8414 / OpenID authorization-server
+// metadata, issuer checked), client identity (pre-registered, client ID metadata document, else
+// dynamic registration), the `resource` indicator (RFC 8707), scopes from WWW-Authenticate, a step-up
+// asked for earlier, or the metadata. The redirect comes back to a loopback server or as a pasted URL;
+// its `state` and `iss` (RFC 9207) are checked before the code is exchanged. Tokens land in the store,
+// which wakes every session waiting for them.
+
+import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { AuthPort, SignInIo, SignInResult } from '../../../auth/port.ts';
+import type { TokenStore } from '../../../auth/token-store.ts';
+import type { ServerDefinition } from '../../../config/types.ts';
+import { addSecrets } from '../../../redact.ts';
+import { describe } from '../errors.ts';
+import { openBrowser } from './browser.ts';
+import { listenForCallback } from './loopback.ts';
+import { StoreOAuthProvider } from './provider.ts';
+
+export const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
+
+export interface SignInOptions {
+  timeoutMs?: number;
+  fetch?: (input: string | URL, init?: RequestInit) => Promise<Response>;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function signInServer(
+  def: ServerDefinition,
+  store: TokenStore,
+  io: SignInIo,
+  options: SignInOptions = {},
+): Promise<SignInResult> {
+  const name = def.name;
+  if (!def.url || def.transport === 'stdio') {
+    return { ok: false, message: `"${name}" is a stdio server: it has no OAuth sign-in.` };
+  }
+  const serverUrl = def.url;
+  const baseFetch = options.fetch ?? fetch;
+  try {
+    if (def.oauth?.grantType === 'client_credentials') {
+      const provider = new StoreOAuthProvider(def, store, undefined, baseFetch);
+      const result = await auth(provider, { serverUrl, fetchFn: provider.fetch });
+      return result === 'AUTHORIZED'
+        ? { ok: true, message: `${name}: signed in with its client credentials.` }
+        : { ok: false, message: `${name}: the authorization server did not issue a token.` };
+    }
+    const challenge = await probe(serverUrl, baseFetch);
+    const callback = await listenForCallback(callbackPlace(def));
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    io.signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => stop.abort(), options.timeoutMs ?? SIGN_IN_TIMEOUT_MS);
+    timer.unref();
+    try {
+      let authorizationUrl: URL | undefined;
+      const provider = new StoreOAuthProvider(
+        def,
+        store,
+        {
+          redirectUrl: def.oauth?.redirectUri ?? callback.redirectUrl,
+          onAuthorizationUrl: (url) => {
+            authorizationUrl = url;
+          },
+        },
+        baseFetch,
+      );
+      // What the server asks for now, a step-up it asked for, and what was granted before (a new
+      // sign-in must not lose scope).
+      const record = store.get(name, serverUrl);
+      const scope = union(challenge.scope, record?.scope, record?.scope ? record.tokens?.scope : undefined);
+      const common = {
+        serverUrl,
+        fetchFn: provider.fetch,
+        ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
+      };
+      const first = await auth(provider, { ...common, ...(scope ? { scope } : {}) });
+      if (first === 'AUTHORIZED' || !authorizationUrl) return { ok: true, message: `${name}: signed in.` };
+      const shown = authorizationUrl.toString();
+      io.showUrl(shown, openBrowser(shown, options.env));
+      const redirected = await waitForRedirect(callback.received, io, stop.signal);
+      if (!redirected) {
+        return {
+          ok: false,
+          message: io.signal?.aborted
+            ? `${name}: sign-in cancelled.`
+            : `${name}: no sign-in arrived within ${Math.round((options.timeoutMs ?? SIGN_IN_TIMEOUT_MS) / 60_000)} min; run the sign-in again.`,
+        };
+      }
+      const code = checkRedirect(redirected, provider, name);
+      if (typeof code !== 'string') return code;
+      const second = await auth(provider, { ...common, authorizationCode: code });
+      return second === 'AUTHORIZED'
+        ? { ok: true, message: `${name}: signed in.` }
+        : {
+            ok: false,
+            message: `${name}: the authorization server did not issue a token; run the sign-in again.`,
+          };
+    } finally {
+      clearTimeout(timer);
+      io.signal?.removeEventListener('abort', onAbort);
+      stop.abort();
+      await callback.close();
+    }
+  } catch (error) {
+    return { ok: false, message: `${name}: sign-in failed: ${describe(error)}` };
+  }
+}
+
+/** Forgets the server's tokens and registered client (in this store; Pi's own file is not touched). */
+export async function signOutServer(def: ServerDefinition, store: TokenStore): Promise<SignInResult> {
+  if (!def.url) return { ok: false, message: `"${def.name}" is a stdio server: it has no OAuth sign-in.` };
+  const removed = await store.remove(def.name, def.url);
+  return { ok: true, message: removed ? `${def.name}: signed out.` : `${def.name}: was not signed in.` };
+}
+
+function callbackPlace(def: ServerDefinition): { port?: number; path?: string } {
+  const oauth = def.oauth;
+  const place: { port?: number; path?: string } = {};
+  if (oauth?.redirectUri) {
+    try {
+      const url = new URL(oauth.redirectUri);
+      if (url.port) place.port = Number(url.port);
+      place.path = url.pathname;
+    } catch {
+      // Validated by the config loader; fall back to the defaults.
+    }
+  }
+  if (place.port === undefined && oauth?.callbackPort !== undefined) place.port = oauth.callbackPort;
+  return place;
+}
+
+/** An unauthenticated request: a 401's WWW-Authenticate names the scope and the metadata URL. */
+async function probe(
+  serverUrl: string,
+  fetchFn: (input: string | URL, init?: RequestInit) => Promise<Response>,
+): Promise<{ scope?: string; resourceMetadataUrl?: URL }> {
+  try {
+    const response = await fetchFn(serverUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'pi-mcp-actors', version: '0.1.0' },
+        },
+      }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.body?.cancel().catch(() => {});
+    if (response.status !== 401 && response.status !== 403) return {};
+    const params = extractWWWAuthenticateParams(response);
+    return {
+      ...(params.scope ? { scope: params.scope } : {}),
+      ...(params.resourceMetadataUrl ? { resourceMetadataUrl: params.resourceMetadataUrl } : {}),
+    };
+  } catch {
+    return {};
+  }
+}
+
+async function waitForRedirect(
+  loopback: Promise<URL>,
+  io: SignInIo,
+  signal: AbortSignal,
+): Promise<URL | undefined> {
+  const aborted = new Promise<undefined>((resolve) => {
+    if (signal.aborted) resolve(undefined);
+    signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+  const racers: Array<Promise<URL | undefined>> = [loopback, aborted];
+  if (io.pasteRedirectUrl) {
+    racers.push(
+      io.pasteRedirectUrl(signal).then(
+        (text) => parsePasted(text) ?? aborted,
+        () => aborted,
+      ),
+    );
+  }
+  return Promise.race(racers);
+}
+
+function parsePasted(text: string | undefined): URL | undefined {
+  const trimmed = text?.trim();
+  if (!trimmed) return undefined;
+  try {
+    return new URL(trimmed);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The code of a redirect whose `state` and `iss` check out, or why not. */
+function checkRedirect(url: URL, provider: StoreOAuthProvider, name: string): string | SignInResult {
+  const params = url.searchParams;
+  const error = params.get('error');
+  if (error) {
+    const why = params.get('error_description');
+    return {
+      ok: false,
+      message: `${name}: the authorization server refused the sign-in: ${error}${why ? ` (${why})` : ''}`,
+    };
+  }
+  if (params.get('state') !== provider.expectedState()) {
+    return {
+      ok: false,
+      message: `${name}: the redirect does not belong to this sign-in (state mismatch); run it again.`,
+    };
+  }
+  const iss = params.get('iss');
+  const issuer = provider.issuer();
+  if (iss !== null && issuer !== undefined && iss.replace(/\/$/, '') !== issuer.replace(/\/$/, '')) {
+    return {
+      ok: false,
+      message: `${name}: the redirect came from issuer ${iss}, not ${issuer}; sign-in refused (RFC 9207).`,
+    };
+  }
+  if (iss === null && provider.issuerParameterRequired()) {
+    return {
+      ok: false,
+      message: `${name}: the redirect lacks the iss parameter its authorization server promises (RFC 9207).`,
+    };
+  }
+  const code = params.get('code');
+  addSecrets([code]);
+  if (!code) return { ok: false, message: `${name}: the redirect URL has no authorization code.` };
+  return code;
+}
+
+function union(...scopes: Array<string | undefined>): string | undefined {
+  const words = new Set(scopes.flatMap((s) => (s ?? '').split(' ').filter(Boolean)));
+  return words.size > 0 ? [...words].join(' ') : undefined;
+}
+
+/** The sign-in port on the SDK, for the runtime and the CLI. */
+export function createAuthPort(store: TokenStore, options: SignInOptions = {}): AuthPort {
+  return {
+    store,
+    signIn: (def, io) => signInServer(def, store, io, options),
+    signOut: (def) => signOutServer(def, store),
+  };
+}

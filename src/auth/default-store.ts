@@ -1,0 +1,21 @@
+// The sign-in store of the current user's agent dir (PI_CODING_AGENT_DIR, else ~/.pi/agent), for code
+// built without an explicit one (the default connector, the default server logic).
+
+import { homedir } from 'node:os';
+import { agentDirFrom } from '../config/load.ts';
+import { createTokenStore, type TokenStore } from './token-store.ts';
+
+const stores = new Map<string, TokenStore>();
+
+export function tokenStoreFor(agentDir: string): TokenStore {
+  let store = stores.get(agentDir);
+  if (!store) {
+    store = createTokenStore({ agentDir });
+    stores.set(agentDir, store);
+  }
+  return store;
+}
+
+export function defaultTokenStore(): TokenStore {
+  return tokenStoreFor(agentDirFrom(process.env, homedir()));
+}

@@ -1,0 +1,271 @@
+// The sign-in store: one 0600 JSON file per user in the agent dir (`mcp-oauth.json`) holding, per
+// server name + URL, the OAuth tokens (stamped with the issuer that granted them), the registered
+// client, the discovery results and the scope a step-up asked for. Written atomically under an
+// inter-process lock, so the CLI and every Pi session share it; watched, so a sign-in anywhere wakes
+// every session waiting on it.
+//
+// Tokens a user already has from Pi's built-in MCP (`mcp-auth.json`, same server name and URL) are
+// read when this store has none; the first refresh writes them here. Pi's file is never written.
+// Plain file logic: no SDK, no XState. Nothing here throws on a missing or unreadable file.
+
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
+import { acquireFileLock, errorMessage } from '../catalog/cache-lock.ts';
+import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
+import { addSecrets } from '../redact.ts';
+
+export const TOKEN_STORE_FILE = 'mcp-oauth.json';
+export const PI_AUTH_FILE = 'mcp-auth.json';
+const STORE_VERSION = 1;
+const WATCH_INTERVAL_MS = 500;
+
+/** OAuth tokens as the token endpoint sent them, plus the issuer the SDK stamps on them. */
+export interface StoredTokens {
+  access_token: string;
+  token_type: string;
+  refresh_token?: string;
+  expires_in?: number;
+  scope?: string;
+  issuer?: string;
+  [key: string]: unknown;
+}
+
+export interface SignInRecord {
+  name: string;
+  url: string;
+  tokens?: StoredTokens;
+  /** Epoch ms when the access token expires (from expires_in at save time). */
+  tokensExpireAt?: number;
+  /** A dynamically registered (or CIMD) client: client_id, client_secret?, issuer. */
+  clientInformation?: Record<string, unknown>;
+  /** Discovery results (public metadata), so a refresh need not discover again. */
+  discovery?: Record<string, unknown>;
+  /** Scope the server asked for (WWW-Authenticate / step-up), requested at the next sign-in. */
+  scope?: string;
+  /** Where the record came from when it was read: `pi` = Pi's built-in mcp-auth.json. */
+  source?: 'pi';
+  updatedAt?: number;
+}
+
+export interface TokenStore {
+  readonly file: string;
+  get(name: string, url: string): SignInRecord | undefined;
+  /** Read-merge-write under the lock; `change` returns the new record, or undefined to remove it. */
+  update(
+    name: string,
+    url: string,
+    change: (current: SignInRecord | undefined) => SignInRecord | undefined,
+  ): Promise<SignInRecord | undefined>;
+  remove(name: string, url: string): Promise<boolean>;
+  /** Runs `fn` holding this server's refresh lock (one refresh at a time across processes). */
+  withRefreshLock<T>(name: string, url: string, fn: () => Promise<T>): Promise<T>;
+  /** Calls `onChange` when this server's tokens change in any process (polls the file's stat). */
+  watch(name: string, url: string, onChange: () => void): () => void;
+}
+
+export function storeKey(name: string, url: string): string {
+  return `${name}|${normalizeUrl(url)}`;
+}
+
+function normalizeUrl(url: string): string {
+  try {
+    return String(new URL(url));
+  } catch {
+    return url;
+  }
+}
+
+/** Pi's built-in MCP keys: `mcp__<name, - as _>|<url>`, or the URL alone (older versions). */
+function piKeys(name: string, url: string): string[] {
+  const normalized = normalizeUrl(url);
+  return [`mcp__${name.replace(/-/g, '_')}|${normalized}`, normalized];
+}
+
+export interface TokenStoreOptions {
+  agentDir: string;
+  /** Pi's built-in MCP credentials; default `<agentDir>/mcp-auth.json`. `false` = do not read it. */
+  piAuthFile?: string | false;
+  onWarning?: (message: string) => void;
+}
+
+export function createTokenStore(options: TokenStoreOptions): TokenStore {
+  const file = join(options.agentDir, TOKEN_STORE_FILE);
+  const piFile =
+    options.piAuthFile === false ? undefined : (options.piAuthFile ?? join(options.agentDir, PI_AUTH_FILE));
+  const lockPath = `${file}.lock`;
+  let cached: { signature: string; records: Record<string, SignInRecord> } | undefined;
+  let writes: Promise<unknown> = Promise.resolve();
+
+  function readOurs(): Record<string, SignInRecord> {
+    const signature = statSignature(file);
+    if (cached && cached.signature === signature) return cached.records;
+    let records: Record<string, SignInRecord> = {};
+    if (signature !== 'missing') {
+      try {
+        const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { servers?: unknown };
+        if (isRecord(parsed?.servers)) records = parsed.servers as Record<string, SignInRecord>;
+      } catch (error) {
+        options.onWarning?.(
+          `MCP sign-in store ${file} is unreadable (${errorMessage(error)}); sign in again.`,
+        );
+      }
+    }
+    cached = { signature, records };
+    addSecrets(recordSecrets(Object.values(records)));
+    return records;
+  }
+
+  function readPiStates(): Record<string, unknown> {
+    if (!piFile) return {};
+    try {
+      const states = JSON.parse(fs.readFileSync(piFile, 'utf8')) as unknown;
+      return isRecord(states) ? states : {};
+    } catch {
+      // No Pi sign-ins, or a file we cannot read: nothing to import.
+      return {};
+    }
+  }
+
+  function readPi(name: string, url: string): SignInRecord | undefined {
+    const states = readPiStates();
+    for (const key of piKeys(name, url)) {
+      const state = states[key];
+      if (!isRecord(state) || !isRecord(state.tokens)) continue;
+      const tokens = state.tokens as StoredTokens;
+      if (typeof tokens.access_token !== 'string') continue;
+      const record: SignInRecord = { name, url: normalizeUrl(url), tokens, source: 'pi' };
+      addSecrets(recordSecrets([record]));
+      if (typeof state.tokensExpireAt === 'number') record.tokensExpireAt = state.tokensExpireAt;
+      if (isRecord(state.clientInformation)) record.clientInformation = state.clientInformation;
+      return record;
+    }
+    return undefined;
+  }
+
+  function get(name: string, url: string): SignInRecord | undefined {
+    return readOurs()[storeKey(name, url)] ?? readPi(name, url);
+  }
+
+  async function writeRecords(change: (records: Record<string, SignInRecord>) => void): Promise<void> {
+    await fs.promises.mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    const lock = await acquireFileLock(lockPath);
+    if (!lock.ok) throw new Error(`MCP sign-in store not updated: ${lock.reason}`);
+    try {
+      cached = undefined;
+      const records = { ...readOurs() };
+      change(records);
+      await replaceAtomically(
+        file,
+        `${JSON.stringify({ version: STORE_VERSION, servers: records }, null, 2)}\n`,
+        {
+          mode: 0o600,
+        },
+      );
+      cached = undefined;
+      removeLeftoverTempFiles(file);
+    } finally {
+      lock.release();
+    }
+  }
+
+  function queued<T>(run: () => Promise<T>): Promise<T> {
+    const next = writes.then(run, run);
+    writes = next.catch(() => undefined);
+    return next;
+  }
+
+  return {
+    file,
+    get,
+    update(name, url, change) {
+      return queued(async () => {
+        const key = storeKey(name, url);
+        let result: SignInRecord | undefined;
+        await writeRecords((records) => {
+          const current = records[key] ?? readPi(name, url);
+          result = change(current === undefined ? undefined : { ...current });
+          if (result) addSecrets(recordSecrets([result]));
+          if (result === undefined) delete records[key];
+          else {
+            const { source: _source, ...rest } = result;
+            records[key] = { ...rest, name, url: normalizeUrl(url), updatedAt: Date.now() };
+          }
+        });
+        return result;
+      });
+    },
+    remove(name, url) {
+      return queued(async () => {
+        const key = storeKey(name, url);
+        let existed = false;
+        await writeRecords((records) => {
+          existed = key in records;
+          delete records[key];
+        });
+        return existed;
+      });
+    },
+    async withRefreshLock(name, url, fn) {
+      await fs.promises.mkdir(dirname(file), { recursive: true, mode: 0o700 });
+      const hash = createHash('sha256').update(storeKey(name, url)).digest('hex').slice(0, 16);
+      const lock = await acquireFileLock(`${file}.refresh-${hash}.lock`, {
+        timeoutMs: 20_000,
+        staleMs: 20_000,
+      });
+      try {
+        return await fn();
+      } finally {
+        if (lock.ok) lock.release();
+      }
+    },
+    watch(name, url, onChange) {
+      let last = tokenSignature(get(name, url));
+      const check = () => {
+        const now = tokenSignature(get(name, url));
+        if (now === last) return;
+        last = now;
+        if (now !== '') onChange();
+      };
+      const files = piFile ? [file, piFile] : [file];
+      for (const path of files) fs.watchFile(path, { interval: WATCH_INTERVAL_MS, persistent: false }, check);
+      return () => {
+        for (const path of files) fs.unwatchFile(path, check);
+      };
+    },
+  };
+}
+
+/** The secrets of sign-in records: access and refresh tokens, client secrets. */
+function recordSecrets(records: SignInRecord[]): string[] {
+  const out: string[] = [];
+  for (const record of records) {
+    for (const value of [
+      record.tokens?.access_token,
+      record.tokens?.refresh_token,
+      record.clientInformation?.client_secret,
+    ]) {
+      if (typeof value === 'string') out.push(value);
+    }
+  }
+  return out;
+}
+
+/** Changes whenever the stored access token does (a sign-in, a refresh, a sign-out). */
+export function tokenSignature(record: SignInRecord | undefined): string {
+  const token = record?.tokens?.access_token;
+  return token ? createHash('sha256').update(token).digest('hex') : '';
+}
+
+function statSignature(path: string): string {
+  try {
+    const stat = fs.statSync(path);
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

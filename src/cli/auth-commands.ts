@@ -1,0 +1,54 @@
+// `pi-mcp-actors login <server>` / `logout <server>`: OAuth sign-in outside Pi, into the same store
+// every Pi session watches (a session waiting in needs-auth connects by itself afterwards).
+
+import type { Runtime } from '../actors/session-actor.ts';
+import type { AuthPort } from '../auth/port.ts';
+
+export interface AuthCliIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** Reads one line typed by the user (a TTY only); resolves undefined when aborted. */
+  promptLine?(question: string, signal: AbortSignal): Promise<string | undefined>;
+}
+
+function serverDefinition(runtime: Runtime, name: string | undefined, io: AuthCliIo) {
+  const def = name
+    ? runtime.actor.getSnapshot().context.config?.servers.find((d) => d.name === name)
+    : undefined;
+  if (!def)
+    io.err(
+      name ? `Unknown or disabled server "${name}".` : 'Name the server: login <server> / logout <server>.',
+    );
+  return def;
+}
+
+export async function login(runtime: Runtime, server: string | undefined, io: AuthCliIo): Promise<number> {
+  if (!serverDefinition(runtime, server, io)) return 2;
+  const result = await runtime.signIn(server!, {
+    showUrl: (url, opened) => {
+      io.err(`Open this URL to sign in to ${server}${opened ? ' (opened in your browser)' : ''}:`);
+      io.err(url);
+      io.err(
+        'Waiting for the browser to come back; if it cannot reach this machine, paste the URL it was redirected to.',
+      );
+    },
+    ...(io.promptLine
+      ? { pasteRedirectUrl: (signal: AbortSignal) => io.promptLine!('Redirect URL: ', signal) }
+      : {}),
+  });
+  (result.ok ? io.out : io.err)(result.message);
+  return result.ok ? 0 : 1;
+}
+
+export async function logout(
+  runtime: Runtime,
+  auth: AuthPort,
+  server: string | undefined,
+  io: AuthCliIo,
+): Promise<number> {
+  const def = serverDefinition(runtime, server, io);
+  if (!def) return 2;
+  const result = await auth.signOut(def);
+  (result.ok ? io.out : io.err)(result.message);
+  return result.ok ? 0 : 1;
+}
