@@ -6,8 +6,11 @@ import type { CatalogEntry } from '../catalog/catalog.ts';
 export type NotifyLevel = 'info' | 'warning' | 'error';
 
 export interface HostPort {
-  /** Registers (or re-registers) an MCP tool; inactive unless activated. */
+  /** Registers an MCP tool, or registers it again under its name when its description or schema changed;
+   * inactive unless activated. */
   registerTool(entry: CatalogEntry): void;
+  /** Withdraws a tool its server no longer offers (hosts that cannot unregister hide it). */
+  withdrawTool(entry: CatalogEntry): void;
   /** Registers ToolSearch with this session's description. */
   registerToolSearch(description: string): void;
   /** Makes exactly the host's own tools plus these MCP tool names active. */

@@ -33,6 +33,7 @@ import {
   serverLine,
 } from '../tools/tool-search.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
+import { RegisteredTools } from './registered-tools.ts';
 import type { HostPort } from './host-port.ts';
 import { serverLogic } from './server-actor.ts';
 import { describeServers, statusLine } from './server-status.ts';
@@ -105,7 +106,7 @@ export function sessionDescription(config: LoadedConfig, cached: Record<string, 
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { host, logger } = options;
   let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
-  const registered = new Set<string>();
+  const registered = new RegisteredTools();
   const notified = new Set<string>();
   let describedGeneration = -1;
 
@@ -217,11 +218,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           describedGeneration = context.generation;
           host.registerToolSearch(context.toolSearchDescription);
         }
-        for (const entry of catalogOf(context).entries) {
-          if (registered.has(entry.name)) continue;
-          registered.add(entry.name);
-          host.registerTool(entry);
-        }
+        const { changed, withdrawn } = registered.update(catalogOf(context).entries);
+        for (const entry of changed) host.registerTool(entry);
+        for (const entry of withdrawn) host.withdrawTool(entry);
       },
       syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context)),
       publishStatus: () => host.setStatus(statusLine(actor.getSnapshot().context, childRefs())),

@@ -63,7 +63,10 @@ export class RecordingPi implements PiHost {
     return [...this.active];
   }
   setActiveTools(names: string[]) {
-    this.active = names.filter((n) => this.tools.has(n) || PI_BUILTINS.includes(n));
+    // Like Pi: unknown and hidden (withdrawn) names are ignored.
+    this.active = names.filter(
+      (n) => (this.tools.has(n) && this.tools.get(n)!.exposure !== 'hidden') || PI_BUILTINS.includes(n),
+    );
   }
 
   async emit(event: string, payload: unknown = {}) {

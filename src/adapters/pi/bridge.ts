@@ -52,6 +52,7 @@ export interface PiToolDefinition {
   description: string;
   parameters: unknown;
   defaultActive?: boolean;
+  exposure?: 'direct' | 'model-only' | 'codemode' | 'deferred' | 'hidden';
   execute(
     toolCallId: string,
     params: Record<string, unknown>,
@@ -132,9 +133,11 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     return lastConfig;
   };
 
-  const registerMcpTool = (entry: CatalogEntry, active: boolean) => {
+  /** The one registration of an MCP tool: first time, again when it changed, and `withdrawn` (hidden). */
+  const registerMcpTool = (entry: CatalogEntry, active: boolean, withdrawn = false) => {
     mcpToolNames.add(entry.name);
     pi.registerTool({
+      ...(withdrawn ? { exposure: 'hidden' as const } : {}),
       name: entry.name,
       label: `${entry.server}: ${entry.tool}`,
       description: entry.description || `${entry.tool} (MCP server ${entry.server})`,
@@ -157,6 +160,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
 
   const host: HostPort = {
     registerTool: (entry) => registerMcpTool(entry, entry.exposure === 'direct'),
+    withdrawTool: (entry) => registerMcpTool(entry, false, true),
     registerToolSearch,
     setActiveMcpTools(names) {
       const keep = pi.getActiveTools().filter((n) => !mcpToolNames.has(n) && !BUILTIN_MCP_TOOL.test(n));
