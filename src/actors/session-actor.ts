@@ -33,8 +33,8 @@ import {
   serverLine,
 } from '../tools/tool-search.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
-import { RegisteredTools } from './registered-tools.ts';
 import type { HostPort } from './host-port.ts';
+import { RegisteredTools } from './registered-tools.ts';
 import { serverLogic } from './server-actor.ts';
 import { describeServers, statusLine } from './server-status.ts';
 import { type Clock, unrefClock } from './unref-clock.ts';
