@@ -9,7 +9,7 @@ import {
   type InspectionEvent,
   waitFor,
 } from 'xstate';
-import type { Connection, Connector } from '../adapters/mcp/connection-port.ts';
+import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry, type ServerTools } from '../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../catalog/exposure.ts';
@@ -49,6 +49,8 @@ export interface RuntimeOptions {
   inspect?: (event: InspectionEvent) => void;
   /** Defaults to real timers that never keep the process alive. */
   clock?: Clock;
+  /** How the host answers a server's requests (elicitation, sampling, roots); none: not declared. */
+  serverRequests?: (server: string) => HostRequests;
 }
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -149,7 +151,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** Call statistics (settings.captureStats), per session. */
   let stats: CallStats | undefined;
   const connector: Connector = async (definition, connectOptions) => {
-    const connection = await options.connector(definition, connectOptions);
+    const name = definition.name;
+    const host: HostRequests = {
+      ...options.serverRequests?.(name),
+      log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
+    };
+    const connection = await options.connector(definition, { ...connectOptions, host });
     openConnections.add(connection);
     const close = connection.close.bind(connection);
     connection.close = () => close().finally(() => openConnections.delete(connection));

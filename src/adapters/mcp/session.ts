@@ -13,9 +13,10 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerDefinition } from '../../config/types.ts';
-import { ConnectError, type ServerCatalog } from './connection-port.ts';
+import { ConnectError, type HostRequests, type ServerCatalog } from './connection-port.ts';
 import { toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
+import { clientCapabilities, installHostRequests } from './host-requests.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import { StdioProcess } from './stdio-process.ts';
 import { GroupStdioTransport } from './stdio-transport.ts';
@@ -51,6 +52,7 @@ export class SessionOpener {
     private readonly onStderrLine: (line: string) => void,
     private readonly hub: EventHub,
     private readonly options: McpConnectorOptions,
+    private readonly host?: HostRequests,
   ) {}
 
   /** Connects with the configured transport; for URL servers, Streamable HTTP falls back to SSE on 404/405. */
@@ -113,7 +115,8 @@ export class SessionOpener {
   }
 
   private createSession(kind: TransportKind): Session {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(this.host) });
+    installHostRequests(client, this.host);
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       this.hub.emit({ type: 'tools-changed' });
     });

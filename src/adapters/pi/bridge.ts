@@ -32,17 +32,25 @@ import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.
 import type { Connector } from '../mcp/connection-port.ts';
 import { withNpxResolution } from '../mcp/npx-connector.ts';
 import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
+import { isPiContext, piServerRequests } from './server-requests.ts';
 
 export interface PiUi {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
   setStatus(key: string, text: string | undefined): void;
 }
 
+/** Pi's dialogs (ctx.ui): undefined when the user dismissed them (Escape) or the signal aborted. */
+export interface PiDialogs {
+  select(title: string, options: string[], opts?: { signal?: AbortSignal }): Promise<string | undefined>;
+  confirm(title: string, message: string, opts?: { signal?: AbortSignal }): Promise<boolean>;
+  input(title: string, placeholder?: string, opts?: { signal?: AbortSignal }): Promise<string | undefined>;
+}
+
 export interface PiContext {
   cwd: string;
   hasUI: boolean;
   mode?: string;
-  ui: PiUi;
+  ui: PiUi & Partial<PiDialogs>;
   isProjectTrusted?(): boolean;
 }
 
@@ -143,8 +151,11 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       description: entry.description || `${entry.tool} (MCP server ${entry.server})`,
       parameters: entry.inputSchema,
       defaultActive: active,
-      execute: (_id, params, signal, onUpdate) =>
-        runtime.callTool(entry.name, params ?? {}, signal, onUpdate),
+      execute: (_id, params, signal, onUpdate, toolCtx) => {
+        // The server may ask the user something during this call: its dialogs go to this context.
+        if (isPiContext(toolCtx)) ctx = toolCtx;
+        return runtime.callTool(entry.name, params ?? {}, signal, onUpdate);
+      },
     });
   };
 
@@ -179,6 +190,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     inspect: inspection.inspect,
     // Created by the first file written into it (spilled output, blobs); removed at shutdown.
     tempDir,
+    serverRequests: piServerRequests(() => ctx),
   });
 
   registerDirectToolsFromCache();
