@@ -25,6 +25,7 @@ import {
   sessionMachine,
 } from '../machines/session.machine.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
+import { instructionsNote } from '../tools/server-instructions.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
 import {
   buildToolSearchDescription,
@@ -110,6 +111,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
   const registered = new RegisteredTools();
   const notified = new Set<string>();
+  /** `generation:server` pairs whose instructions the model has read this session. */
+  const instructed = new Set<string>();
   let describedGeneration = -1;
 
   function catalogOf(context: SessionContext): Catalog {
@@ -333,6 +336,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (outcome.kind === 'loaded')
         actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });
       const loaded = outcome.kind === 'loaded' ? outcome.entries.map(entrySummary) : [];
+      for (const server of new Set(loaded.map((e) => e.server))) {
+        const key = `${context.generation}:${server}`;
+        const instructions = context.catalogs[server]?.instructions;
+        if (instructed.has(key) || !instructions) continue;
+        instructed.add(key);
+        const note = instructionsNote(server, instructions);
+        if (note) notes.push(note);
+      }
       return {
         content: [{ type: 'text', text: renderSearchOutcome(query, outcome, notes) }],
         details: { query, loaded },

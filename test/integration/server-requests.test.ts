@@ -139,6 +139,17 @@ describe('elicitation through Pi dialogs', () => {
   });
 });
 
+describe('instructions', () => {
+  it("reach the model once per session, at the end of the ToolSearch result that first loads the server's tools", async () => {
+    const { pi } = await boot();
+    const first = text(await pi.callTool('ToolSearch', { query: 'select:everything__echo' }));
+    expect(first).toMatch(/^Loaded 1 tool/);
+    expect(first).toContain('Instructions from MCP server "everything":\n');
+    const second = text(await pi.callTool('ToolSearch', { query: 'select:everything__get-sum' }));
+    expect(second).not.toContain('Instructions from MCP server');
+  });
+});
+
 describe('roots and logging', () => {
   it('roots/list answers the working directory', async () => {
     const { pi } = await boot();
