@@ -35,6 +35,7 @@ import {
 } from '../tools/tool-search.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
+import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
 import { RegisteredTools } from './registered-tools.ts';
 import { serverLogic } from './server-actor.ts';
 import { describeServers, statusLine } from './server-status.ts';
@@ -67,6 +68,13 @@ export interface Runtime {
     signal?: AbortSignal,
     onUpdate?: ProgressUpdate,
   ): Promise<ToolResult>;
+  /** Runs a server's prompt (connecting it if needed): the messages as content for a user message. */
+  prompt(
+    server: string,
+    name: string,
+    args: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<PromptOutcome>;
   /** Sends SESSION_START and resolves when the session is running (or failed to start). */
   start(request: StartRequest): Promise<void>;
   /** Sends SESSION_SHUTDOWN and resolves when every server is closed. */
@@ -110,6 +118,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const { host, logger } = options;
   let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
   const registered = new RegisteredTools();
+  const prompts = new RegisteredPrompts();
   const notified = new Set<string>();
   /** `generation:server` pairs whose instructions the model has read this session. */
   const instructed = new Set<string>();
@@ -231,6 +240,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const { changed, withdrawn } = registered.update(catalogOf(context).entries);
         for (const entry of changed) host.registerTool(entry);
         for (const entry of withdrawn) host.withdrawTool(entry);
+        for (const { server, prompt } of prompts.changed(context.catalogs))
+          host.registerPrompt?.(server, prompt);
       },
       syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context)),
       publishStatus: () => host.setStatus(statusLine(actor.getSnapshot().context, childRefs())),
@@ -365,6 +376,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         signal,
         onUpdate,
       );
+    },
+    async prompt(server, name, args, signal) {
+      await started(signal);
+      const context = actor.getSnapshot().context;
+      const ref = context.disabled.includes(server) ? undefined : childRefs()[server];
+      return runPrompt(ref, server, name, args, { tempDir: options.tempDir, ...(signal ? { signal } : {}) });
     },
     async start(request) {
       actor.send({ type: 'SESSION_START', request });

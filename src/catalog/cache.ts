@@ -12,6 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type {
+  PromptDescriptor,
   ResourceDescriptor,
   ServerCatalog,
   ServerInfo,
@@ -39,6 +40,8 @@ export interface CachedServer {
   cachedAt: number;
   serverInfo?: ServerInfo;
   instructions?: string;
+  /** Ours only (pi-mcp-adapter ignores it): prompts become slash commands before the server starts. */
+  prompts?: PromptDescriptor[];
 }
 
 /** The part of the project logger the cache needs. */
@@ -101,7 +104,7 @@ export function configHash(def: ServerDefinition): string {
 /** The cache entry for a server that just connected (or refreshed its lists). */
 export function cachedServerFromCatalog(
   def: ServerDefinition,
-  catalog: Pick<ServerCatalog, 'tools' | 'resources' | 'serverInfo' | 'instructions'>,
+  catalog: Pick<ServerCatalog, 'tools' | 'resources' | 'serverInfo' | 'instructions' | 'prompts'>,
   now: number = Date.now(),
 ): CachedServer {
   const entry: CachedServer = {
@@ -112,6 +115,7 @@ export function cachedServerFromCatalog(
   };
   if (catalog.serverInfo) entry.serverInfo = catalog.serverInfo;
   if (catalog.instructions !== undefined) entry.instructions = catalog.instructions;
+  if (catalog.prompts !== undefined) entry.prompts = catalog.prompts;
   return entry;
 }
 
@@ -354,7 +358,7 @@ const EMPTY_OBJECT_SCHEMA = { type: 'object', properties: {} };
 
 function normalizeEntry(value: unknown): CachedServer | undefined {
   if (!isRecord(value)) return undefined;
-  const { configHash: hash, cachedAt, tools, resources, serverInfo, instructions } = value;
+  const { configHash: hash, cachedAt, tools, resources, serverInfo, instructions, prompts } = value;
   if (typeof hash !== 'string' || typeof cachedAt !== 'number' || !Array.isArray(tools)) return undefined;
   const entry: CachedServer = {
     configHash: hash,
@@ -366,7 +370,25 @@ function normalizeEntry(value: unknown): CachedServer | undefined {
     entry.serverInfo = serverInfo as unknown as ServerInfo;
   }
   if (typeof instructions === 'string') entry.instructions = instructions;
+  if (Array.isArray(prompts)) entry.prompts = prompts.filter(isRecord).flatMap(normalizePrompt);
   return entry;
+}
+
+function normalizePrompt(prompt: Record<string, unknown>): PromptDescriptor[] {
+  if (typeof prompt.name !== 'string' || prompt.name === '') return [];
+  const descriptor: PromptDescriptor = { name: prompt.name };
+  if (typeof prompt.title === 'string') descriptor.title = prompt.title;
+  if (typeof prompt.description === 'string') descriptor.description = prompt.description;
+  if (Array.isArray(prompt.arguments)) {
+    descriptor.arguments = prompt.arguments
+      .filter((a): a is Record<string, unknown> => isRecord(a) && typeof a.name === 'string')
+      .map((a) => ({
+        name: a.name as string,
+        ...(typeof a.description === 'string' ? { description: a.description } : {}),
+        ...(typeof a.required === 'boolean' ? { required: a.required } : {}),
+      }));
+  }
+  return [descriptor];
 }
 
 // pi-mcp-adapter stores `{ name, description?, inputSchema? }`; we may have stored more. Both read back.
@@ -401,6 +423,7 @@ function serializeEntry(entry: CachedServer): Record<string, unknown> {
   };
   if (entry.serverInfo) out.serverInfo = entry.serverInfo;
   if (entry.instructions !== undefined) out.instructions = entry.instructions;
+  if (entry.prompts !== undefined) out.prompts = entry.prompts;
   return out;
 }
 

@@ -139,6 +139,31 @@ describe('elicitation through Pi dialogs', () => {
   });
 });
 
+describe('prompts as slash commands', () => {
+  it('/mcp__everything__args-prompt sends the prompt to the model; a missing argument is asked for; /mcp prompts lists them', async () => {
+    const { pi, runtime } = await boot();
+    await waitFor(runtime.actor, (s) => (s.context.catalogs.everything?.prompts?.length ?? 0) > 0);
+    expect(pi.commands.has('mcp__everything__simple-prompt')).toBe(true);
+    expect(pi.commands.get('mcp__everything__args-prompt')!.description).toBe(
+      'MCP everything: A prompt with two arguments, one required and one optional — city=… [state=…]',
+    );
+    await pi.command('mcp__everything__args-prompt', 'city="New York" state=NY');
+    expect(pi.userMessages.at(-1)).toEqual([{ type: 'text', text: "What's weather in New York, NY?" }]);
+    await pi.command('mcp__everything__args-prompt', 'Paris');
+    expect(pi.userMessages.at(-1)).toEqual([{ type: 'text', text: "What's weather in Paris?" }]);
+
+    pi.dialog = (method, title) => (method === 'input' && title.startsWith('city') ? 'Oslo' : undefined);
+    await pi.command('mcp__everything__args-prompt', '');
+    expect(pi.userMessages.at(-1)).toEqual([{ type: 'text', text: "What's weather in Oslo?" }]);
+    pi.dialog = () => undefined;
+    expect(await pi.command('mcp__everything__args-prompt', '')).toMatch(/needs city/);
+
+    const listed = await pi.command('mcp', 'prompts');
+    expect(listed).toContain('/mcp__everything__args-prompt city [state]');
+    expect(await pi.command('mcp', 'everything')).toMatch(/Prompts:\n.*mcp__everything__simple-prompt/s);
+  });
+});
+
 describe('instructions', () => {
   it("reach the model once per session, at the end of the ToolSearch result that first loads the server's tools", async () => {
     const { pi } = await boot();

@@ -23,6 +23,8 @@ export class RecordingPi implements PiHost {
   readonly ctx: PiContext;
   /** Answers Pi's dialogs (select/input/confirm) as a user would; undefined = Escape. Default: Escape. */
   dialog: (method: string, title: string, options?: string[]) => string | undefined = () => undefined;
+  /** What pi.sendUserMessage sent, in order. */
+  userMessages: unknown[] = [];
   /** Every dialog shown, in order. */
   dialogs: Array<{ method: string; title: string; options?: string[] }> = [];
 
@@ -67,6 +69,9 @@ export class RecordingPi implements PiHost {
   }
   getFlag(name: string) {
     return this.flags.get(name);
+  }
+  sendUserMessage(content: unknown) {
+    this.userMessages.push(content);
   }
   getMcpServers() {
     return this.mcpServers;

@@ -23,6 +23,23 @@ export interface ResourceDescriptor {
   mimeType?: string;
 }
 
+export interface PromptDescriptor {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>;
+}
+
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: McpContent;
+}
+
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+}
+
 export interface ServerInfo {
   name: string;
   version: string;
@@ -36,6 +53,8 @@ export interface ServerCatalog {
   capabilities: Record<string, unknown>;
   tools: ToolDescriptor[];
   resources: ResourceDescriptor[];
+  /** Prompts, when the server offers them. */
+  prompts?: PromptDescriptor[];
   /** The transport that worked: `streamable-http` or `sse` for URL servers. */
   transport: 'stdio' | 'streamable-http' | 'sse';
   protocolVersion?: string;
@@ -90,6 +109,7 @@ export type ConnectionEvent =
   | { type: 'closed'; error?: string }
   | { type: 'tools-changed' }
   | { type: 'resources-changed' }
+  | { type: 'prompts-changed' }
   | { type: 'stderr'; line: string };
 
 export interface Connection {
@@ -98,6 +118,8 @@ export interface Connection {
   readonly pid?: number;
   listTools(signal?: AbortSignal): Promise<ToolDescriptor[]>;
   listResources(signal?: AbortSignal): Promise<ResourceDescriptor[]>;
+  listPrompts(signal?: AbortSignal): Promise<PromptDescriptor[]>;
+  getPrompt(name: string, args: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>;
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>;
   /** Subscribe to close / list_changed / stderr; returns the unsubscribe. */

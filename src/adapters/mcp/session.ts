@@ -9,6 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
   McpError,
+  PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -122,6 +123,9 @@ export class SessionOpener {
     });
     client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
       this.hub.emit({ type: 'resources-changed' });
+    });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
+      this.hub.emit({ type: 'prompts-changed' });
     });
     // Transport hiccups (a dropped GET stream that the SDK retries, an unparsable SSE event) are not
     // fatal; the request that suffers from them rejects on its own.

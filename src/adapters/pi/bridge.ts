@@ -7,6 +7,7 @@ import { rmdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
+import { promptCommandName } from '../../actors/prompts.ts';
 import { createRuntime, type Runtime } from '../../actors/session-actor.ts';
 import { createCacheStore } from '../../catalog/cache.ts';
 import { buildCatalog, type CatalogEntry } from '../../catalog/catalog.ts';
@@ -32,6 +33,7 @@ import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.
 import type { Connector } from '../mcp/connection-port.ts';
 import { withNpxResolution } from '../mcp/npx-connector.ts';
 import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
+import { promptCommand } from './prompts.ts';
 import { isPiContext, piServerRequests } from './server-requests.ts';
 
 export interface PiUi {
@@ -52,6 +54,7 @@ export interface PiContext {
   mode?: string;
   ui: PiUi & Partial<PiDialogs>;
   isProjectTrusted?(): boolean;
+  isIdle?(): boolean;
 }
 
 export interface PiToolDefinition {
@@ -89,6 +92,12 @@ export interface PiHost {
   getActiveTools(): string[];
   setActiveTools(names: string[]): void;
   getMcpServers?(): unknown;
+  sendUserMessage?(
+    content:
+      | string
+      | Array<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }>,
+    options?: { deliverAs?: 'steer' | 'followUp' },
+  ): void;
 }
 
 export interface PiBridgeOptions {
@@ -172,6 +181,19 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   const host: HostPort = {
     registerTool: (entry) => registerMcpTool(entry, entry.exposure === 'direct'),
     withdrawTool: (entry) => registerMcpTool(entry, false, true),
+    registerPrompt: (server, prompt) =>
+      pi.registerCommand(
+        promptCommandName(server, prompt.name),
+        promptCommand(server, prompt, {
+          runtime,
+          tell,
+          send: (content, commandCtx) =>
+            pi.sendUserMessage?.(
+              content,
+              commandCtx.isIdle?.() === false ? { deliverAs: 'followUp' } : undefined,
+            ),
+        }),
+      ),
     registerToolSearch,
     setActiveMcpTools(names) {
       const keep = pi.getActiveTools().filter((n) => !mcpToolNames.has(n) && !BUILTIN_MCP_TOOL.test(n));
