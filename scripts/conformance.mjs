@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the MCP conformance suite's client scenarios against test/conformance/client.ts (our adapter).
 //
-//   node scripts/conformance.mjs [scenario ...]      default: initialize tools_call sse-retry
+//   node scripts/conformance.mjs [scenario ...]      default: every scenario in DEFAULT_SCENARIOS
 //
 // The suite needs Node >= 22. Its binary comes from $NODE22, else the one scripts/provision-pi.mjs
 // installs, else .cache/node22/bin/node. The suite itself comes from the provisioned cache when present,
@@ -13,7 +13,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { dirname, join } from 'node:path';
 import { conformanceCliPath, node22Path, PI_VERSIONS, repoRoot } from './pi-paths.mjs';
 
-const DEFAULT_SCENARIOS = ['initialize', 'tools_call', 'sse-retry'];
+/** Every client scenario the test command runs (0.1.16's non-auth ones; auth/* join this list). */
+const DEFAULT_SCENARIOS = ['initialize', 'tools_call', 'sse-retry', 'elicitation-sep1034-client-defaults'];
 
 function findNode22() {
   const candidates = [process.env.NODE22, node22Path, join(repoRoot, '.cache', 'node22', 'bin', 'node')];

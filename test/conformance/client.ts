@@ -3,12 +3,15 @@
 // CALL_STARTED / CALL_FINISHED).
 // The runner passes the server URL as the last argument and the scenario in MCP_CONFORMANCE_SCENARIO.
 // Scenarios: initialize (connect), tools_call (call add_numbers), sse-retry (call the tool; the SDK
-// transport resumes the closed SSE stream with GET + Last-Event-ID after the server's `retry:`).
+// transport resumes the closed SSE stream with GET + Last-Event-ID after the server's `retry:`),
+// elicitation-sep1034-client-defaults (call the tool; the form is answered with its defaults).
 
 import { createActor } from 'xstate';
 import { ensureConnected } from '../../src/actors/ensure-connected.ts';
 import { serverLogic } from '../../src/actors/server-actor.ts';
+import type { Connector } from '../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
+import { formFields, withDefaults } from '../../src/tools/elicit-form.ts';
 import { definition as baseDefinition } from '../support/config.ts';
 
 const url = process.argv.at(-1);
@@ -34,13 +37,25 @@ function argumentsFor(tool: { name: string; inputSchema: Record<string, unknown>
   return args;
 }
 
+// The user of this client accepts every form with its defaults (elicitation-sep1034-client-defaults).
+const connector: Connector = (def, options) =>
+  connectMcp(def, {
+    ...options,
+    host: {
+      elicit: async (request) =>
+        request.mode === 'form'
+          ? { action: 'accept', content: withDefaults(formFields(request.requestedSchema), {}) }
+          : { action: 'decline' },
+    },
+  });
+
 async function main(): Promise<number> {
   if (!url) {
     console.error('usage: client.ts <server-url>');
     return 2;
   }
   const actor = createActor(serverLogic, {
-    input: { definition, generation: 1, connector: connectMcp },
+    input: { definition, generation: 1, connector },
   }).start();
   try {
     const ready = await ensureConnected(actor, { signal: AbortSignal.timeout(25_000) });
