@@ -9,8 +9,9 @@
 import { createActor } from 'xstate';
 import { ensureConnected } from '../../src/actors/ensure-connected.ts';
 import { serverLogic } from '../../src/actors/server-actor.ts';
-import type { Connector } from '../../src/adapters/mcp/connection-port.ts';
+import type { Connector, ToolDescriptor } from '../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
+import { buildCatalog } from '../../src/catalog/catalog.ts';
 import { formFields, withDefaults } from '../../src/tools/elicit-form.ts';
 import { definition as baseDefinition } from '../support/config.ts';
 
@@ -26,8 +27,16 @@ const definition = baseDefinition({
   requestTimeoutMs: 20_000,
 });
 
-function argumentsFor(tool: { name: string; inputSchema: Record<string, unknown> }): Record<string, unknown> {
+function argumentsFor(
+  tool: { name: string; inputSchema: Record<string, unknown> },
+  tools: ToolDescriptor[],
+): Record<string, unknown> {
   if (tool.name === 'add_numbers') return { a: 5, b: 3 };
+  // json-schema-2020-12-preservation: echo the focal tool's schema exactly as Pi would be given it.
+  if (tool.name === 'json_schema_echo') {
+    const catalog = buildCatalog([{ definition, tools }], { toolPrefix: 'none' });
+    return { schema: catalog.entries.find((e) => e.tool === 'json_schema_2020_12_tool')?.inputSchema };
+  }
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
   const args: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(properties)) {
@@ -66,8 +75,14 @@ async function main(): Promise<number> {
       for (const tool of connection.catalog.tools) {
         actor.send({ type: 'CALL_STARTED' });
         try {
-          const result = await connection.callTool(tool.name, argumentsFor(tool));
+          const result = await connection.callTool(tool.name, argumentsFor(tool, connection.catalog.tools));
           console.log(`[${scenario}] ${tool.name} -> ${JSON.stringify(result)}`);
+        } catch (error) {
+          // Like a failed call reaching the model: reported, and the next tool is still called. The
+          // scenario's checks decide what a failure means.
+          console.log(
+            `[${scenario}] ${tool.name} -> failed: ${error instanceof Error ? error.message : error}`,
+          );
         } finally {
           actor.send({ type: 'CALL_FINISHED' });
         }
