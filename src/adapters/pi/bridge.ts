@@ -55,6 +55,9 @@ export interface PiContext {
   ui: PiUi & Partial<PiDialogs>;
   isProjectTrusted?(): boolean;
   isIdle?(): boolean;
+  /** Pi's current model and its registry (sampling); shapes in ./sampling.ts. */
+  model?: unknown;
+  modelRegistry?: unknown;
 }
 
 export interface PiToolDefinition {
@@ -203,6 +206,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     notify: (message, level) => safely(() => tell(ctx, message, level)),
   };
 
+  const serverRequests = piServerRequests(() => ctx);
   const runtime: Runtime = createRuntime({
     host,
     connector: withNpxResolution(options.connector, defaultNpxCacheFile(agentDir)),
@@ -212,7 +216,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     inspect: inspection.inspect,
     // Created by the first file written into it (spilled output, blobs); removed at shutdown.
     tempDir,
-    serverRequests: piServerRequests(() => ctx),
+    serverRequests: serverRequests.forServer,
   });
 
   registerDirectToolsFromCache();
@@ -246,6 +250,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       ...(event?.reason ? { reason: event.reason } : {}),
     };
     const request = lastRequest;
+    serverRequests.newSession();
     await guarded('session_start', () => runtime.start(request));
     if (lastConfig?.settings.proxyTool && !proxyRegistered) {
       proxyRegistered = true;
