@@ -222,9 +222,10 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   registerDirectToolsFromCache();
 
   pi.registerCommand('mcp', {
-    description: 'MCP servers: status, tools [server], reconnect [server], enable|disable <server>',
+    description:
+      'MCP servers: status, <server>, tools [server], prompts [server], reconnect [server], enable|disable <server>',
     getArgumentCompletions: (prefix) =>
-      ['status', 'tools', 'reconnect', 'enable', 'disable']
+      ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable']
         .filter((c) => c.startsWith(prefix))
         .map((c) => ({ value: c, label: c })),
     handler: async (args, commandCtx) => {
