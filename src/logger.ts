@@ -1,11 +1,11 @@
 // Leveled logger to a size-rotated file (never stdout/stderr: Pi owns the terminal). Secrets are
-// removed before a line is written: known secret values, `Bearer …` tokens, and fields whose names
-// say they hold one. Logging never throws.
+// removed before a line is written (the one redaction, plus fields whose names say they hold one).
+// Logging never throws.
 
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LOG_MAX_BYTES } from './config/defaults.ts';
-import { REDACTED, redactText } from './config/redact.ts';
+import { REDACTED, redact } from './redact.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -24,7 +24,7 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Past this size the file is renamed to `<file>.1` (replacing it) and a new one begun. Default 5 MiB. */
   maxBytes?: number;
-  /** Current secret values (e.g. secretValues() of every server); called per line. */
+  /** Secrets beyond the process-wide set of src/redact.ts; called per line. */
   secrets?: () => string[];
 }
 
@@ -91,7 +91,7 @@ function formatLine(
   } catch {
     secrets = [];
   }
-  line = redactText(line, Array.isArray(secrets) ? secrets : []);
+  line = redact(line, Array.isArray(secrets) ? secrets : []);
   if (line.length > MAX_LINE_CHARS)
     line = `${line.slice(0, MAX_LINE_CHARS)} …(${line.length - MAX_LINE_CHARS} more chars)`;
   return `${line}\n`;

@@ -1,8 +1,8 @@
 // Human-readable views of server actor snapshots: the status-bar line, /mcp, the CLI. They read the
 // snapshots (the one source of truth) and never show a secret: only names, states and error text.
 
-import { redactText, secretValues } from '../config/redact.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
+import { redact } from '../redact.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
 
 const STATE_LABEL: Record<string, string> = {
@@ -55,8 +55,7 @@ export function describeServers(
     const state = stateOf(ref);
     const ctx = ref.getSnapshot().context;
     // Servers print what they like on stderr, tokens included: never show a configured secret.
-    const secrets = secretValues(ctx.definition);
-    const clean = (text: string) => redactText(text, secrets);
+    const clean = (text: string) => redact(text);
     const tools = ctx.catalog?.tools.length;
     // A lazy server whose last attempt failed rests in `closed` until the next call retries it.
     const failedAndResting = state === 'closed' && ctx.lastError !== undefined && ctx.attempt > 0;

@@ -24,6 +24,7 @@ import {
   serverId,
   sessionMachine,
 } from '../machines/session.machine.ts';
+import { addServerSecrets, redactDeep } from '../redact.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
@@ -35,6 +36,7 @@ import {
 } from '../tools/tool-search.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
+import { redactingHost, redactProgress, redactResult } from './outbound.ts';
 import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
 import { RegisteredTools } from './registered-tools.ts';
 import { serverLogic } from './server-actor.ts';
@@ -115,7 +117,8 @@ export function sessionDescription(config: LoadedConfig, cached: Record<string, 
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
-  const { host, logger } = options;
+  const { logger } = options;
+  const host = redactingHost(options.host);
   let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
   const registered = new RegisteredTools();
   const prompts = new RegisteredPrompts();
@@ -181,6 +184,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       loadSession: fromPromise<LoadedSession, { request: StartRequest; generation: number }>(
         async ({ input }) => {
           const config = options.loadConfig(input.request);
+          addServerSecrets(config.servers);
           const cached: Record<string, KnownCatalog> = {};
           if (options.cache) {
             config.diagnostics.push(...options.cache.read().diagnostics);
@@ -223,7 +227,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             for (const name of input.live) {
               const def = config.servers.find((d) => d.name === name);
               const known = input.catalogs[name];
-              if (def && known) updates[name] = cachedServerFromCatalog(def, known);
+              if (def && known) updates[name] = redactDeep(cachedServerFromCatalog(def, known));
             }
             if (Object.keys(updates).length > 0) await options.cache.write(updates);
           }
@@ -260,7 +264,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const def = context.config?.servers.find((d) => d.name === event.name);
         if (!options.cache || !def) return;
         options.cache
-          .write({ [event.name]: cachedServerFromCatalog(def, event.catalog) })
+          .write({ [event.name]: redactDeep(cachedServerFromCatalog(def, event.catalog)) })
           .catch((error: unknown) => {
             logger.warn(`cache write failed: ${String(error)}`);
           });
@@ -355,15 +359,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const note = instructionsNote(server, instructions);
         if (note) notes.push(note);
       }
-      return {
+      return redactResult({
         content: [{ type: 'text', text: renderSearchOutcome(query, outcome, notes) }],
         details: { query, loaded },
-      };
+      });
     },
     async callTool(name, args, signal, onUpdate) {
       await started(signal);
       const context = actor.getSnapshot().context;
-      return executeTool(
+      const result = await executeTool(
         {
           entry: (n) => catalogOf(context).byName.get(n),
           server: (s) => (context.disabled.includes(s) ? undefined : childRefs()[s]),
@@ -374,14 +378,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         name,
         args,
         signal,
-        onUpdate,
+        redactProgress(onUpdate),
       );
+      return redactResult(result);
     },
     async prompt(server, name, args, signal) {
       await started(signal);
       const context = actor.getSnapshot().context;
       const ref = context.disabled.includes(server) ? undefined : childRefs()[server];
-      return runPrompt(ref, server, name, args, { tempDir: options.tempDir, ...(signal ? { signal } : {}) });
+      const outcome = await runPrompt(ref, server, name, args, {
+        tempDir: options.tempDir,
+        ...(signal ? { signal } : {}),
+      });
+      return outcome.ok
+        ? { ok: true, content: redactResult({ content: outcome.content, details: {} }).content }
+        : outcome;
     },
     async start(request) {
       actor.send({ type: 'SESSION_START', request });

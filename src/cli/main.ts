@@ -16,6 +16,7 @@ import { defaultNpxCacheFile } from '../adapters/mcp/npx-resolver.ts';
 import { createCacheStore } from '../catalog/cache.ts';
 import { agentDirFrom, loadConfig } from '../config/load.ts';
 import { nullLogger } from '../logger.ts';
+import { redact } from '../redact.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { runInspectCommand } from './inspect-command.ts';
 
@@ -239,7 +240,13 @@ async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<n
   return result.isError ? 1 : 0;
 }
 
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
+  // Every line the CLI prints, text or JSON, passes the one redaction.
+  const io: CliIo = {
+    out: (text) => rawIo.out(redact(text)),
+    err: (text) => rawIo.err(redact(text)),
+    stdinLines: () => rawIo.stdinLines(),
+  };
   const options = parseCliArgs(argv);
   if (typeof options === 'string') {
     (options === USAGE ? io.out : io.err)(options);

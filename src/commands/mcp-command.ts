@@ -5,7 +5,7 @@ import { waitFor } from 'xstate';
 import { promptCommandName } from '../actors/prompts.ts';
 import { describeServers, stateOf } from '../actors/server-status.ts';
 import type { Runtime } from '../actors/session-actor.ts';
-import { redactText, secretValues } from '../config/redact.ts';
+import { redact } from '../redact.ts';
 import { oneLine } from '../tools/tool-search.ts';
 
 const USAGE =
@@ -84,10 +84,9 @@ function renderServer(runtime: Runtime, server: string): string {
     lines.push('Prompts:', prompts);
   const tail = (context.connection?.stderrTail() ?? context.stderrTail).trimEnd();
   if (tail) {
-    const secrets = secretValues(context.definition);
     lines.push(
       'Last log lines:',
-      ...redactText(tail, secrets)
+      ...redact(tail)
         .split('\n')
         .slice(-LOG_LINES)
         .map((l) => `  ${l}`),

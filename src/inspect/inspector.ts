@@ -10,7 +10,6 @@ import { createJsonlSink, createWebSocketSink, type Sink } from './sinks.ts';
 import type { InspectTarget } from './target.ts';
 
 export { createDeferredInspection, type DeferredInspection } from './deferred.ts';
-export { secretsOfServers } from './secrets.ts';
 export {
   INSPECT_ENV,
   INSPECT_FLAG,
@@ -23,8 +22,8 @@ export {
 } from './target.ts';
 
 export interface InspectionOptions {
-  /** Known secret values (env values, header values, tokens); read for every event. */
-  secrets: () => readonly string[];
+  /** Secrets beyond the process-wide set of src/redact.ts; read for every event. */
+  secrets?: () => readonly string[];
   /** Told once per failure (file not writable, inspector not reachable); never a secret. */
   onError?: (message: string) => void;
 }

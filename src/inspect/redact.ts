@@ -1,8 +1,10 @@
 // Redaction for everything that leaves the process as an inspection event. Three nets, applied
-// together: keys that name secrets, values of env / headers maps, and any string that contains a
-// known secret value (or looks like a credential). The result is always plain JSON data.
+// together: keys that name secrets, values of env / headers maps, and every string through the one
+// redaction (src/redact.ts: known secrets, token shapes). The result is always plain JSON data.
 
-export const REDACTED = '***';
+import { REDACTED, redact } from '../redact.ts';
+
+export { REDACTED };
 
 /** Keys whose whole value is hidden. */
 const SECRET_KEY =
@@ -12,19 +14,7 @@ const VALUE_MAP_KEY = /^(?:env|headers|requestHeaders)$/i;
 /** The live Connection (SDK client, transport, child process) never leaves as data. */
 const CONNECTION_KEY = /^connection$/i;
 
-/** Below this length a secret is only hidden where a whole string equals it. */
-const MIN_SUBSTRING_SECRET = 4;
 const MAX_DEPTH = 16;
-
-const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
-  [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`],
-  [/([a-z][a-z0-9+.-]*:\/\/[^/\s:@]+):[^/\s@]+@/gi, `$1:${REDACTED}@`],
-  [
-    /([?&](?:access_token|refresh_token|id_token|token|api[-_]?key|key|secret|client_secret|password|code|sig|signature)=)[^&#\s"']+/gi,
-    `$1${REDACTED}`,
-  ],
-  [/(--?[\w-]*(?:token|secret|password|api[-_]?key)[\w-]*[= ])[^\s"']+/gi, `$1${REDACTED}`],
-];
 
 export interface Redactor {
   /** A redacted, JSON-safe copy of any value. */
@@ -33,7 +23,8 @@ export interface Redactor {
   text(value: string): string;
 }
 
-export function createRedactor(secrets: () => readonly string[]): Redactor {
+/** `secrets`: values to hide beyond the process-wide set (read once per tick). */
+export function createRedactor(secrets: () => readonly string[] = () => []): Redactor {
   // One event is redacted in several passes within a tick; read the secrets once per tick.
   let cached: readonly string[] | undefined;
   const known = (): readonly string[] => {
@@ -56,16 +47,8 @@ export function createRedactor(secrets: () => readonly string[]): Redactor {
     return unique.sort((a, b) => b.length - a.length);
   };
 
-  const text = (value: string, list: readonly string[] = known()): string => {
-    let out = value;
-    for (const secret of list) {
-      if (out === secret) return REDACTED;
-      if (secret.length >= MIN_SUBSTRING_SECRET && out.includes(secret))
-        out = out.split(secret).join(REDACTED);
-    }
-    for (const [pattern, replacement] of CREDENTIAL_PATTERNS) out = out.replace(pattern, replacement);
-    return out;
-  };
+  const text = (value: string, list: readonly string[] = known()): string =>
+    list.includes(value) ? REDACTED : redact(value, list);
 
   return {
     value: (value) => walk(value, known(), text, 0, new WeakSet()),

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Actor, createActor, SimulatedClock } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
 import { createInspection, type Inspection } from '../../src/inspect/inspector.ts';
-import { secretsOfServers } from '../../src/inspect/secrets.ts';
 import { type InspectorServer, startInspectorServer } from '../../src/inspect/server.ts';
+import { secretsOfDefinition } from '../../src/redact.ts';
 import { CHROMIUM_ARGS, ensureChromium } from '../fixtures/inspect/chromium.ts';
 import { createFakeConnection, createScriptedConnector } from '../fixtures/inspect/scripted-connector.ts';
 import { SECRET_VALUES, secretServerDefinition } from '../fixtures/inspect/secret-config.ts';
@@ -94,7 +94,7 @@ describe('local visual inspector in headless Chromium', () => {
     const definition = secretServerDefinition('fixture');
     inspection = createInspection(
       { kind: 'websocket', url: server.wsUrl },
-      { secrets: () => secretsOfServers([definition]) },
+      { secrets: () => [definition].flatMap(secretsOfDefinition) },
     );
 
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });

@@ -7,6 +7,7 @@ import { rmdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
+import { redactResult } from '../../actors/outbound.ts';
 import { promptCommandName } from '../../actors/prompts.ts';
 import { createRuntime, type Runtime } from '../../actors/session-actor.ts';
 import { createCacheStore } from '../../catalog/cache.ts';
@@ -15,12 +16,12 @@ import { mayHaveDirectTools } from '../../catalog/exposure.ts';
 import { runMcpAuthCommand, runMcpCommand } from '../../commands/mcp-command.ts';
 import { LOG_FILE } from '../../config/defaults.ts';
 import { agentDirFrom, loadConfig } from '../../config/load.ts';
-import { secretValues } from '../../config/redact.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import { createDeferredInspection } from '../../inspect/deferred.ts';
 import { INSPECT_FLAG, inspectTargetFrom } from '../../inspect/target.ts';
 import { createLogger } from '../../logger.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
+import { addServerSecrets, redact } from '../../redact.ts';
 import type { ToolResult } from '../../tools/executor.ts';
 import {
   PROXY_TOOL_NAME,
@@ -120,8 +121,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   const homeDir = options.homeDir ?? homedir();
   const agentDir = agentDirFrom(env, homeDir);
   let lastConfig: LoadedConfig | undefined;
-  const secrets = () => (lastConfig ? lastConfig.servers.flatMap(secretValues) : []);
-  const logger = createLogger({ file: join(agentDir, LOG_FILE), secrets });
+  const logger = createLogger({ file: join(agentDir, LOG_FILE) });
   const cache = createCacheStore({ file: join(agentDir, 'mcp-cache.json'), logger });
   const tempDir = join(tmpdir(), `pi-mcp-actors-${process.pid}-${randomBytes(4).toString('hex')}`);
   let ctx: PiContext | undefined;
@@ -150,6 +150,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       ...(typeof flag === 'string' && flag ? { configPath: flag } : {}),
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
     });
+    addServerSecrets(lastConfig.servers);
     return lastConfig;
   };
 
@@ -260,7 +261,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
         label: 'MCP gateway',
         description: proxyToolDescription,
         parameters: proxyToolParameters,
-        execute: (_id, params, signal) => runProxyTool(runtime, params as ProxyParams, signal),
+        execute: (_id, params, signal) =>
+          runProxyTool(runtime, params as ProxyParams, signal).then(redactResult),
       });
     }
   });
@@ -308,9 +310,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     // The inspector and its WebSocket client load only when inspection is asked for.
     const target = setting.target;
     await import('../../inspect/inspector.ts').then(({ createInspection }) =>
-      inspection.attach(
-        createInspection(target, { secrets, onError: (m) => logger.warn(`inspection: ${m}`) }),
-      ),
+      inspection.attach(createInspection(target, { onError: (m) => logger.warn(`inspection: ${m}`) })),
     );
   }
 
@@ -342,8 +342,9 @@ function removeIfEmpty(dir: string) {
 }
 
 /** Shows text to the user: a notification where Pi has UI, stdout in print mode, nothing in JSON mode. */
-function tell(ctx: PiContext | undefined, text: string, level: NotifyLevel) {
+function tell(ctx: PiContext | undefined, raw: string, level: NotifyLevel) {
   if (!ctx) return;
+  const text = redact(raw);
   if (ctx.hasUI) ctx.ui.notify(text, level);
   else if (ctx.mode === 'print') process.stdout.write(`${text}\n`);
 }

@@ -3,6 +3,7 @@
 // requested schema and asked again with the problem; a URL request shows the link and waits. Escape
 // (a cancelled dialog) cancels at any point. Without UI (print, JSON) the server is told why not.
 
+import { redact } from '../../redact.ts';
 import {
   checkField,
   type FormField,
@@ -135,7 +136,14 @@ async function askField(
   return { kind: 'typed', text: typed };
 }
 
+/** Pi's dialogs, with every title passed through the one redaction (a server's text is shown). */
 function dialogsOf(ctx: PiContext): PiDialogs | undefined {
   const ui = ctx.ui as Partial<PiDialogs>;
-  return typeof ui.select === 'function' && typeof ui.input === 'function' ? (ui as PiDialogs) : undefined;
+  if (typeof ui.select !== 'function' || typeof ui.input !== 'function') return undefined;
+  const dialogs = ui as PiDialogs;
+  return {
+    select: (title, options, opts) => dialogs.select(redact(title), options, opts),
+    input: (title, placeholder, opts) => dialogs.input(redact(title), placeholder, opts),
+    confirm: (title, message, opts) => dialogs.confirm(redact(title), redact(message), opts),
+  };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactDefinition, redactText, secretValues } from '../../../src/config/redact.ts';
+import { redactDefinition } from '../../../src/config/redact.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
+import { REDACTED, secretsOfDefinition } from '../../../src/redact.ts';
 import { definition as baseDefinition } from '../../support/config.ts';
 
 function definition(overrides: Partial<ServerDefinition> = {}): ServerDefinition {
@@ -41,45 +42,12 @@ describe('redactDefinition', () => {
     ]);
     expect(shown.url).toBe('https://user:***@mcp.example.com/sse?apiKey=***&region=eu');
     const text = JSON.stringify(shown);
-    for (const secret of secretValues(secretive)) expect(text).not.toContain(secret);
+    for (const secret of secretsOfDefinition(secretive)) expect(text).not.toContain(secret);
   });
 
   it('does not change the definition it was given', () => {
     const before = JSON.stringify(secretive);
     redactDefinition(secretive);
     expect(JSON.stringify(secretive)).toBe(before);
-  });
-});
-
-describe('secretValues', () => {
-  it('lists every secret string, without obviously harmless env values', () => {
-    expect(secretValues(secretive).sort()).toEqual(
-      [
-        'ghp_secret_value',
-        'Bearer bearer-header-token',
-        'bearer-header-token',
-        'team-1234',
-        'static-bearer-1',
-        'client-secret-1',
-        'hunter2pw',
-        'query-secret-1',
-        'sk-live-123456',
-        'tok-abcdef',
-      ].sort(),
-    );
-  });
-});
-
-describe('redactText', () => {
-  it('replaces every occurrence, longest secret first', () => {
-    expect(redactText('a=abcdef b=abcdefgh c=abcdef', ['abcdef', 'abcdefgh'])).toBe('a=*** b=*** c=***');
-  });
-
-  it('removes Bearer tokens it was not told about', () => {
-    expect(redactText('Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.x', [])).toBe('Authorization: Bearer ***');
-  });
-
-  it('leaves values too short to be secrets alone', () => {
-    expect(redactText('on port 123 with abc', ['123', 'abc', ''])).toBe('on port 123 with abc');
   });
 });

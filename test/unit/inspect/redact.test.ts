@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRedactor, describeConnection, REDACTED } from '../../../src/inspect/redact.ts';
 import { redactInspectionEvent } from '../../../src/inspect/redact-event.ts';
-import { secretsOfServers } from '../../../src/inspect/secrets.ts';
+import { secretsOfDefinition } from '../../../src/redact.ts';
 import { createFakeConnection } from '../../fixtures/inspect/scripted-connector.ts';
 import { SECRET_VALUES, SECRETS, secretServerDefinition } from '../../fixtures/inspect/secret-config.ts';
 
@@ -107,9 +107,9 @@ describe('createRedactor', () => {
   });
 });
 
-describe('secretsOfServers', () => {
+describe('secretsOfDefinition', () => {
   it('collects env values, header values, bearer tokens and OAuth client secrets', () => {
-    const secrets = secretsOfServers([secretServerDefinition()]);
+    const secrets = secretsOfDefinition(secretServerDefinition());
     for (const value of SECRET_VALUES) expect(secrets).toContain(value);
   });
 });

@@ -12,7 +12,7 @@ import { createActor, SimulatedClock, waitFor } from 'xstate';
 import { serverLogic } from '../../../src/actors/server-actor.ts';
 import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { createInspection, type Inspection } from '../../../src/inspect/inspector.ts';
-import { secretsOfServers } from '../../../src/inspect/secrets.ts';
+import { secretsOfDefinition } from '../../../src/redact.ts';
 import { createFakeConnection, createScriptedConnector } from '../../fixtures/inspect/scripted-connector.ts';
 import { SECRET_VALUES, SECRETS, secretServerDefinition } from '../../fixtures/inspect/secret-config.ts';
 
@@ -47,7 +47,7 @@ describe('inspection of a server configured with secrets', () => {
     const definition = secretServerDefinition('vault');
     const file = join(dir, 'events.jsonl');
     const url = `ws://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
-    const secrets = () => secretsOfServers([definition]);
+    const secrets = () => [definition].flatMap(secretsOfDefinition);
     const overSocket = createInspection({ kind: 'websocket', url }, { secrets });
     const toFile = createInspection({ kind: 'jsonl', file }, { secrets });
     inspections.push(overSocket, toFile);

@@ -1,0 +1,220 @@
+// The one redaction. Everything that leaves the runtime — tool results and progress, ToolSearch text,
+// /mcp, notifications, the status bar, CLI text and JSON, logs, inspector events, the cache — goes
+// through `redact(text)` (or `redactDeep(value)` for data) on its way out.
+//
+//   redact(text)             known secrets and token-shaped text (JWTs, sk-…, ghp_…, xox…-, Bearer …,
+//                            URL passwords, `token=…`, long hex/base64 runs after token/key/secret) → ***
+//   redactDeep(value)        a copy of JSON-like data with every string redacted (keys and shape kept)
+//   addSecrets(values)       remember secrets learned at runtime (OAuth access/refresh tokens, codes,
+//                            client secrets, `!command` output): from then on they are redacted everywhere
+//   addServerSecrets(defs)   remember every secret a config names (the runtime calls it on each load)
+//   secretsOfDefinition(def) what a server definition holds: env values, headers (and the token after
+//                            `Bearer`), bearerToken, oauth.clientSecret, URL and argument credentials
+//
+// The set is process-wide on purpose: a token learned by one part (a sign-in, a config load) is
+// hidden by every other part without plumbing. It only grows (bounded; the oldest are dropped first).
+
+import type { ServerDefinition } from './config/types.ts';
+
+export const REDACTED = '***';
+/** Shorter values carry no secret worth the damage of replacing them everywhere in a text. */
+export const MIN_SECRET_LENGTH = 4;
+/** An env value whose name does not say "secret" counts as one from this length on (unless it is a path, URL, word…). */
+const MIN_UNNAMED_SECRET_LENGTH = 8;
+const MAX_SECRETS = 10_000;
+
+export const SECRET_NAME =
+  /(key|token|secret|passw(or)?d|pwd|auth|credential|signature|session|cookie|private)/i;
+const NOT_SECRET_VALUE =
+  /^(true|false|yes|no|on|off|debug|info|warn|warning|error|trace|production|development|test|-?\d{1,6})$/i;
+/** Values that configure rather than authenticate: paths, plain URLs, single words, numbers. */
+const PLAIN_VALUE = /^(?:[~/.]|[A-Za-z]:[\\/]|[a-z][a-z0-9+.-]*:\/\/[^@\s]*$|[A-Za-z]+$|[\d.:,\s-]+$)/;
+
+const DIGIT_AHEAD = '(?=[A-Za-z0-9._~+/=-]*\\d)';
+const TOKEN_SHAPES: Array<[RegExp, string]> = [
+  // JWTs (header.payload.signature, base64url)
+  [/\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}/g, REDACTED],
+  // Vendor key formats: OpenAI/Anthropic/Stripe sk-…, Stripe rk_/pk_, GitHub, GitLab, Slack, AWS, Google
+  [/\bsk-[A-Za-z0-9_-]{10,}/g, REDACTED],
+  [/\b(?:rk|pk|sk)_(?:live|test)_[A-Za-z0-9]{8,}/g, REDACTED],
+  [/\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{16,}/g, REDACTED],
+  [/\bgithub_pat_[A-Za-z0-9_]{16,}/g, REDACTED],
+  [/\bglpat-[A-Za-z0-9_-]{16,}/g, REDACTED],
+  [/\bxox[abposre]-[A-Za-z0-9-]{8,}/g, REDACTED],
+  [/\bAKIA[0-9A-Z]{16}\b/g, REDACTED],
+  [/\bAIza[0-9A-Za-z_-]{30,}/g, REDACTED],
+  // Authorization schemes
+  [
+    new RegExp(
+      `\\b(Bearer|Basic|Token)\\s+(?:${DIGIT_AHEAD}[A-Za-z0-9._~+/=-]{8,}|[A-Za-z0-9._~+/=-]{16,})`,
+      'gi',
+    ),
+    `$1 ${REDACTED}`,
+  ],
+  // user:password@ in URLs
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*):[^/\s@]+@/gi, `$1:${REDACTED}@`],
+  // credentials in query strings
+  [
+    /([?&](?:access_token|refresh_token|id_token|token|api[-_]?key|apikey|key|secret|client_secret|password|code|sig|signature)=)(?!\*\*\*)[^&#\s"']+/gi,
+    `$1${REDACTED}`,
+  ],
+  // --token abc, --api-key=abc
+  [
+    /(--?[\w-]*(?:token|secret|password|passwd|api[-_]?key)[\w-]*(?:=|\s+))(?!\*\*\*)(?!-)[^\s"']+/gi,
+    `$1${REDACTED}`,
+  ],
+  // long hex/base64 runs after token/key/secret: API_TOKEN=…, "secret": "…", key: …
+  [
+    new RegExp(
+      `((?:token|key|secret|passw(?:or)?d|pwd|credential|auth)[\\w-]*["']?\\s*[:=]\\s*["']?)${DIGIT_AHEAD}[A-Za-z0-9+/_.=-]{16,}`,
+      'gi',
+    ),
+    `$1${REDACTED}`,
+  ],
+];
+
+const known = new Set<string>();
+let pattern: RegExp | undefined;
+
+/** Remembers secret values (and their JSON-escaped and URL-encoded spellings) for every later redact(). */
+export function addSecrets(values: Iterable<unknown>): void {
+  let changed = false;
+  for (const value of values) {
+    if (typeof value !== 'string' || value.length < MIN_SECRET_LENGTH) continue;
+    for (const spelling of spellings(value)) {
+      if (known.has(spelling)) known.delete(spelling);
+      else changed = true;
+      known.add(spelling);
+    }
+  }
+  while (known.size > MAX_SECRETS) {
+    known.delete(known.values().next().value as string);
+    changed = true;
+  }
+  if (changed) pattern = undefined;
+}
+
+/** Remembers every secret the given server definitions name. */
+export function addServerSecrets(defs: Iterable<ServerDefinition>): void {
+  for (const def of defs) addSecrets(secretsOfDefinition(def));
+}
+
+/** Every secret string of a definition. */
+export function secretsOfDefinition(def: ServerDefinition): string[] {
+  const found: string[] = [];
+  for (const [name, value] of Object.entries(def.env ?? {})) {
+    if (typeof value !== 'string' || NOT_SECRET_VALUE.test(value)) continue;
+    const named = SECRET_NAME.test(name) && !(/^[A-Za-z]+$/.test(value) && value.length < 8);
+    if (named || (value.length >= MIN_UNNAMED_SECRET_LENGTH && !PLAIN_VALUE.test(value))) found.push(value);
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) found.push(...urlSecrets(value));
+  }
+  for (const value of Object.values(def.headers ?? {})) {
+    if (typeof value !== 'string') continue;
+    found.push(value);
+    const scheme = /^\s*(bearer|basic|token)\s+(.+)$/i.exec(value);
+    if (scheme?.[2] !== undefined) found.push(scheme[2].trim());
+  }
+  if (def.bearerToken !== undefined) found.push(def.bearerToken);
+  if (def.oauth?.clientSecret !== undefined) found.push(def.oauth.clientSecret);
+  if (def.url !== undefined) found.push(...urlSecrets(def.url));
+  found.push(...argSecrets(def.args ?? []));
+  return [
+    ...new Set(found.filter((value) => typeof value === 'string' && value.length >= MIN_SECRET_LENGTH)),
+  ];
+}
+
+/** The text with every known secret (longest first) and every token-shaped part replaced by ***. */
+export function redact(text: string, extraSecrets: readonly string[] = []): string {
+  if (typeof text !== 'string') return text;
+  let out = text;
+  if (extraSecrets.length > 0) {
+    const extra = [...new Set(extraSecrets.flatMap((s) => (typeof s === 'string' ? spellings(s) : [])))]
+      .filter((s) => s.length >= MIN_SECRET_LENGTH)
+      .sort((a, b) => b.length - a.length);
+    for (const secret of extra) out = out.split(secret).join(REDACTED);
+  }
+  const secrets = knownPattern();
+  if (secrets) out = out.replace(secrets, REDACTED);
+  for (const [shape, replacement] of TOKEN_SHAPES) out = out.replace(shape, replacement);
+  return out;
+}
+
+/** A copy of JSON-like data with every string (not keys: they are names we or the server chose) redacted. */
+export function redactDeep<T>(value: T, depth = 0): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (typeof value !== 'object' || value === null || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1)) as T;
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+    return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    Object.defineProperty(out, key, {
+      value: redactDeep(item, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out as T;
+}
+
+function knownPattern(): RegExp | undefined {
+  if (known.size === 0) return undefined;
+  if (!pattern) {
+    const ordered = [...known].sort((a, b) => b.length - a.length);
+    pattern = new RegExp(ordered.map(escapeRegExp).join('|'), 'g');
+  }
+  pattern.lastIndex = 0;
+  return pattern;
+}
+
+function spellings(value: string): string[] {
+  const out = [value];
+  const json = JSON.stringify(value).slice(1, -1);
+  if (json !== value) out.push(json);
+  try {
+    const encoded = encodeURIComponent(value);
+    if (encoded !== value) out.push(encoded);
+  } catch {
+    // lone surrogate: no URL spelling
+  }
+  return out.filter((s) => s.length >= MIN_SECRET_LENGTH);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function urlSecrets(text: string): string[] {
+  try {
+    const url = new URL(text);
+    const out: string[] = [];
+    if (url.password !== '') out.push(url.password, decodeURIComponent(url.password));
+    if (url.username !== '' && url.password === '') out.push(url.username, decodeURIComponent(url.username));
+    for (const [name, value] of url.searchParams) {
+      if (SECRET_NAME.test(name) && value !== '') out.push(value, encodeURIComponent(value));
+    }
+    return out;
+  } catch {
+    return [];
+  }
+}
+
+/** `--api-key=abc` and `--token abc` style arguments. */
+export function argSecrets(args: readonly string[]): string[] {
+  const out: string[] = [];
+  args.forEach((arg, index) => {
+    const inline = /^--?([A-Za-z0-9_-]+)=(.+)$/.exec(arg);
+    if (inline !== null && SECRET_NAME.test(inline[1]!)) out.push(inline[2]!);
+    const next = args[index + 1];
+    if (
+      /^--?[A-Za-z0-9_-]+$/.test(arg) &&
+      SECRET_NAME.test(arg) &&
+      next !== undefined &&
+      !next.startsWith('-')
+    ) {
+      out.push(next);
+    }
+  });
+  return out;
+}

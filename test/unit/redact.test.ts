@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { ServerDefinition } from '../../src/config/types.ts';
+import { addSecrets, REDACTED, redact, redactDeep, secretsOfDefinition } from '../../src/redact.ts';
+import { definition } from '../support/config.ts';
+
+const secretive: ServerDefinition = definition({
+  name: 'svc',
+  transport: 'stdio',
+  command: 'npx',
+  args: ['-y', 'server', '--api-key=sk-live-123456', '--token', 'tok-abcdef', '--port', '8080'],
+  env: {
+    GITHUB_TOKEN: 'ghp_secret_value',
+    DEBUG: 'true',
+    LOG_LEVEL: 'info',
+    HOME_DIR: '/home/me/project',
+    MODE: 'readonly',
+    OPAQUE: 'q8Zr2nVx0pLw',
+  },
+  headers: { Authorization: 'Bearer bearer-header-token', 'X-Team': 'team-1234' },
+  url: 'https://user:hunter2pw@mcp.example.com/sse?apiKey=query-secret-1&region=eu',
+  bearerToken: 'static-bearer-1',
+  auth: 'bearer',
+  oauth: { grantType: 'client_credentials', clientId: 'client-id-1', clientSecret: 'client-secret-1' },
+});
+
+describe('secretsOfDefinition', () => {
+  it('lists every secret string, without harmless env values (flags, levels, paths, words)', () => {
+    expect(secretsOfDefinition(secretive).sort()).toEqual(
+      [
+        'ghp_secret_value',
+        'q8Zr2nVx0pLw',
+        'Bearer bearer-header-token',
+        'bearer-header-token',
+        'team-1234',
+        'static-bearer-1',
+        'client-secret-1',
+        'hunter2pw',
+        'query-secret-1',
+        'sk-live-123456',
+        'tok-abcdef',
+      ].sort(),
+    );
+  });
+});
+
+describe('redact', () => {
+  it('replaces every occurrence of the secrets it is given, longest first', () => {
+    expect(redact('a=abcdef b=abcdefgh c=abcdef', ['abcdef', 'abcdefgh'])).toBe('a=*** b=*** c=***');
+  });
+
+  it('replaces secrets added to the process-wide set, in their JSON and URL spellings too', () => {
+    addSecrets(['pw"with\\quotes/and space']);
+    const json = JSON.stringify({ message: 'failed with pw"with\\quotes/and space' });
+    expect(redact(json)).toBe('{"message":"failed with ***"}');
+    expect(redact(`?p=${encodeURIComponent('pw"with\\quotes/and space')}`)).toBe('?p=***');
+  });
+
+  it('leaves values too short to be secrets alone', () => {
+    expect(redact('on port 123 with abc', ['123', 'abc', ''])).toBe('on port 123 with abc');
+  });
+
+  it.each([
+    ['Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.x1', 'Authorization: Bearer ***'],
+    ['token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.c2lnbmF0dXJlMQ done', 'token *** done'],
+    ['key sk-live-4f9a8b7c6d5e4f3a2b1c0d', 'key ***'],
+    ['used sk-ant-api03-AbCdEf123456 here', 'used *** here'],
+    ['pat ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'pat ***'],
+    ['pat github_pat_11ABCDEFG0123456789_abcdefghij', 'pat ***'],
+    ['slack xoxb-123456789012-abcdefABCDEF', 'slack ***'],
+    ['aws AKIAIOSFODNN7EXAMPLE.', 'aws ***.'],
+    ['postgres://admin:s3cr3t@db.local/app', 'postgres://admin:***@db.local/app'],
+    ['GET /x?access_token=abc123&page=2', 'GET /x?access_token=***&page=2'],
+    ['run --api-key abc123xyz', 'run --api-key ***'],
+    ['API_TOKEN=9f8e7d6c5b4a39281706f5e4', 'API_TOKEN=***'],
+    ['{"secret": "c2VjcmV0LXZhbHVlLTEyMzQ1Njc4"}', '{"secret": "***"}'],
+  ])('hides token-shaped text: %s', (input, expected) => {
+    expect(redact(input)).toBe(expected);
+  });
+
+  it.each([
+    'Token expired at 12:00; sign in again',
+    'Bearer authentication failed',
+    'the key is missing',
+    'task-1234567890abcdef done',
+    'see https://example.com/docs?page=2',
+    'secret: none',
+  ])('leaves ordinary text alone: %s', (input) => {
+    expect(redact(input)).toBe(input);
+  });
+});
+
+describe('redactDeep', () => {
+  it('redacts every string of JSON-like data and keeps keys, numbers and shape', () => {
+    addSecrets(['deep-secret-value-1']);
+    const value = { token: 'x', list: ['a deep-secret-value-1 b', 3, null], nested: { ok: true } };
+    expect(redactDeep(value)).toEqual({
+      token: 'x',
+      list: [`a ${REDACTED} b`, 3, null],
+      nested: { ok: true },
+    });
+    expect(value.list[0]).toBe('a deep-secret-value-1 b');
+  });
+});
