@@ -1,6 +1,7 @@
 // 3. ToolSearch: the colleague-owned evaluation (bench/search/eval.ts) run as it is, in its own
-// process; its bench/results/search.json carries recall@1/@5 and MRR of our ranker, the seed's
-// weighted scoring and BM25 on the dev, paraphrase and holdout sets, plus latency at 327 and ~10,000 tools.
+// process; its bench/results/search.json carries recall@1/@5 and MRR of our ranker, the previous one,
+// the seed's weighted scoring and BM25 on the dev sets and the untouched sets, plus latency at 327 and
+// ~10,000 tools.
 
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ export interface SearchLatency {
 }
 export interface SearchResult {
   tools: number;
+  untouchedTools?: number;
   mrrDepth: number;
   quality: Record<string, Record<string, SearchMetrics>>;
   latency: Record<string, SearchLatency[]>;
@@ -54,5 +56,12 @@ export async function runSearchEval(): Promise<SearchResult> {
   if (statSync(SEARCH_JSON).mtimeMs <= before)
     throw new Error('bench/search/eval.ts did not rewrite bench/results/search.json');
   const json = JSON.parse(readFileSync(SEARCH_JSON, 'utf8'));
-  return { tools: json.tools, mrrDepth: json.mrrDepth, quality: json.quality, latency: json.latency, evalMs };
+  return {
+    tools: json.tools,
+    untouchedTools: json.untouchedTools,
+    mrrDepth: json.mrrDepth,
+    quality: json.quality,
+    latency: json.latency,
+    evalMs,
+  };
 }

@@ -10,16 +10,23 @@ export const DEV_QUERIES = join(here, '../queries/dev.jsonl');
 export const PARAPHRASE_QUERIES = join(here, '../queries/paraphrase.jsonl');
 export const HOLDOUT_QUERIES = join(here, '../queries/paraphrase-holdout.jsonl');
 export const FINAL_QUERIES = join(here, '../queries/final-unseen.jsonl');
+/** Kept out of tuning: see bench/untouched/README.md. */
+export const UNTOUCHED_CATALOG_DIR = join(here, '../data/untouched/catalog');
+export const UNTOUCHED_QUERIES = join(here, '../queries/untouched.jsonl');
 
 interface CatalogFile {
   server: string;
   description?: string;
+  title?: string;
+  instructions?: string;
   tools: Array<{ name: string; title?: string; description?: string; inputSchema?: Record<string, unknown> }>;
 }
 
 export interface Query {
   q: string;
   expect: string[];
+  /** untouched set: keyword, task or cjk. */
+  style?: string;
 }
 
 export function loadCatalogFiles(dir = CATALOG_DIR): CatalogFile[] {

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSearchIndex, type SearchDoc, type SearchHit } from '../../src/catalog/search.ts';
+import { createSearchIndex, type SearchDoc } from '../../src/catalog/search.ts';
 import {
   CATALOG_DIR,
   DEV_QUERIES,
@@ -20,17 +20,21 @@ import {
   type Query,
   synthesizeDocs,
   toDocs,
+  UNTOUCHED_CATALOG_DIR,
+  UNTOUCHED_QUERIES,
 } from './catalog.ts';
+import { createSearchIndex as createPreviousIndex } from './previous/search.ts';
 import { createBm25Ranker } from './reference-bm25.ts';
 import { createSeedRanker } from './reference-seed.ts';
 
 interface Ranker {
-  search(query: string, limit?: number): SearchHit[];
+  search(query: string, limit?: number): Array<{ name: string; score: number }>;
 }
 type RankerFactory = (docs: SearchDoc[]) => Ranker;
 
 const RANKERS: Record<string, RankerFactory> = {
   ours: createSearchIndex,
+  previous: createPreviousIndex,
   seed: createSeedRanker,
   bm25: createBm25Ranker,
 };
@@ -39,6 +43,8 @@ const verbose = process.argv.includes('--verbose');
 /** The holdout set was written after the first tuning round; its misses are shown only on request. */
 const verboseHoldout = process.argv.includes('--verbose-holdout');
 let showMisses = verbose;
+/** For tuning runs: leave out the untouched set (it is reported once, when tuning is over). */
+const withUntouched = !process.argv.includes('--no-untouched');
 
 interface Metrics {
   queries: number;
@@ -121,19 +127,39 @@ const sets: Record<string, Query[]> = {
 };
 
 const quality: Record<string, Record<string, Metrics>> = {};
-for (const [set, queries] of Object.entries(sets)) {
-  checkQueries(set, docs, queries);
+function evaluateSet(set: string, setDocs: SearchDoc[], queries: Query[]): void {
+  checkQueries(set, setDocs, queries);
   quality[set] = {};
-  showMisses = set === 'holdout' || set === 'final' ? verboseHoldout : verbose;
+  showMisses =
+    set === 'holdout' || set === 'final' ? verboseHoldout : set.startsWith('untouched') ? false : verbose;
   if (showMisses) console.log(`\n${set} — ours, queries not ranked first:`);
   for (const [name, factory] of Object.entries(RANKERS))
-    quality[set]![name] = evaluate(name, factory(docs), docs, queries);
+    quality[set]![name] = evaluate(name, factory(setDocs), setDocs, queries);
+}
+for (const [set, queries] of Object.entries(sets)) evaluateSet(set, docs, queries);
+
+// The untouched set: 16 servers never tuned on, searched together with the 23 tuning servers.
+let untouchedTools = 0;
+if (withUntouched) {
+  const untouchedDocs = toDocs([...catalogs, ...loadCatalogFiles(UNTOUCHED_CATALOG_DIR)]);
+  untouchedTools = untouchedDocs.length;
+  const queries = loadQueries(UNTOUCHED_QUERIES);
+  sets.untouched = queries;
+  evaluateSet('untouched', untouchedDocs, queries);
+  for (const style of [...new Set(queries.map((q) => q.style ?? 'other'))]) {
+    const subset = queries.filter((q) => (q.style ?? 'other') === style);
+    sets[`untouched-${style}`] = subset;
+    evaluateSet(`untouched-${style}`, untouchedDocs, subset);
+  }
 }
 
-const allQueries = Object.values(sets).flatMap((qs) => qs.map((q) => q.q));
+const qualityOnly = process.argv.includes('--quality-only');
+const allQueries = Object.entries(sets)
+  .filter(([set]) => !set.startsWith('untouched-'))
+  .flatMap(([, qs]) => qs.map((q) => q.q));
 const big = synthesizeDocs(catalogs, 10_000);
 const timing: Record<string, ReturnType<typeof latency>[]> = {};
-for (const [name, factory] of Object.entries(RANKERS)) {
+for (const [name, factory] of qualityOnly ? [] : Object.entries(RANKERS)) {
   timing[name] = [
     latency(factory, docs, allQueries, 30),
     latency(factory, big, allQueries, name === 'ours' ? 10 : 1),
@@ -142,6 +168,8 @@ for (const [name, factory] of Object.entries(RANKERS)) {
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
 console.log(`\nCatalog: ${catalogs.length} servers, ${docs.length} tools. MRR over the top ${DEPTH}.`);
+if (untouchedTools > 0)
+  console.log(`untouched sets: searched over ${untouchedTools} tools (23 tuning + 16 untouched servers).`);
 for (const [set, byRanker] of Object.entries(quality)) {
   console.log(`\n${set} (${sets[set]!.length} queries)      R@1      R@5      MRR`);
   for (const [name, m] of Object.entries(byRanker)) {
@@ -163,6 +191,6 @@ const outDir = join(fileURLToPath(new URL('.', import.meta.url)), '../results');
 mkdirSync(outDir, { recursive: true });
 writeFileSync(
   join(outDir, 'search.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, tools: docs.length, mrrDepth: DEPTH, quality, latency: timing }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, tools: docs.length, untouchedTools, mrrDepth: DEPTH, quality, latency: timing }, null, 2)}\n`,
 );
 console.log(`\nwrote ${join('bench/results', 'search.json')}`);

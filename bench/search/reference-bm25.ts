@@ -1,4 +1,6 @@
-import type { SearchDoc, SearchHit } from '../../src/catalog/search.ts';
+import type { SearchDoc } from '../../src/catalog/search.ts';
+
+type SearchHit = { name: string; score: number };
 
 /**
  * Plain Okapi BM25 (k1 = 1.2, b = 0.75) over one field: registered name, title and description,

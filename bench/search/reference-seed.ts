@@ -1,4 +1,6 @@
-import type { SearchDoc, SearchHit } from '../../src/catalog/search.ts';
+import type { SearchDoc } from '../../src/catalog/search.ts';
+
+type SearchHit = { name: string; score: number };
 
 /**
  * The seed's ranking (seed 000 §7 "Search Algorithm"), written from its description. For each

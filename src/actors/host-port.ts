@@ -10,8 +10,8 @@ export interface HostPort {
   /** Registers an MCP tool, or registers it again under its name when its description or schema changed;
    * inactive unless activated. */
   registerTool(entry: CatalogEntry): void;
-  /** Withdraws a tool its server no longer offers (hosts that cannot unregister hide it). */
-  withdrawTool(entry: CatalogEntry): void;
+  /** Withdraws a tool its server no longer offers (Pi hides it); hosts without a tool registry omit it. */
+  withdrawTool?(entry: CatalogEntry): void;
   /** Offers a server's prompt as a command (again when it changed); hosts without commands omit it. */
   registerPrompt?(server: string, prompt: PromptDescriptor): void;
   /** Registers ToolSearch with this session's description. */

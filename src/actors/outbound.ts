@@ -26,7 +26,7 @@ export function redactingHost(host: HostPort): HostPort {
         description: redact(entry.description),
         inputSchema: redactDeep(entry.inputSchema),
       }),
-    withdrawTool: (entry) => host.withdrawTool(entry),
+    withdrawTool: (entry) => host.withdrawTool?.(entry),
     ...(host.registerPrompt
       ? {
           registerPrompt: (server, prompt) =>

@@ -19,19 +19,46 @@ export function stateOf(ref: ServerActorRef): string {
   return typeof value === 'string' ? value : (Object.keys(value)[0] ?? 'unknown');
 }
 
+/** What a server means for the user right now; `ready` includes idle servers that start on use. */
+export type ServerHealth = 'ready' | 'connecting' | 'needs-auth' | 'failing';
+
+export function healthOf(ref: ServerActorRef): ServerHealth {
+  const state = stateOf(ref);
+  if (state === 'connecting') return 'connecting';
+  if (state === 'needsAuth') return 'needs-auth';
+  if (state === 'backoff' || failedAndResting(ref)) return 'failing';
+  return 'ready';
+}
+
+/** A lazy server whose last attempt failed rests in `closed` until the next call retries it. */
+function failedAndResting(ref: ServerActorRef): boolean {
+  const ctx = ref.getSnapshot().context;
+  return stateOf(ref) === 'closed' && ctx.lastError !== undefined && ctx.attempt > 0;
+}
+
+/** At most this many servers are named in the status line; the rest are counted. */
+const NAMED_IN_STATUS = 2;
+
+/** The status-bar entry, one short line naming what needs attention: `MCP 4/5 · github needs sign-in`. */
 export function statusLine(
   context: SessionContext,
   refs: Record<string, ServerActorRef>,
 ): string | undefined {
-  const total = context.config?.servers.length ?? 0;
-  if (total === 0) return undefined;
-  const states = Object.values(refs).map(stateOf);
-  const connected = states.filter((s) => s === 'connected').length;
-  const auth = states.filter((s) => s === 'needsAuth').length;
-  const failed = states.filter((s) => s === 'backoff').length;
-  const parts = [`MCP ${connected}/${total} connected`];
-  if (auth > 0) parts.push(`${auth} need${auth === 1 ? 's' : ''} auth`);
-  if (failed > 0) parts.push(`${failed} failing`);
+  if ((context.config?.servers.length ?? 0) === 0) return undefined;
+  const names = Object.keys(refs)
+    .filter((name) => !context.disabled.includes(name))
+    .sort();
+  if (names.length === 0) return `MCP · ${context.disabled.length} disabled`;
+  const health = names.map((name) => ({ name, health: healthOf(refs[name]!) }));
+  const ready = health.filter((h) => h.health === 'ready').length;
+  const attention = [
+    ...health.filter((h) => h.health === 'needs-auth').map((h) => `${h.name} needs sign-in`),
+    ...health.filter((h) => h.health === 'failing').map((h) => `${h.name} failing`),
+  ];
+  const connecting = health.filter((h) => h.health === 'connecting').length;
+  const parts = [`MCP ${ready}/${names.length}`, ...attention.slice(0, NAMED_IN_STATUS)];
+  if (attention.length > NAMED_IN_STATUS) parts.push(`+${attention.length - NAMED_IN_STATUS} more`);
+  if (attention.length === 0 && connecting > 0) parts.push(`${connecting} connecting`);
   return parts.join(' · ');
 }
 
@@ -57,9 +84,7 @@ export function describeServers(
     // Servers print what they like on stderr, tokens included: never show a configured secret.
     const clean = (text: string) => redact(text);
     const tools = ctx.catalog?.tools.length;
-    // A lazy server whose last attempt failed rests in `closed` until the next call retries it.
-    const failedAndResting = state === 'closed' && ctx.lastError !== undefined && ctx.attempt > 0;
-    const head = `${name}: ${failedAndResting ? 'failed, the next call retries' : (STATE_LABEL[state] ?? state)}`;
+    const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : (STATE_LABEL[state] ?? state)}`;
     if (options.brief) {
       if (state === 'needsAuth')
         blocks.push(`MCP server ${name} needs authentication: run /mcp-auth ${name}`);

@@ -27,13 +27,9 @@ import {
 import { addServerSecrets, redactDeep } from '../redact.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
+import { lineBudget, serverLine } from '../tools/server-summary.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
-import {
-  buildToolSearchDescription,
-  renderSearchOutcome,
-  searchCatalog,
-  serverLine,
-} from '../tools/tool-search.ts';
+import { buildToolSearchDescription, renderSearchOutcome, searchCatalog } from '../tools/tool-search.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
 import { redactingHost, redactProgress, redactResult } from './outbound.ts';
@@ -89,7 +85,14 @@ export interface Runtime {
 function serverTools(context: Pick<SessionContext, 'config' | 'catalogs'>): ServerTools[] {
   return (context.config?.servers ?? []).map((definition) => {
     const known = context.catalogs[definition.name];
-    return known ? { definition, tools: known.tools, resources: known.resources } : { definition };
+    if (!known) return { definition };
+    return {
+      definition,
+      tools: known.tools,
+      resources: known.resources,
+      ...(known.serverInfo?.title ? { title: known.serverInfo.title } : {}),
+      ...(known.instructions ? { instructions: known.instructions } : {}),
+    };
   });
 }
 
@@ -102,7 +105,14 @@ export function describeSession(config: LoadedConfig, cached: Record<string, Kno
   const deferred = catalog.entries.filter((e) => e.exposure === 'deferred');
   const summaries = config.servers.map((d) => {
     const names = catalog.entries.filter((e) => e.server === d.name).map((e) => e.tool);
-    const line = serverLine(d.name, d.description, names);
+    const known = cached[d.name];
+    const line = serverLine(d.name, {
+      description: d.description,
+      title: known?.serverInfo?.title,
+      instructions: known?.instructions,
+      toolNames: names,
+      budget: lineBudget(config.servers.length),
+    });
     return {
       name: d.name,
       ...(line ? { line } : {}),
@@ -243,12 +253,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         }
         const { changed, withdrawn } = registered.update(catalogOf(context).entries);
         for (const entry of changed) host.registerTool(entry);
-        for (const entry of withdrawn) host.withdrawTool(entry);
+        for (const entry of withdrawn) host.withdrawTool?.(entry);
         for (const { server, prompt } of prompts.changed(context.catalogs))
           host.registerPrompt?.(server, prompt);
       },
       syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context)),
-      publishStatus: () => host.setStatus(statusLine(actor.getSnapshot().context, childRefs())),
+      // The action's context is already updated (a server just disabled is in `disabled`).
+      publishStatus: ({ context }) => host.setStatus(statusLine(context, childRefs())),
       notifyStatus: ({ context, event }) => {
         if (event.type !== 'SERVER.STATUS' || (event.state !== 'needsAuth' && event.state !== 'backoff'))
           return;

@@ -17,6 +17,8 @@ export interface CatalogEntry {
   kind: 'tool' | 'resource';
   uri?: string;
   description: string;
+  /** The tool's own display title, when it has one. */
+  title?: string;
   inputSchema: JsonSchema;
   exposure: 'direct' | 'deferred';
 }
@@ -25,6 +27,9 @@ export interface ServerTools {
   definition: ServerDefinition;
   tools?: ToolDescriptor[];
   resources?: ResourceDescriptor[];
+  /** What the server says about itself at initialize (serverInfo.title, instructions). */
+  title?: string;
+  instructions?: string;
 }
 
 export interface Catalog {
@@ -67,6 +72,7 @@ function candidatesOf(
       tool: tool.name,
       kind: 'tool',
       description: tool.description ?? tool.title ?? '',
+      ...(tool.title ? { title: tool.title } : {}),
       inputSchema: isObjectSchema(tool.inputSchema) ? tool.inputSchema : EMPTY_OBJECT_SCHEMA,
       exposure,
     });
@@ -97,6 +103,14 @@ function candidatesOf(
 
 function isObjectSchema(schema: unknown): schema is JsonSchema {
   return typeof schema === 'object' && schema !== null && !Array.isArray(schema);
+}
+
+/** What search knows of a server besides its name: configured description, title, first instructions. */
+function serverAbout(s: ServerTools): string | undefined {
+  const parts = [s.definition.description, s.title, s.instructions?.slice(0, 300)].filter(
+    (p): p is string => typeof p === 'string' && p.trim() !== '',
+  );
+  return parts.length > 0 ? parts.join('\n') : undefined;
 }
 
 const pairKey = (server: string, tool: string) => `${server}\u0000${tool}`;
@@ -137,7 +151,7 @@ export function buildCatalog(
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const byName = new Map(entries.map((e) => [e.name, e]));
-  const serverDescriptions = new Map(servers.map((s) => [s.definition.name, s.definition.description]));
+  const serverDescriptions = new Map(servers.map((s) => [s.definition.name, serverAbout(s)]));
   let search: SearchIndex | undefined;
   return {
     entries,
@@ -151,6 +165,7 @@ export function buildCatalog(
           server: e.server,
           tool: e.tool,
           description: e.description,
+          ...(e.title ? { title: e.title } : {}),
           inputSchema: e.inputSchema,
           serverDescription: serverDescriptions.get(e.server),
         })),

@@ -2,6 +2,7 @@ import { findPhrases, relatedTerms } from './search/concepts.ts';
 import { boundedEditDistance } from './search/edit-distance.ts';
 import { FIELD_KEYS, type FieldKey, toolFields } from './search/fields.ts';
 import { ACTION_VERBS, crudKinds, intentFit, LOOKUP_VERBS } from './search/intent.ts';
+import { splitIntents } from './search/intents.ts';
 import { distinctiveNameTerms, pushTo, splitGluedNames } from './search/name-terms.ts';
 import { suggestNames } from './search/suggest.ts';
 import { isContentWord, splitWords, stem } from './search/tokenize.ts';
@@ -21,6 +22,8 @@ export interface SearchDoc {
 export interface SearchHit {
   name: string;
   score: number;
+  /** Share of the query's words the tool matched, 0..1 (synonyms count by their strength). */
+  matched: number;
 }
 
 export interface SearchIndex {
@@ -243,7 +246,14 @@ class ToolSearchIndex implements SearchIndex {
 
   search(query: string, limit?: number): SearchHit[] {
     try {
-      return this.#search(query, clampLimit(limit));
+      const n = clampLimit(limit);
+      const parts = typeof query === 'string' ? splitIntents(query.slice(0, MAX_QUERY_CHARS)) : [];
+      if (parts.length === 0) return this.#search(query, n);
+      return mergeIntents(
+        parts.map((p) => this.#search(p, n)),
+        this.#search(query, n),
+        n,
+      );
     } catch {
       for (const a of [
         this.#score,
@@ -276,22 +286,30 @@ class ToolSearchIndex implements SearchIndex {
     const exact = this.#exactMatches(query);
     for (const doc of exact) {
       const hit = candidates.find((c) => c.doc === doc);
-      if (hit) hit.score += EXACT_NAME_BONUS;
-      else candidates.push({ doc, score: EXACT_NAME_BONUS });
+      if (hit) {
+        hit.score += EXACT_NAME_BONUS;
+        hit.matched = 1;
+      } else candidates.push({ doc, score: EXACT_NAME_BONUS, matched: 1 });
     }
     if (candidates.length === 0) return [];
-    const hits = candidates.map((c) => ({ name: this.#names[c.doc]!, score: c.score })).sort(compareHits);
+    const hits = candidates
+      .map((c) => ({ name: this.#names[c.doc]!, score: c.score, matched: c.matched }))
+      .sort(compareHits);
     const floor = hits[0]!.score * RELATIVE_CUTOFF;
     const out: SearchHit[] = [];
     for (const hit of hits) {
       if (out.length >= limit || hit.score < floor) break;
-      out.push({ name: hit.name, score: Math.round(hit.score * 1000) / 1000 });
+      out.push({
+        name: hit.name,
+        score: Math.round(hit.score * 1000) / 1000,
+        matched: Math.round(hit.matched * 100) / 100,
+      });
     }
     return out;
   }
 
   /** BM25F with expansions and coordination, then the name signals on the leading candidates. */
-  #score_(units: QueryUnit[], limit: number): Array<{ doc: number; score: number }> {
+  #score_(units: QueryUnit[], limit: number): Array<{ doc: number; score: number; matched: number }> {
     const score = this.#score;
     const best = this.#unitBest;
     const strength = this.#unitStrength;
@@ -336,6 +354,7 @@ class ToolSearchIndex implements SearchIndex {
     const head = topByScore(touched, score, Math.max(RERANK_DEPTH, limit)).map((d) => ({
       doc: d,
       score: score[d]!,
+      matched: requiredWeight > 0 ? Math.min(1, matched[d]! / requiredWeight) : 1,
     }));
     for (const d of touched) {
       score[d] = 0;
@@ -539,6 +558,29 @@ class ToolSearchIndex implements SearchIndex {
     }
     return [...hits];
   }
+}
+
+/**
+ * One list for a multi-intent query: the whole query's best hit, the best hit of each part (in the
+ * query's order), then the parts' other hits in turn, then the whole query's; scores made
+ * non-increasing so the order holds.
+ */
+function mergeIntents(parts: SearchHit[][], whole: SearchHit[], limit: number): SearchHit[] {
+  const out: SearchHit[] = [];
+  const taken = new Set<string>();
+  const take = (hit: SearchHit | undefined) => {
+    if (!hit || taken.has(hit.name) || out.length >= limit) return;
+    taken.add(hit.name);
+    const previous = out.at(-1)?.score ?? Number.POSITIVE_INFINITY;
+    out.push({ ...hit, score: Math.min(hit.score, previous) });
+  };
+  // The whole query's best stays first when it is some part's best: one tool may serve every part.
+  const first = whole[0];
+  if (first && parts.some((p) => p[0]?.name === first.name)) take(first);
+  const depth = Math.max(...parts.map((p) => p.length));
+  for (let rank = 0; rank < depth; rank++) for (const part of parts) take(part[rank]);
+  for (const hit of whole) take(hit);
+  return out;
 }
 
 /**

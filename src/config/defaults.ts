@@ -12,6 +12,8 @@ export const SERVER_DEFAULTS = {
   idleTimeoutMinutes: 10,
   startupTimeoutMs: 30_000,
   requestTimeoutMs: 60_000,
+  /** Eager and keep-alive servers are pinged this often while connected; 0 = never. */
+  healthCheckMs: 30_000,
   exposeResources: true,
   directTools: false as boolean | string[],
   exposure: 'deferred' as Exposure,

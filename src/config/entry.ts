@@ -32,6 +32,7 @@ export interface ServerFields {
   idleTimeout?: number;
   startupTimeoutMs?: number;
   requestTimeoutMs?: number;
+  healthCheckMs?: number;
   timeout?: number;
   exposeResources?: boolean;
   directTools?: boolean | string[];

@@ -84,6 +84,7 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
       (fields.timeout === undefined
         ? SERVER_DEFAULTS.requestTimeoutMs
         : Math.max(1, Math.round(fields.timeout * 1000))),
+    healthCheckMs: fields.healthCheckMs ?? SERVER_DEFAULTS.healthCheckMs,
     exposeResources: fields.exposeResources ?? SERVER_DEFAULTS.exposeResources,
     directTools: fields.directTools ?? SERVER_DEFAULTS.directTools,
     excludeTools: unique([...(fields.excludeTools ?? []), ...(fields.disabledTools ?? [])]),

@@ -122,6 +122,13 @@ export const ServerSchema = Type.Object(
       description: 'Milliseconds allowed for one request (tool call, read).',
       default: SERVER_DEFAULTS.requestTimeoutMs,
     }),
+    healthCheckMs: Type.Integer({
+      minimum: 0,
+      maximum: MAX_MS,
+      description:
+        'Milliseconds between pings of an eager or keep-alive server while connected; a failed or unanswered ping (10 s, or this interval when shorter) counts as a lost connection. 0 = off.',
+      default: SERVER_DEFAULTS.healthCheckMs,
+    }),
     timeout: Type.Number({
       exclusiveMinimum: 0,
       maximum: MAX_SECONDS,

@@ -55,6 +55,8 @@ export interface ServerDefinition {
   idleTimeoutMs: number;
   startupTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Ping interval for eager and keep-alive servers while connected; 0 = no health checks. */
+  healthCheckMs: number;
   // tools
   exposeResources: boolean;
   /** true = every tool direct, list = those tools direct, false = deferred. */

@@ -4,7 +4,7 @@
 //
 // State ids vs. DESIGN.md names: init, connecting, connected, needsAuth (= `needs-auth`), backoff,
 // closed. `connected` is parallel: `usage` runs the idle timer, `tools` / `resources` refresh the
-// catalog on list_changed notifications.
+// catalog on list_changed notifications, `health` pings eager and keep-alive servers.
 
 import { type AnyActorRef, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type {
@@ -21,8 +21,12 @@ import type { Lifecycle, ServerDefinition } from '../config/types.ts';
 export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 5 * 60_000;
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+/** The longest a health ping may go unanswered (shorter when the interval is). */
+export const HEALTH_TIMEOUT_MS = 10_000;
 const STDERR_TAIL_LINES = 20;
 const STDERR_TAIL_CHARS = 4_000;
+/** How many recent states a server remembers (its trail in /mcp). */
+export const TRAIL_LENGTH = 8;
 /** setTimeout fires at once for delays above 2^31-1 ms; clamp instead (≈ 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -36,6 +40,12 @@ export interface ServerError {
   kind: ConnectErrorKind | 'call';
   message: string;
   /** Epoch ms, for display only. */
+  at: number;
+}
+
+/** A state the server entered, and when (epoch ms, display only). */
+export interface StateVisit {
+  state: ServerState;
   at: number;
 }
 
@@ -78,6 +88,8 @@ export interface ServerContext {
   /** Calls bracketed by CALL_STARTED / CALL_FINISHED that have not finished yet. */
   inFlight: number;
   lastUsedAt?: number;
+  /** The last TRAIL_LENGTH states entered, oldest first; the last one is the current state. */
+  trail: StateVisit[];
 }
 
 export type ServerEvent =
@@ -137,6 +149,10 @@ export type CatalogList = 'tools' | 'resources' | 'prompts';
 export interface RefreshInput {
   connection: Connection;
   list: CatalogList;
+}
+
+export interface PingInput {
+  connection: Connection;
 }
 
 export type RefreshOutput =
@@ -203,6 +219,11 @@ function appendTail(tail: string, line: string): string {
 /** A configured duration as users wrote it: `400 ms`, `1.5 s`, `30 s` (never rounded to `0 s`). */
 function describeMs(ms: number): string {
   return ms < 1_000 ? `${ms} ms` : `${Number((ms / 1_000).toFixed(1))} s`;
+}
+
+/** Eager and keep-alive servers are pinged while connected (lazy ones are used or closed soon). */
+function healthChecksApply(context: ServerContext): boolean {
+  return context.lifecycle !== 'lazy' && context.definition.healthCheckMs > 0;
 }
 
 /** Lazy servers with an idle timeout close when idle; eager and keep-alive ones never do. */
@@ -275,6 +296,9 @@ export const serverMachine = setup({
     refresh: fromPromise<RefreshOutput, RefreshInput>(async () => {
       throw new Error('refresh not provided');
     }),
+    ping: fromPromise<void, PingInput>(async () => {
+      throw new Error('ping not provided');
+    }),
   },
   guards: {
     isAuthError: (_, params: { error: unknown }) => describeConnectError(params.error).kind === 'auth',
@@ -282,15 +306,24 @@ export const serverMachine = setup({
     idleShutdownApplies: ({ context }) => idleShutdownApplies(context) && context.inFlight === 0,
     // Guards see the context before the event's actions: this CALL_FINISHED ends the last call.
     lastCallFinishing: ({ context }) => context.inFlight <= 1,
+    // Running calls have their own timeouts; a ping next to them could only misjudge a busy server.
+    healthCheckDue: ({ context }) => healthChecksApply(context) && context.inFlight === 0,
   },
   delays: {
     startupTimeout: ({ context }) => timerMs(startupTimeoutMs(context.definition)),
     idleTimeout: ({ context }) =>
       timerMs(idleShutdownApplies(context) ? context.definition.idleTimeoutMs : MAX_TIMER_MS),
     backoff: ({ context }) => timerMs(context.backoffDelayMs ?? BACKOFF_BASE_MS),
+    healthCheck: ({ context }) =>
+      timerMs(healthChecksApply(context) ? context.definition.healthCheckMs : MAX_TIMER_MS),
+    healthTimeout: ({ context }) => timerMs(Math.min(HEALTH_TIMEOUT_MS, context.definition.healthCheckMs)),
   },
   actions: {
+    /** Entry of every top-level state: remembers it in the trail, tells the supervisor and listeners. */
     notifyStatus: enqueueActions(({ context, enqueue }, params: { state: ServerState }) => {
+      enqueue.assign({
+        trail: [...context.trail, { state: params.state, at: Date.now() }].slice(-TRAIL_LENGTH),
+      });
       const status = statusOf(context, params.state);
       if (context.parentRef) enqueue.sendTo(context.parentRef, { type: 'SERVER.STATUS', ...status });
       enqueue.emit({ type: 'status', ...status });
@@ -330,6 +363,20 @@ export const serverMachine = setup({
       lastError: {
         kind: context.definition.transport === 'stdio' ? ('exited' as const) : ('network' as const),
         message: `connection lost${params.error ? `: ${params.error}` : ''}`,
+        at: Date.now(),
+      },
+    })),
+    recordHealthFailure: assign((_, params: { error: unknown }) => ({
+      lastError: {
+        kind: 'network' as const,
+        message: `connection lost: the health check failed (${describeConnectError(params.error).message})`,
+        at: Date.now(),
+      },
+    })),
+    recordHealthTimeout: assign(({ context }) => ({
+      lastError: {
+        kind: 'timeout' as const,
+        message: `connection lost: no answer to a health check within ${describeMs(Math.min(HEALTH_TIMEOUT_MS, context.definition.healthCheckMs))}`,
         at: Date.now(),
       },
     })),
@@ -392,6 +439,7 @@ export const serverMachine = setup({
       jitter: 1,
       stderrTail: '',
       inFlight: 0,
+      trail: [],
     };
     if (input.parentRef) context.parentRef = input.parentRef;
     if (input.knownCatalog) context.knownCatalog = input.knownCatalog;
@@ -486,6 +534,34 @@ export const serverMachine = setup({
         tools: refreshRegion('tools', 'TOOLS_CHANGED', 'refreshTools'),
         resources: refreshRegion('resources', 'RESOURCES_CHANGED', 'refreshResources'),
         prompts: refreshRegion('prompts', 'PROMPTS_CHANGED', 'refreshPrompts'),
+        health: {
+          initial: 'waiting',
+          states: {
+            waiting: {
+              description: 'eager and keep-alive servers: a ping every healthCheck while no call runs',
+              after: {
+                healthCheck: [
+                  { guard: 'healthCheckDue', target: 'pinging' },
+                  { target: 'waiting', reenter: true },
+                ],
+              },
+            },
+            pinging: {
+              description: 'a failed or unanswered ping counts as a lost transport',
+              invoke: {
+                id: 'ping',
+                src: 'ping',
+                input: ({ context }) => ({ connection: context.connection! }),
+                onDone: 'waiting',
+                onError: {
+                  target: '#server.backoff',
+                  actions: { type: 'recordHealthFailure', params: ({ event }) => ({ error: event.error }) },
+                },
+              },
+              after: { healthTimeout: { target: '#server.backoff', actions: 'recordHealthTimeout' } },
+            },
+          },
+        },
       },
     },
     needsAuth: {

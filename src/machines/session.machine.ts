@@ -53,6 +53,8 @@ export type SessionEvent =
   | { type: 'SERVER.STATUS'; name: string; generation: number; state: string; lastError?: unknown }
   | { type: 'SERVER.CATALOG'; name: string; generation: number; catalog: ServerCatalog }
   | { type: 'ACTIVATE'; names: string[] }
+  /** Takes tools out of the session's active set again (the /mcp panel's "make direct" toggle). */
+  | { type: 'DEACTIVATE'; names: string[] }
   | { type: 'RECONNECT'; server?: string }
   | { type: 'ENABLE'; server: string }
   | { type: 'DISABLE'; server: string };
@@ -148,6 +150,11 @@ export const sessionMachine = setup({
     }),
     assignActivated: assign(({ context, event }) =>
       event.type === 'ACTIVATE' ? { activated: [...new Set([...context.activated, ...event.names])] } : {},
+    ),
+    assignDeactivated: assign(({ context, event }) =>
+      event.type === 'DEACTIVATE'
+        ? { activated: context.activated.filter((n) => !event.names.includes(n)) }
+        : {},
     ),
     spawnServers: enqueueActions(({ context, enqueue, self }) => {
       for (const definition of definitions(context)) {
@@ -250,6 +257,9 @@ export const sessionMachine = setup({
         },
         ACTIVATE: {
           actions: ['assignActivated', 'syncActiveTools'],
+        },
+        DEACTIVATE: {
+          actions: ['assignDeactivated', 'syncActiveTools'],
         },
         RECONNECT: { actions: 'reconnect' },
         DISABLE: {

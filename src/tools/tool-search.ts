@@ -14,7 +14,10 @@ export const COMPACT_ABOVE_SERVERS = 30;
 export const toolSearchParameters = {
   type: 'object',
   properties: {
-    query: { type: 'string', description: 'Keywords, or select:name1,name2 for exact names' },
+    query: {
+      type: 'string',
+      description: 'A task or keywords; select:name1,name2 for exact names; server:<name> lists a server',
+    },
   },
   required: ['query'],
 } as const;
@@ -50,52 +53,53 @@ export function buildToolSearchDescription(deferred: CatalogEntry[], servers: Se
   return [head, 'Servers (tool count):', ...lines].join('\n');
 }
 
-const GENERIC_WORDS = new Set(
-  'a an and the of to in for on by with from get set list create update delete add remove read write run tool tools mcp api by id ids new all info data'.split(
-    ' ',
-  ),
-);
-
-function singular(word: string): string {
-  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (word.endsWith('s') && !word.endsWith('ss') && word.length > 3) return word.slice(0, -1);
-  return word;
-}
-
-/** The words that say most about a server's tools: frequent in their names, not generic verbs. */
-export function serverKeywords(server: string, toolNames: string[], max = 4): string[] {
-  const own = new Set(server.toLowerCase().split(/[^a-z0-9]+/));
-  const counts = new Map<string, number>();
-  for (const name of toolNames) {
-    const words = new Set(
-      name
-        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-        .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .filter((w) => w.length > 2 && !GENERIC_WORDS.has(w) && !own.has(w) && !/^\d+$/.test(w)),
-    );
-    for (const w of new Set([...words].map(singular))) counts.set(w, (counts.get(w) ?? 0) + 1);
-  }
-  return [...counts.entries()]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, max)
-    .map(([w]) => w);
-}
-
-/** The one line shown for a server in the description: its configured description, else keywords. */
-export function serverLine(
-  server: string,
-  description: string | undefined,
-  toolNames: string[],
-): string | undefined {
-  if (description) return oneLine(description, 50);
-  const words = serverKeywords(server, toolNames);
-  return words.length > 0 ? words.join(', ') : undefined;
-}
-
 export type SearchOutcome =
-  | { kind: 'loaded'; entries: CatalogEntry[]; alreadyActive: string[]; unknownNames?: string[] }
-  | { kind: 'none'; suggestions: string[]; unknownNames?: string[] };
+  | {
+      kind: 'loaded';
+      entries: CatalogEntry[];
+      alreadyActive: string[];
+      unknownNames?: string[];
+      /** Set when even the best hit matched little of the query: the servers that came closest. */
+      weak?: { closestServers: string[] };
+    }
+  | { kind: 'none'; suggestions: string[]; unknownNames?: string[]; servers?: string[] }
+  | { kind: 'server'; server: string; entries: CatalogEntry[] }
+  | { kind: 'unknown-server'; server: string; servers: string[] };
+
+/** Below this share of the query's words matched by the best hit, the answer says it is a weak match. */
+const WEAK_MATCH = 0.4;
+const CLOSEST_SERVERS = 3;
+const LISTING_LINE_CHARS = 70;
+
+/** Servers ranked by the score of their hits for the query. */
+function closestServers(catalog: Catalog, hits: Array<{ name: string; score: number }>): string[] {
+  const byServer = new Map<string, number>();
+  for (const hit of hits) {
+    const server = catalog.byName.get(hit.name)?.server;
+    if (server) byServer.set(server, (byServer.get(server) ?? 0) + hit.score);
+  }
+  return [...byServer.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, CLOSEST_SERVERS)
+    .map(([server]) => server);
+}
+
+function serverNames(catalog: Catalog, isAvailable: (entry: CatalogEntry) => boolean): string[] {
+  return [...new Set(catalog.entries.filter(isAvailable).map((e) => e.server))].sort();
+}
+
+function listServer(
+  catalog: Catalog,
+  server: string,
+  isAvailable: (entry: CatalogEntry) => boolean,
+): SearchOutcome {
+  const entries = catalog.entries.filter((e) => e.server === server && isAvailable(e));
+  if (entries.length > 0) return { kind: 'server', server, entries };
+  const servers = serverNames(catalog, isAvailable);
+  const lower = server.toLowerCase();
+  const close = servers.filter((s) => s.toLowerCase().includes(lower) || lower.includes(s.toLowerCase()));
+  return { kind: 'unknown-server', server, servers: close.length > 0 ? close : servers };
+}
 
 export function searchCatalog(
   catalog: Catalog,
@@ -104,8 +108,11 @@ export function searchCatalog(
   isAvailable: (entry: CatalogEntry) => boolean = () => true,
 ): SearchOutcome {
   const trimmed = query.trim();
+  if (/^server:/i.test(trimmed))
+    return listServer(catalog, trimmed.slice('server:'.length).trim(), isAvailable);
   let entries: CatalogEntry[];
   let unknownNames: string[] | undefined;
+  let weak: { closestServers: string[] } | undefined;
   if (/^select:/i.test(trimmed)) {
     const names = trimmed
       .slice('select:'.length)
@@ -117,15 +124,23 @@ export function searchCatalog(
       .filter((e): e is CatalogEntry => e !== undefined && isAvailable(e));
     unknownNames = names.filter((n) => !entries.some((e) => e.name === n));
   } else {
-    entries = catalog.search
-      .search(trimmed, SEARCH_LIMIT * 2)
-      .map((hit) => catalog.byName.get(hit.name))
-      .filter((e): e is CatalogEntry => e !== undefined && isAvailable(e))
-      .slice(0, SEARCH_LIMIT);
+    const hits = catalog.search.search(trimmed, SEARCH_LIMIT * 2).filter((hit) => {
+      const entry = catalog.byName.get(hit.name);
+      return entry !== undefined && isAvailable(entry);
+    });
+    entries = hits.slice(0, SEARCH_LIMIT).map((hit) => catalog.byName.get(hit.name)!);
+    if (hits.length > 0 && hits[0]!.matched < WEAK_MATCH)
+      weak = { closestServers: closestServers(catalog, hits) };
   }
   if (entries.length === 0) {
     const suggestions = catalog.search.suggest(trimmed.replace(/^select:/i, ''), 5);
-    return unknownNames ? { kind: 'none', suggestions, unknownNames } : { kind: 'none', suggestions };
+    const servers = serverNames(catalog, isAvailable);
+    return {
+      kind: 'none',
+      suggestions,
+      ...(unknownNames ? { unknownNames } : {}),
+      ...(servers.length > 0 ? { servers } : {}),
+    };
   }
   return {
     kind: 'loaded',
@@ -133,18 +148,32 @@ export function searchCatalog(
     alreadyActive: entries.filter((e) => active.has(e.name)).map((e) => e.name),
     // A select: with a typo among good names must say so, or the model calls a tool that is not there.
     ...(unknownNames && unknownNames.length > 0 ? { unknownNames } : {}),
+    ...(weak ? { weak } : {}),
   };
 }
 
 export function renderSearchOutcome(query: string, outcome: SearchOutcome, notes: string[] = []): string {
   const tail = notes.length > 0 ? `\n${notes.join('\n')}` : '';
+  if (outcome.kind === 'server') {
+    const lines = outcome.entries.map(
+      (e) => `- ${e.name}: ${oneLine(e.description, LISTING_LINE_CHARS) || '(no description)'}`,
+    );
+    return `Server ${outcome.server} has ${outcome.entries.length} tool${outcome.entries.length === 1 ? '' : 's'} (none loaded by this listing; load with select:<names>):\n${lines.join('\n')}${tail}`;
+  }
+  if (outcome.kind === 'unknown-server') {
+    return `No server named "${outcome.server}". Servers: ${outcome.servers.join(', ') || '(none)'}. Use server:<name>.${tail}`;
+  }
   if (outcome.kind === 'none') {
     const unknown =
       outcome.unknownNames && outcome.unknownNames.length > 0
         ? `Unknown tool names: ${outcome.unknownNames.join(', ')}. `
         : '';
     const close = outcome.suggestions.length > 0 ? `Close names: ${outcome.suggestions.join(', ')}. ` : '';
-    return `${unknown}No tools matched "${query}". ${close}Try other keywords, or select:<exact name>.${tail}`;
+    const servers =
+      outcome.servers && outcome.servers.length > 0
+        ? ` Servers: ${outcome.servers.join(', ')}; server:<name> lists one's tools.`
+        : '';
+    return `${unknown}No tools matched "${query}". ${close}Try other keywords, or select:<exact name>.${servers}${tail}`;
   }
   const lines = outcome.entries.map(
     (e) => `- ${e.name}: ${oneLine(e.description, 100) || '(no description)'}`,
@@ -154,7 +183,10 @@ export function renderSearchOutcome(query: string, outcome: SearchOutcome, notes
       `Unknown tool names (not loaded): ${outcome.unknownNames.join(', ')}. Search by keywords to find them.`,
     );
   }
-  return `Loaded ${outcome.entries.length} tool${outcome.entries.length === 1 ? '' : 's'}; call ${
+  const weak = outcome.weak
+    ? `No tool matched most of "${query}"; these are the nearest. Closest servers: ${outcome.weak.closestServers.join(', ')} (server:<name> lists one's tools).\n`
+    : '';
+  return `${weak}Loaded ${outcome.entries.length} tool${outcome.entries.length === 1 ? '' : 's'}; call ${
     outcome.entries.length === 1 ? 'it' : 'them'
   } directly from your next step:\n${lines.join('\n')}${tail}`;
 }

@@ -129,6 +129,8 @@ describe('local visual inspector in headless Chromium', () => {
     (await scripted.nextAttempt()).resolve(connection);
     await expectHighlighted(page, 'connected', [
       'connected',
+      'connected_health',
+      'connected_health_waiting',
       'connected_prompts',
       'connected_prompts_current',
       'connected_resources',

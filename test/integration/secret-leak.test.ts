@@ -3,22 +3,19 @@
 // runtime: ToolSearch's note, the executor's error result, /mcp, notifications, the status bar, the
 // log, inspector events, the cache and the CLI (text and --json). None may contain the token.
 
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/actors/session-actor.ts';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import { bridgePi } from '../../src/adapters/pi/bridge.ts';
 import { cachedServerFromCatalog, createCacheStore } from '../../src/catalog/cache.ts';
-import { LOG_FILE } from '../../src/config/defaults.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { stdioFixture } from '../fixtures/servers/spawn.ts';
+import { leaks, runCliBin, sessionChannels } from '../support/output-channels.ts';
 import { RecordingPi } from '../support/recording-pi.ts';
-
-const BIN = resolve(import.meta.dirname, '../../bin/pi-mcp-actors.mjs');
 
 let root: string;
 let agentDir: string;
@@ -44,25 +41,7 @@ afterEach(async () => {
 const text = (result: { content: Array<{ type: string; text?: string }> }) =>
   result.content.map((c) => c.text ?? '').join('\n');
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: project,
-      env: { PATH: process.env.PATH, HOME: root, PI_CODING_AGENT_DIR: agentDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCliBin(args, { cwd: project, home: root, agentDir });
 
 describe('a server that prints its token on stderr and exits', () => {
   it('never shows the token: ToolSearch, tool result, /mcp, notifications, status, log, inspector, cache, CLI', async () => {
@@ -124,22 +103,15 @@ describe('a server that prints its token on stderr and exits', () => {
     expect(JSON.parse(cliJson.stdout).servers[0].error).toMatch(/SERVICE_KEY=\*\*\*/);
 
     const channels: Record<string, string> = {
+      ...sessionChannels(pi, agentDir, inspectFile),
       toolSearch: search,
       toolResult: JSON.stringify(call),
       mcp: slash,
-      notifications: JSON.stringify(pi.notifications),
-      status: String(pi.status),
-      log: existsSync(join(agentDir, LOG_FILE)) ? readFileSync(join(agentDir, LOG_FILE), 'utf8') : '',
-      inspector: readFileSync(inspectFile, 'utf8'),
-      cache: readFileSync(join(agentDir, 'mcp-cache.json'), 'utf8'),
       cliText: cliText.stdout + cliText.stderr,
       cliJson: cliJson.stdout + cliJson.stderr,
       cliCall: cliCall.stdout + cliCall.stderr,
     };
     expect(channels.inspector!.length).toBeGreaterThan(0);
-    for (const [channel, output] of Object.entries(channels)) {
-      expect(output, channel).not.toContain(token);
-      expect(output, channel).not.toContain(opaque);
-    }
+    expect(leaks(channels, [token, opaque])).toEqual([]);
   }, 60_000);
 });

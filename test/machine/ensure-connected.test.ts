@@ -161,5 +161,7 @@ describe('ensureConnected', () => {
     expect(formatDuration(60_000)).toBe('1 min');
     expect(formatDuration(299_500)).toBe('5 min');
     expect(formatDuration(90_000)).toBe('1 min 30 s');
+    expect(formatDuration(3_600_000)).toBe('1 h');
+    expect(formatDuration(2 * 3_600_000 + 5 * 60_000 + 7_000)).toBe('2 h 5 min');
   });
 });

@@ -34,6 +34,10 @@ export function tool(name: string): ToolDescriptor {
 export class FakeConnection implements Connection {
   readonly catalog: ServerCatalog;
   closeCount = 0;
+  /** How the next pings go: answered, rejected, or never answered (until aborted). */
+  pingAnswer: 'answer' | 'fail' | 'hang' = 'answer';
+  pings = 0;
+  pingsAborted = 0;
   tools: ToolDescriptor[];
   resources: ResourceDescriptor[] = [];
   prompts: PromptDescriptor[] = [];
@@ -89,6 +93,18 @@ export class FakeConnection implements Connection {
 
   stderrTail(): string {
     return '';
+  }
+
+  ping(signal?: AbortSignal): Promise<void> {
+    this.pings++;
+    if (this.pingAnswer === 'answer') return Promise.resolve();
+    if (this.pingAnswer === 'fail') return Promise.reject(new Error('ping failed: EPIPE'));
+    return new Promise((_, reject) =>
+      signal?.addEventListener('abort', () => {
+        this.pingsAborted++;
+        reject(new Error('aborted'));
+      }),
+    );
   }
 
   async close(): Promise<void> {

@@ -17,6 +17,7 @@ import {
   type ServerEmitted,
   type ServerToParentEvent,
   serverStateOf,
+  TRAIL_LENGTH,
 } from '../../src/machines/server.machine.ts';
 import { definition, FakeConnection, type Harness, startServer, tool } from './fakes.ts';
 
@@ -540,6 +541,29 @@ describe('reports', () => {
     expect(h.actor.getSnapshot().context.catalog).toBeUndefined();
     await connect(h);
     expect(h.actor.getSnapshot().context.catalog?.tools.map((t) => t.name)).toEqual(['echo']);
+  });
+});
+
+describe('trail', () => {
+  it('remembers the states entered and when, newest last, at most TRAIL_LENGTH of them', async () => {
+    const h = startServer({ lifecycle: 'keep-alive' });
+    const start = Date.now();
+    h.actor.send({ type: 'CONNECT' });
+    h.advance(500);
+    await failConnect(h, 'exited');
+    expect(h.actor.getSnapshot().context.trail).toEqual([
+      { state: 'init', at: start },
+      { state: 'connecting', at: start },
+      { state: 'backoff', at: start + 500 },
+    ]);
+    for (let i = 0; i < TRAIL_LENGTH; i++) {
+      h.advance(BACKOFF_CAP_MS);
+      await failConnect(h, 'exited');
+    }
+    const trail = h.actor.getSnapshot().context.trail;
+    expect(trail).toHaveLength(TRAIL_LENGTH);
+    expect(trail.at(-1)).toEqual({ state: 'backoff', at: Date.now() });
+    expect(trail.map((v) => v.state).slice(-4)).toEqual(['connecting', 'backoff', 'connecting', 'backoff']);
   });
 });
 

@@ -17,6 +17,7 @@ export function definition(overrides: Partial<ServerDefinition> = {}): ServerDef
     idleTimeoutMs: SERVER_DEFAULTS.idleTimeoutMinutes * 60_000,
     startupTimeoutMs: SERVER_DEFAULTS.startupTimeoutMs,
     requestTimeoutMs: SERVER_DEFAULTS.requestTimeoutMs,
+    healthCheckMs: SERVER_DEFAULTS.healthCheckMs,
     exposeResources: false,
     directTools: SERVER_DEFAULTS.directTools,
     excludeTools: [],

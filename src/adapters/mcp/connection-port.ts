@@ -122,6 +122,11 @@ export interface Connection {
   getPrompt(name: string, args: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>;
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+  /**
+   * MCP ping: resolves when the server answers (an error answer counts: it is alive), rejects when
+   * the connection is gone or the request fails. Health checks use it; absent = always healthy.
+   */
+  ping?(signal?: AbortSignal): Promise<void>;
   /** Subscribe to close / list_changed / stderr; returns the unsubscribe. */
   onEvent(listener: (event: ConnectionEvent) => void): () => void;
   /** The last lines of the server's stderr (bounded). */

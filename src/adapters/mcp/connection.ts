@@ -167,6 +167,18 @@ export class McpConnection implements Connection {
     };
   }
 
+  async ping(signal?: AbortSignal): Promise<void> {
+    try {
+      await this.run('ping', signal, (client) =>
+        client.ping(this.requestOptions(signal, this.def.requestTimeoutMs)),
+      );
+    } catch (error) {
+      // A JSON-RPC error answer (e.g. a server without ping) still proves the server is alive.
+      if (error instanceof CallError && error.kind === 'server') return;
+      throw error;
+    }
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.lostError ??= 'closed';

@@ -34,10 +34,11 @@ import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.
 import type { Connector } from '../mcp/connection-port.ts';
 import { withNpxResolution } from '../mcp/npx-connector.ts';
 import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
+import type { PiCustomUi } from './panel.ts';
 import { promptCommand } from './prompts.ts';
 import { isPiContext, piServerRequests } from './server-requests.ts';
 
-export interface PiUi {
+export interface PiUi extends Partial<PiCustomUi> {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
   setStatus(key: string, text: string | undefined): void;
 }
@@ -231,16 +232,18 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
         .map((c) => ({ value: c, label: c })),
     handler: async (args, commandCtx) => {
       ctx = commandCtx;
+      if (args.trim() === '' && (await openPanel(commandCtx))) return;
       const text = await runMcpCommand(args, runtime).catch((e: unknown) => `/mcp failed: ${String(e)}`);
       tell(commandCtx, text, 'info');
     },
   });
+  const mcpAuth = async (args: string, commandCtx: PiContext) => {
+    ctx = commandCtx;
+    tell(commandCtx, runMcpAuthCommand(args, runtime), 'info');
+  };
   pi.registerCommand('mcp-auth', {
     description: 'Authenticate an MCP server that answered 401, then reconnect it',
-    handler: async (args, commandCtx) => {
-      ctx = commandCtx;
-      tell(commandCtx, runMcpAuthCommand(args, runtime), 'info');
-    },
+    handler: mcpAuth,
   });
 
   pi.on('session_start', async (event: { reason?: string }, eventCtx) => {
@@ -297,6 +300,20 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       );
       for (const entry of catalog.entries) if (entry.exposure === 'direct') registerMcpTool(entry, true);
     });
+  }
+
+  /** The live panel in Pi's TUI; false where Pi has none (print, JSON, RPC): /mcp prints text there. */
+  async function openPanel(commandCtx: PiContext): Promise<boolean> {
+    const ui = commandCtx.ui;
+    if (commandCtx.mode !== 'tui' || !ui.custom) return false;
+    const custom: PiCustomUi = { custom: ui.custom.bind(ui) };
+    const { showMcpPanel } = await import('./panel.ts');
+    const outcome = await showMcpPanel(custom, runtime).catch((error: unknown) => {
+      logger.error(`/mcp panel failed: ${String(error)}`);
+      return undefined;
+    });
+    if (outcome?.kind === 'signIn') await mcpAuth(outcome.server, commandCtx);
+    return outcome !== undefined;
   }
 
   async function attachInspection() {

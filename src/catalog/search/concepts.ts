@@ -1,7 +1,9 @@
 import { splitWords, stem } from './tokenize.ts';
+import { wordnetRelated } from './wordnet.ts';
 
 /**
- * Hand-written knowledge of how people ask for tools. Two parts:
+ * Hand-written general English and software vocabulary (no product names; WordNet adds the rest, see
+ * wordnet.ts). Two parts:
  * - PHRASES: multi-word expressions that become one extra term, on both the tool and the query side
  *   ("pull request" → pullrequest, "how far" → distance), so word order and spelling variants meet.
  * - GROUPS: words that stand in for one another in tool descriptions, with how strongly. A query term
@@ -16,12 +18,7 @@ const PHRASES: Array<[string, string]> = [
   ['how long', 'duration'],
   ['how many', 'count'],
   ['number of', 'count'],
-  ['sea level', 'elevation'],
-  ['above sea', 'elevation'],
   ['step by step', 'stepbystep'],
-  ['think through', 'stepbystep'],
-  ['who am i', 'whoami'],
-  ['logged in', 'whoami'],
   ['log in', 'login'],
   ['sign in', 'login'],
   ['go to', 'navigate'],
@@ -34,30 +31,15 @@ const PHRASES: Array<[string, string]> = [
   ['web site', 'website'],
   ['screen shot', 'screenshot'],
   ['up to date', 'latest'],
-  ['dark mode', 'colorscheme'],
-  ['light mode', 'colorscheme'],
-  ['color scheme', 'colorscheme'],
-  ['colour scheme', 'colorscheme'],
   ['knowledge graph', 'knowledgegraph'],
   ['knowledge base', 'knowledgebase'],
-  ['show all', 'list'],
-  ['list all', 'list'],
-  ['show me all', 'list'],
-  ['thumbs up', 'reaction'],
-  ['client key', 'dsn'],
   ['api key', 'apikey'],
   ['access token', 'apikey'],
   ['key press', 'keypress'],
   ['keyboard shortcut', 'keypress'],
   ['drag and drop', 'drag'],
   ['drop down', 'dropdown'],
-  ['pick list', 'dropdown'],
   ['file system', 'filesystem'],
-  ['heap snapshot', 'heapsnapshot'],
-  ['memory dump', 'heapsnapshot'],
-  ['heap dump', 'heapsnapshot'],
-  ['core web vitals', 'performance'],
-  ['page load', 'performance'],
   ['shell command', 'command'],
   ['command line', 'command'],
   ['environment variable', 'envvar'],
@@ -66,28 +48,12 @@ const PHRASES: Array<[string, string]> = [
   ['read only', 'readonly'],
   ['full text', 'fulltext'],
   ['sub directory', 'subdirectory'],
-  ['last modified', 'metadata'],
-  ['modified time', 'metadata'],
-  ['created time', 'metadata'],
-  ['file size', 'metadata'],
-  ['street address', 'address'],
-  ['lat long', 'coordinates'],
-  ['latitude and longitude', 'coordinates'],
-  ['road trip', 'directions'],
-  ['turn by turn', 'directions'],
-  ['rolling restart', 'restart'],
   ['scale up', 'scale'],
   ['scale down', 'scale'],
   ['in depth', 'deep'],
   ['deep dive', 'deep'],
-  ['select statement', 'sql'],
-  ['sql statement', 'sql'],
-  ['sql query', 'sql'],
-  ['what changed', 'diff'],
   ['at once', 'batch'],
-  ['in one go', 'batch'],
   ['in bulk', 'batch'],
-  ['why', 'why'],
 ];
 
 const GROUPS: Array<[number, string]> = [
@@ -182,11 +148,10 @@ const GROUPS: Array<[number, string]> = [
   [0.6, 'audio sound voice mp3 wav'],
   [0.7, 'webpage page site website web'],
   [0.6, 'tab page window'],
-  [0.55, 'browser chrome chromium firefox webkit devtools playwright puppeteer'],
   [0.6, 'url link href address uri'],
   [0.6, 'internet web online'],
   [0.6, 'markdown text content html'],
-  [0.6, 'console devtools log'],
+  [0.6, 'console log'],
   [0.6, 'network request http xhr traffic'],
   [0.5, 'network connection bandwidth throttle throttling offline latency'],
   [0.6, 'dialog alert popup modal prompt confirm'],
@@ -194,13 +159,11 @@ const GROUPS: Array<[number, string]> = [
   [0.6, 'form field input textbox textarea checkbox'],
   [0.6, 'button link element control widget'],
   [0.6, 'keypress key keyboard shortcut hotkey keystroke'],
-  [0.6, 'performance speed fast slow trace profile profiling latency vitals lighthouse load'],
-  [0.6, 'audit lighthouse accessibility a11y seo score'],
-  [0.6, 'heapsnapshot heap memory leak dump'],
+  [0.6, 'performance speed fast slow trace profile profiling latency load'],
+  [0.6, 'audit accessibility a11y seo score'],
   [0.6, 'javascript js script eval evaluate'],
   [0.4, 'javascript code snippet function'],
   [0.6, 'css style styles stylesheet'],
-  [0.6, 'colorscheme dark light theme color media emulate'],
   [0.6, 'cookie storage session localstorage'],
   [0.55, 'file document'],
   [0.75, 'directory folder dir'],
@@ -234,7 +197,6 @@ const GROUPS: Array<[number, string]> = [
   [0.6, 'message msg chat dm text post'],
   [0.6, 'channel room chat conversation'],
   [0.6, 'thread conversation replies discussion'],
-  [0.6, 'chat slack discord'],
   [0.55, 'user member person people account profile colleague teammate everyone staff employee'],
   [0.6, 'team group squad'],
   [0.6, 'organization org workspace company tenant'],
@@ -242,7 +204,7 @@ const GROUPS: Array<[number, string]> = [
   [0.8, 'database db'],
   [0.6, 'collection table'],
   [0.55, 'document record row entry item object'],
-  [0.6, 'sql query select statement postgres mysql sqlite relational'],
+  [0.6, 'sql query select statement relational'],
   [0.6, 'statistics stats metrics usage'],
   [0.6, 'schema structure fields shape columns definition'],
   [0.6, 'index indexes'],
@@ -260,36 +222,29 @@ const GROUPS: Array<[number, string]> = [
   [0.6, 'namespace project'],
   [0.6, 'manifest yaml spec'],
   [0.6, 'docker container image'],
-  [0.6, 'cloud aws gcp azure'],
   [0.6, 'geocode coordinates latitude longitude lat lng gps location address'],
   [0.6, 'directions route drive driving travel commute transit walk walking trip navigate'],
   [0.6, 'distance far travel eta matrix duration'],
   [0.6, 'elevation altitude height high'],
   [0.55, 'place business restaurant shop store venue poi nearby local airport hotel cafe'],
-  [0.6, 'map maps google'],
   [0.6, 'weather forecast temperature rain'],
   [0.6, 'time date clock timezone'],
   [0.6, 'calendar event meeting appointment schedule'],
-  [0.6, 'email mail inbox gmail'],
+  [0.6, 'email mail inbox'],
   [0.6, 'knowledgegraph graph memory knowledge'],
   [0.55, 'observation note fact memory'],
   [0.6, 'entity node person thing concept'],
   [0.6, 'relation relationship link connection edge association'],
   [0.6, 'documentation docs doc manual reference guide'],
   [0.6, 'library package framework sdk module dependency'],
-  [0.6, 'paper article arxiv publication scientific academic journal preprint'],
+  [0.6, 'paper article publication scientific academic journal preprint'],
   [0.6, 'citation cite citing cited reference references'],
-  [0.6, 'notion wiki'],
   [0.55, 'block paragraph content child children heading'],
-  [0.6, 'crm hubspot salesforce'],
   [0.6, 'contact company deal customer lead prospect object'],
   [0.6, 'engagement call meeting email note task activity interaction'],
   [0.6, 'property properties field attribute column'],
   [0.6, 'association associate relationship link'],
   [0.6, 'workflow automation flow'],
-  [0.6, 'figma design mockup prototype frame'],
-  [0.6, 'dsn sentry'],
-  [0.6, 'sentry error monitoring crash reporting'],
   [0.6, 'trace span transaction'],
   [0.6, 'replay session recording'],
   [0.6, 'feedback rating review'],
@@ -360,7 +315,18 @@ export function findPhrases(words: readonly string[]): PhraseMatch[] {
   return found;
 }
 
-/** Words related to a stemmed term, with weights in (0, 1). */
+const withWordnet = new Map<string, ReadonlyMap<string, number> | undefined>();
+
+/** Words related to a stemmed term, with weights in (0, 1): the groups above, then WordNet synonyms. */
 export function relatedTerms(term: string): ReadonlyMap<string, number> | undefined {
-  return related.get(term);
+  if (withWordnet.has(term)) return withWordnet.get(term);
+  const own = related.get(term);
+  let merged: Map<string, number> | undefined = own ? new Map(own) : undefined;
+  for (const [word, weight] of wordnetRelated(term)) {
+    merged ??= new Map();
+    if ((merged.get(word) ?? 0) < weight) merged.set(word, weight);
+  }
+  if (withWordnet.size > 20_000) withWordnet.clear();
+  withWordnet.set(term, merged);
+  return merged;
 }

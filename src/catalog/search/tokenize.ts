@@ -40,9 +40,34 @@ function isCombiningMark(c: number): boolean {
   return c >= 0x300 && c <= 0x36f;
 }
 
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]/u;
+const CJK_RUNS =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]+/gu;
+
+/**
+ * Chinese and Japanese write without spaces: a run of their characters becomes its overlapping
+ * character pairs ("查询天气" → 查询, 询天, 天气), which match words without a dictionary.
+ */
+function pushWord(words: string[], word: string): void {
+  if (!CJK.test(word)) {
+    words.push(word);
+    return;
+  }
+  for (const run of word.match(CJK_RUNS) ?? []) {
+    if (!CJK.test(run)) {
+      words.push(run);
+      continue;
+    }
+    const chars = Array.from(run);
+    if (chars.length === 1) words.push(run);
+    for (let i = 0; i + 1 < chars.length; i++) words.push(chars[i]! + chars[i + 1]!);
+  }
+}
+
 /**
  * Splits text into lowercase words at case changes (fooBar, HTMLParser) and at every character that
- * is not a letter or digit. Accents are dropped (NFKD), other scripts are kept as words.
+ * is not a letter or digit. Accents are dropped (NFKD), other scripts are kept as words, except
+ * Chinese and Japanese, which become character pairs.
  */
 export function splitWords(text: string): string[] {
   const source = isAscii(text) ? text : text.normalize('NFKD');
@@ -57,12 +82,12 @@ export function splitWords(text: string): string[] {
       } else if (isUpper(c)) {
         const next = i + 1 < source.length ? source.charCodeAt(i + 1) : 0;
         if (word && (isLower(prev) || isDigit(prev) || (isUpper(prev) && isLower(next)))) {
-          words.push(word);
+          pushWord(words, word);
           word = '';
         }
         word += String.fromCharCode(c + 32);
       } else if (word) {
-        words.push(word);
+        pushWord(words, word);
         word = '';
       }
       prev = c;
@@ -76,12 +101,12 @@ export function splitWords(text: string): string[] {
     if (LETTER_OR_DIGIT.test(char)) {
       word += char.toLowerCase().replace(/[\u0300-\u036f]/g, '');
     } else if (word) {
-      words.push(word);
+      pushWord(words, word);
       word = '';
     }
     prev = 0;
   }
-  if (word) words.push(word);
+  if (word) pushWord(words, word);
   return words;
 }
 

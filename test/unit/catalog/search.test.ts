@@ -221,6 +221,40 @@ describe('createSearchIndex', () => {
     expect(names('kube').every((n) => n.startsWith('kubernetes__'))).toBe(true);
   });
 
+  it('tokenizes Chinese and Japanese without spaces into character pairs', () => {
+    const cjk = createSearchIndex([
+      {
+        name: 'amap__maps_weather',
+        server: 'amap',
+        tool: 'maps_weather',
+        description: '根据城市名称查询指定城市的天气',
+      },
+      {
+        name: 'amap__maps_distance',
+        server: 'amap',
+        tool: 'maps_distance',
+        description: '测量两个经纬度坐标之间的距离',
+      },
+      { name: 'jp__search', server: 'jp', tool: 'search', description: 'ウェブページを検索する' },
+    ]);
+    expect(cjk.search('查询北京的天气')[0]?.name).toBe('amap__maps_weather');
+    expect(cjk.search('两地之间的距离')[0]?.name).toBe('amap__maps_distance');
+    expect(cjk.search('ページ検索')[0]?.name).toBe('jp__search');
+  });
+
+  it('expands query words with general English synonyms it was not given by hand', () => {
+    const shop = createSearchIndex([
+      { name: 'shop__buy_item', server: 'shop', tool: 'buy_item', description: 'Buy an item from the store' },
+      {
+        name: 'shop__list_items',
+        server: 'shop',
+        tool: 'list_items',
+        description: 'List the items in the store',
+      },
+    ]);
+    expect(shop.search('purchase a gift')[0]?.name).toBe('shop__buy_item');
+  });
+
   it('folds accents and case in queries', () => {
     expect(top('SCRËENSHOT')).toMatch(/screenshot/);
   });

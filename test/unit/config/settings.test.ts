@@ -24,6 +24,7 @@ describe('defaults', () => {
       idleTimeoutMs: 10 * 60_000,
       startupTimeoutMs: 30_000,
       requestTimeoutMs: 60_000,
+      healthCheckMs: 30_000,
       exposeResources: true,
       directTools: false,
       excludeTools: [],
@@ -59,6 +60,7 @@ describe('defaults', () => {
       outputLimitBytes: 51_200,
     });
     expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);
+    expect(SERVER_DEFAULTS.healthCheckMs).toBe(30_000);
     expect(SETTINGS_DEFAULTS.outputLimitBytes).toBe(50 * 1024);
   });
 });

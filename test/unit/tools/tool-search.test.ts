@@ -12,11 +12,11 @@ import {
 } from '../../../bench/support/catalogs.ts';
 import { sessionDescription } from '../../../src/actors/session-actor.ts';
 import { buildCatalog } from '../../../src/catalog/catalog.ts';
+import { lineBudget, serverLine, telling } from '../../../src/tools/server-summary.ts';
 import {
   buildToolSearchDescription,
   renderSearchOutcome,
   searchCatalog,
-  serverKeywords,
   TOOL_SEARCH_NAME,
   toolSearchParameters,
 } from '../../../src/tools/tool-search.ts';
@@ -91,16 +91,55 @@ describe('ToolSearch description', () => {
     expect(buildToolSearchDescription([], [])).toMatch(/No MCP servers are configured/);
   });
 
-  it('keywords summarise a server by its frequent, specific words', () => {
+  it('says what each server is for: configured description, else its title and instructions, then its tools', () => {
+    const configured = serverLine('docs', {
+      description: 'Company handbook and HR policies. Maintained by people ops.',
+      title: 'Docs Server',
+      toolNames: ['search_pages', 'get_page'],
+      budget: lineBudget(5),
+    });
+    expect(configured).toBe('Company handbook and HR policies. Tools: search_pages, get_page');
+    const own = serverLine('pubmed', {
+      instructions: 'Use the pubmed tools to search biomedical literature. Rate limits apply.',
+      toolNames: ['pubmed_search_articles', 'pubmed_fetch_articles', 'pubmed_format_citations'],
+      budget: lineBudget(5),
+    });
+    expect(own).toBe(
+      'Use the pubmed tools to search biomedical literature. Tools: search_articles, format_citations, fetch_articles',
+    );
+    expect(serverLine('empty', { toolNames: [], budget: 100 })).toBeUndefined();
+  });
+
+  it('shows the most telling tool names first, without the prefix most of them share', () => {
     expect(
-      serverKeywords('memory', [
-        'create_entities',
-        'delete_entities',
-        'add_observations',
-        'delete_observations',
-        'read_graph',
+      telling('slack', [
+        'slack_post_message',
+        'slack_list_channels',
+        'slack_get_channel_history',
+        'slack_add_reaction',
       ]),
-    ).toEqual(['entity', 'observation', 'graph']);
+    ).toEqual(['get_channel_history', 'post_message', 'add_reaction', 'list_channels']);
+    const line = serverLine('github', {
+      toolNames: readCatalogs(['github'])[0]!.tools.map((t) => t.name),
+      budget: 60,
+    });
+    expect(line!.length).toBeLessThanOrEqual(64);
+    expect(line).toMatch(/pull_request/);
+    expect(line).toMatch(/, …$/);
+  });
+
+  it('uses what servers say about themselves at initialize (title, instructions) from the cache', () => {
+    const catalogs = readCatalogs(['memory']);
+    const config = loadedConfig([stdioDefinition('memory')]);
+    const description = sessionDescription(config, {
+      memory: {
+        tools: catalogs[0]!.tools,
+        resources: [],
+        serverInfo: { name: 'memory', version: '1', title: 'Knowledge Graph Memory' },
+        instructions: 'Stores facts about the user across conversations.',
+      },
+    });
+    expect(description).toMatch(/- memory \(9\): Knowledge Graph Memory: Stores facts about the user/);
   });
 });
 
@@ -132,9 +171,54 @@ describe('ToolSearch answers', () => {
     expect(text).toMatch(/memory__read_graph/);
   });
 
-  it('nothing matched: says so and offers close names', () => {
+  it('nothing matched: says so and offers close names and the servers', () => {
     const outcome = searchCatalog(catalog, 'zzqx', new Set());
     expect(outcome.kind).toBe('none');
-    expect(renderSearchOutcome('zzqx', outcome)).toMatch(/No tools matched "zzqx"/);
+    const text = renderSearchOutcome('zzqx', outcome);
+    expect(text).toMatch(/No tools matched "zzqx"/);
+    expect(text).toMatch(/Servers: everything, filesystem, github, memory, playwright; server:<name>/);
+  });
+
+  it('server:<name> lists the tools of a server, one line each, without loading them', () => {
+    const outcome = searchCatalog(catalog, 'server:memory', new Set());
+    expect(outcome.kind).toBe('server');
+    if (outcome.kind !== 'server') return;
+    expect(outcome.entries.map((e) => e.tool)).toContain('read_graph');
+    expect(outcome.entries).toHaveLength(9);
+    const text = renderSearchOutcome('server:memory', outcome);
+    expect(text).toMatch(/^Server memory has 9 tools \(none loaded/);
+    expect(text).toContain('- memory__read_graph: Read the entire knowledge graph');
+    const unknown = renderSearchOutcome('server:git', searchCatalog(catalog, 'server:git', new Set()));
+    expect(unknown).toBe('No server named "git". Servers: github. Use server:<name>.');
+  });
+
+  it('a query with no good match says so and names the closest servers', () => {
+    const outcome = searchCatalog(
+      catalog,
+      'quarterly revenue forecast for the board meeting slides',
+      new Set(),
+    );
+    expect(outcome.kind).toBe('loaded');
+    if (outcome.kind !== 'loaded') return;
+    expect(outcome.weak?.closestServers.length).toBeGreaterThan(0);
+    expect(renderSearchOutcome('q', outcome)).toMatch(
+      /^No tool matched most of "q"; these are the nearest\. Closest servers: \w/,
+    );
+    const good = searchCatalog(catalog, 'take a screenshot of the page', new Set());
+    expect(good.kind === 'loaded' && good.weak).toBeFalsy();
+  });
+
+  it('a multi-intent query gets the best tool for each part', () => {
+    const { catalog: all } = session(readCatalogs());
+    const outcome = searchCatalog(
+      all,
+      'list my open pull requests and post a summary to the team channel',
+      new Set(),
+    );
+    expect(outcome.kind).toBe('loaded');
+    if (outcome.kind !== 'loaded') return;
+    const names = outcome.entries.map((e) => e.name);
+    expect(names).toContain('github__list_pull_requests');
+    expect(names).toContain('slack__slack_post_message');
   });
 });

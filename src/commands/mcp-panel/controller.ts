@@ -1,0 +1,246 @@
+// The /mcp panel's behaviour, host-agnostic: which screen and row are selected, what each key does
+// to the session, and when the picture changed. It watches the session actor and every server actor;
+// a change rebuilds the view, and the host is told to redraw only when a line of it differs.
+
+import type { AnyActorRef, Subscription } from 'xstate';
+import type { Runtime } from '../../actors/session-actor.ts';
+import { type RenderContext, renderServers, renderTools } from './render.ts';
+import { type PanelView, panelView, type ToolRow, toolRows } from './view.ts';
+
+export type PanelKey =
+  | 'up'
+  | 'down'
+  | 'enter'
+  | 'back'
+  | 'reconnect'
+  | 'signIn'
+  | 'toggleEnabled'
+  | 'tools'
+  | 'toggleDirect';
+
+/** Why the panel closed: the user is done, or wants to sign in to a server (the host runs it). */
+export type PanelOutcome = { kind: 'closed' } | { kind: 'signIn'; server: string };
+
+export interface PanelOptions {
+  /** Called when the panel's lines changed: the host redraws. */
+  onChange(): void;
+  /** Called once, when a key closes the panel. */
+  onClose(outcome: PanelOutcome): void;
+  now?: () => number;
+}
+
+export interface PanelController {
+  /** The panel's lines; the same array while nothing changed. */
+  lines(layout: Omit<RenderContext, 'now'>): string[];
+  key(key: PanelKey): void;
+  /** Re-reads the clock: durations on screen move on (redraws only if a line changed). */
+  tick(): void;
+  dispose(): void;
+}
+
+type Screen = { kind: 'servers' } | { kind: 'tools'; server: string; selected: number; scroll: number };
+
+export function createPanelController(runtime: Runtime, options: PanelOptions): PanelController {
+  const now = options.now ?? Date.now;
+  let screen: Screen = { kind: 'servers' };
+  const servers = { selected: 0, scroll: 0 };
+  let message: string | undefined;
+  let view: PanelView = panelView(runtime);
+  let tools: ToolRow[] = [];
+  let layout: Omit<RenderContext, 'now'> | undefined;
+  let drawn: string[] = [];
+  let closed = false;
+
+  // Every server actor is watched while it exists; the session actor tells when the set changes.
+  const watched = new Map<AnyActorRef, Subscription>();
+  const watchServers = () => {
+    const refs = new Set<AnyActorRef>(Object.values(runtime.servers()));
+    for (const [ref, sub] of watched) {
+      if (!refs.has(ref)) {
+        sub.unsubscribe();
+        watched.delete(ref);
+      }
+    }
+    for (const ref of refs)
+      if (!watched.has(ref)) watched.set(ref, ref.subscribe({ next: changed, error: changed }));
+  };
+  // Bursts (a reconnect, stderr lines) coalesce into one rebuild.
+  let pending = false;
+  function changed() {
+    if (pending || closed) return;
+    pending = true;
+    queueMicrotask(() => {
+      pending = false;
+      if (closed) return;
+      watchServers();
+      rebuild();
+    });
+  }
+  const session = runtime.actor.subscribe({ next: changed, error: changed });
+  watchServers();
+
+  function rebuild() {
+    view = panelView(runtime);
+    servers.selected = Math.min(servers.selected, Math.max(0, view.servers.length - 1));
+    if (screen.kind === 'tools') {
+      tools = toolRows(runtime, screen.server);
+      screen.selected = Math.min(screen.selected, Math.max(0, tools.length - 1));
+    }
+    redrawIfChanged();
+  }
+
+  function render(): string[] {
+    if (!layout) return [];
+    const ctx = { ...layout, now: now() };
+    if (screen.kind === 'servers') {
+      const out = renderServers(view, { ...servers, message }, ctx);
+      servers.scroll = out.scroll;
+      return out.lines;
+    }
+    const out = renderTools(screen.server, tools, { ...screen, message }, ctx);
+    screen.scroll = out.scroll;
+    return out.lines;
+  }
+
+  function redrawIfChanged() {
+    const next = render();
+    if (next.length === drawn.length && next.every((line, i) => line === drawn[i])) return;
+    drawn = next;
+    options.onChange();
+  }
+
+  function close(outcome: PanelOutcome) {
+    if (closed) return;
+    dispose();
+    options.onClose(outcome);
+  }
+
+  function dispose() {
+    closed = true;
+    session.unsubscribe();
+    for (const sub of watched.values()) sub.unsubscribe();
+    watched.clear();
+  }
+
+  function selectedRow() {
+    return view.servers[servers.selected];
+  }
+
+  function onServers(key: PanelKey) {
+    const row = selectedRow();
+    switch (key) {
+      case 'up':
+      case 'down': {
+        const n = view.servers.length;
+        if (n > 0) servers.selected = (servers.selected + (key === 'up' ? n - 1 : 1)) % n;
+        return;
+      }
+      case 'back':
+        return close({ kind: 'closed' });
+    }
+    if (!row) return;
+    switch (key) {
+      case 'enter':
+      case 'tools':
+        if (row.kind === 'skipped') {
+          message = `${row.name} is skipped: ${row.reason}`;
+          return;
+        }
+        screen = { kind: 'tools', server: row.name, selected: 0, scroll: 0 };
+        tools = toolRows(runtime, row.name);
+        return;
+      case 'reconnect':
+        if (row.kind !== 'running') {
+          message = `${row.name} is ${row.kind === 'disabled' ? 'disabled: e enables it' : 'skipped'}.`;
+          return;
+        }
+        runtime.actor.send({ type: 'RECONNECT', server: row.name });
+        message = `Reconnecting ${row.name}…`;
+        return;
+      case 'signIn':
+        if (row.kind !== 'running' || (row.health !== 'needs-auth' && !row.oauth)) {
+          message = `${row.name} does not need a sign-in.`;
+          return;
+        }
+        return close({ kind: 'signIn', server: row.name });
+      case 'toggleEnabled':
+        if (row.kind === 'skipped') {
+          message = `${row.name} is skipped by the configuration: ${row.fix ?? row.reason}`;
+          return;
+        }
+        if (row.kind === 'disabled') {
+          runtime.actor.send({ type: 'ENABLE', server: row.name });
+          message = `${row.name} enabled for this session.`;
+        } else {
+          runtime.actor.send({ type: 'DISABLE', server: row.name });
+          message = `${row.name} disabled for this session; e enables it again.`;
+        }
+        return;
+    }
+  }
+
+  function onTools(key: PanelKey, current: Extract<Screen, { kind: 'tools' }>) {
+    const n = tools.length;
+    switch (key) {
+      case 'up':
+      case 'down':
+        if (n > 0) current.selected = (current.selected + (key === 'up' ? n - 1 : 1)) % n;
+        return;
+      case 'back':
+        screen = { kind: 'servers' };
+        return;
+      case 'enter':
+      case 'toggleDirect':
+        return toggleDirect(current);
+    }
+  }
+
+  function toggleDirect(current: Extract<Screen, { kind: 'tools' }>) {
+    const tool = tools[current.selected];
+    if (!tool) return;
+    if (runtime.actor.getSnapshot().context.disabled.includes(current.server)) {
+      message = `${current.server} is disabled for this session: enable it first.`;
+      return;
+    }
+    if (tool.exposure === 'direct') {
+      message = `${tool.name} is direct in the configuration (directTools).`;
+      return;
+    }
+    if (tool.exposure === 'session') {
+      runtime.actor.send({ type: 'DEACTIVATE', names: [tool.name] });
+      message = `${tool.name} is deferred again: ToolSearch finds it when needed.`;
+    } else {
+      runtime.actor.send({ type: 'ACTIVATE', names: [tool.name] });
+      message = `${tool.name} is direct for this session: the model sees it on every turn.`;
+    }
+  }
+
+  return {
+    lines(next) {
+      if (
+        !layout ||
+        layout.width !== next.width ||
+        layout.height !== next.height ||
+        layout.style !== next.style ||
+        layout.text !== next.text
+      ) {
+        layout = next;
+        drawn = render();
+      }
+      return drawn;
+    },
+    key(key) {
+      if (closed) return;
+      message = undefined;
+      if (screen.kind === 'servers') onServers(key);
+      else onTools(key, screen);
+      if (closed) return;
+      if (screen.kind === 'tools') tools = toolRows(runtime, screen.server);
+      redrawIfChanged();
+    },
+    tick() {
+      if (!closed) redrawIfChanged();
+    },
+    dispose,
+  };
+}

@@ -1,0 +1,148 @@
+// What the /mcp panel shows, read from the session's actor snapshots (the one source of truth) and
+// its catalog: one row per configured server, and a server's tools. Plain data, no text layout, no
+// secret: every text from a server or the config passes the one redaction here.
+
+import { healthOf, type ServerHealth, stateOf, statusLine } from '../../actors/server-status.ts';
+import type { Runtime } from '../../actors/session-actor.ts';
+import type { CatalogEntry } from '../../catalog/catalog.ts';
+import { declarationTokens } from '../../catalog/declaration-tokens.ts';
+import type { Lifecycle, Transport } from '../../config/types.ts';
+import type { ServerState } from '../../machines/server.machine.ts';
+import { redact } from '../../redact.ts';
+
+/** How many stderr lines the selected server shows. */
+export const STDERR_LINES = 5;
+
+export type ServerRow = RunningServer | { kind: 'disabled'; name: string } | SkippedServerRow;
+
+export interface SkippedServerRow {
+  kind: 'skipped';
+  name: string;
+  reason: string;
+  fix?: string;
+}
+
+export interface RunningServer {
+  kind: 'running';
+  name: string;
+  state: ServerState;
+  health: ServerHealth;
+  /** When the current state was entered (epoch ms). */
+  since?: number;
+  lifecycle: Lifecycle;
+  transport: Transport;
+  /** Known tools (live or cached, resource readers included); undefined when never listed. */
+  tools?: number;
+  /** Estimated tokens all its tools would add to every request if they were direct. */
+  directTokens: number;
+  inFlight: number;
+  attempt: number;
+  nextRetryAt?: number;
+  lastError?: { message: string; at: number };
+  /** The newest stderr lines, redacted. */
+  stderr: string[];
+  /** Recent states, oldest first, ending with the current one. */
+  trail: ServerState[];
+  /** Signs in with OAuth (configured so): signing in again makes sense even when connected. */
+  oauth: boolean;
+}
+
+export type ToolExposure = 'direct' | 'session' | 'deferred';
+
+export interface ToolRow {
+  /** The name the model sees. */
+  name: string;
+  description: string;
+  exposure: ToolExposure;
+  tokens: number;
+}
+
+export interface PanelView {
+  /** False before the session has loaded its configuration. */
+  running: boolean;
+  /** The status-bar line, also the panel's heading. */
+  summary: string;
+  servers: ServerRow[];
+  /** Config problems (warnings and errors) not tied to a skipped server. */
+  problems: number;
+}
+
+// Catalog entries stay the same objects while the catalog does: each is measured once.
+const measured = new WeakMap<CatalogEntry, number>();
+function tokensOf(entry: CatalogEntry): number {
+  let tokens = measured.get(entry);
+  if (tokens === undefined) {
+    tokens = declarationTokens(entry);
+    measured.set(entry, tokens);
+  }
+  return tokens;
+}
+
+export function panelView(runtime: Runtime): PanelView {
+  const context = runtime.actor.getSnapshot().context;
+  const config = context.config;
+  if (!config) return { running: false, summary: 'MCP: no session is running.', servers: [], problems: 0 };
+  const refs = runtime.servers();
+  const entries = runtime.catalog().entries;
+  const servers: ServerRow[] = [];
+  for (const definition of config.servers) {
+    const { name } = definition;
+    const ref = refs[name];
+    if (!ref) {
+      if (context.disabled.includes(name)) servers.push({ kind: 'disabled', name });
+      continue;
+    }
+    const ctx = ref.getSnapshot().context;
+    const own = entries.filter((e) => e.server === name);
+    // Counted as the model reaches them: tools, and resources exposed as read_* tools.
+    const known = ctx.catalog || context.catalogs[name] ? own.length : undefined;
+    const row: RunningServer = {
+      kind: 'running',
+      name,
+      state: stateOf(ref) as ServerState,
+      health: healthOf(ref),
+      lifecycle: ctx.definition.lifecycle,
+      transport: ctx.definition.transport,
+      directTokens: own.reduce((n, e) => n + tokensOf(e), 0),
+      inFlight: ctx.inFlight,
+      attempt: ctx.attempt,
+      stderr: ctx.stderrTail === '' ? [] : redact(ctx.stderrTail).trimEnd().split('\n').slice(-STDERR_LINES),
+      trail: ctx.trail.map((visit) => visit.state),
+      oauth: ctx.definition.auth === 'oauth' || ctx.definition.oauth !== undefined,
+    };
+    const since = ctx.trail.at(-1)?.at;
+    if (since !== undefined) row.since = since;
+    if (known !== undefined) row.tools = known;
+    if (ctx.nextRetryAt !== undefined) row.nextRetryAt = ctx.nextRetryAt;
+    if (ctx.lastError) row.lastError = { message: redact(ctx.lastError.message), at: ctx.lastError.at };
+    servers.push(row);
+  }
+  for (const s of config.skipped) {
+    servers.push({
+      kind: 'skipped',
+      name: s.name,
+      reason: redact(s.reason),
+      ...(s.fix ? { fix: redact(s.fix) } : {}),
+    });
+  }
+  return {
+    running: true,
+    summary: statusLine(context, refs) ?? 'MCP: no servers configured',
+    servers,
+    problems: config.diagnostics.filter((d) => d.level !== 'info').length,
+  };
+}
+
+/** A server's tools as the catalog knows them, with what each costs per request when direct. */
+export function toolRows(runtime: Runtime, server: string): ToolRow[] {
+  const activated = new Set(runtime.actor.getSnapshot().context.activated);
+  return runtime
+    .catalog()
+    .entries.filter((e) => e.server === server)
+    .map((e) => ({
+      name: e.name,
+      description: redact(e.description),
+      exposure: e.exposure === 'direct' ? 'direct' : activated.has(e.name) ? 'session' : 'deferred',
+      tokens: tokensOf(e),
+    }));
+}

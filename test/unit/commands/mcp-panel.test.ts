@@ -1,0 +1,336 @@
+// The /mcp panel's behaviour on the real session runtime (server actors with a scripted connector and
+// a SimulatedClock): what each server shows as it connects, fails and recovers, what the keys do to
+// the session, when the host is asked to redraw, and that every line fits the width.
+
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SimulatedClock } from 'xstate';
+import type { HostPort } from '../../../src/actors/host-port.ts';
+import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
+import {
+  createPanelController,
+  type PanelController,
+  type PanelKey,
+  type PanelOutcome,
+} from '../../../src/commands/mcp-panel/controller.ts';
+import { type Style, type TextKit, trailText } from '../../../src/commands/mcp-panel/render.ts';
+import type { ServerDefinition } from '../../../src/config/types.ts';
+import { nullLogger } from '../../../src/logger.ts';
+import { FakeConnection, scriptedConnector, tool } from '../../machine/fakes.ts';
+import { definition, loadedConfig } from '../../support/config.ts';
+
+const plain = (t: string) => t;
+const style: Style = {
+  accent: plain,
+  muted: plain,
+  dim: plain,
+  success: plain,
+  warning: plain,
+  error: plain,
+  bold: plain,
+};
+const width = (t: string) => [...t].length;
+/** Terminal arithmetic for plain text with one-column characters (Pi's own kit does ANSI and CJK). */
+const text: TextKit = {
+  width,
+  truncate: (t, w) => (width(t) <= w ? t : `${[...t].slice(0, Math.max(0, w - 1)).join('')}…`),
+  wrap: (t, w) => {
+    const lines: string[] = [];
+    for (const paragraph of t.split('\n')) {
+      let line = '';
+      for (const word of paragraph.split(' ')) {
+        const next = line ? `${line} ${word}` : word;
+        if (width(next) <= w) line = next;
+        else {
+          if (line) lines.push(line);
+          line = word;
+          while (width(line) > w) {
+            lines.push([...line].slice(0, w).join(''));
+            line = [...line].slice(w).join('');
+          }
+        }
+      }
+      lines.push(line);
+    }
+    return lines;
+  },
+};
+
+let runtime: Runtime;
+let scripted: ReturnType<typeof scriptedConnector>;
+let status: string | undefined;
+let active: string[];
+let panel: PanelController;
+let redraws: number;
+let outcomes: PanelOutcome[];
+
+async function start(servers: ServerDefinition[], skipped = false) {
+  vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
+  scripted = scriptedConnector();
+  const config = loadedConfig(servers);
+  if (skipped) {
+    config.skipped.push({
+      name: 'local',
+      source: { file: '/p/.pi/mcp.json', kind: 'project', keyPath: 'mcpServers.local' },
+      reason: 'the project is not trusted',
+      fix: 'trust the project in Pi',
+    });
+  }
+  const host: HostPort = {
+    registerTool() {},
+    registerToolSearch() {},
+    setActiveMcpTools: (names) => {
+      active = names;
+    },
+    setStatus: (line) => {
+      status = line;
+    },
+    notify() {},
+  };
+  runtime = createRuntime({
+    host,
+    connector: scripted.connector,
+    loadConfig: () => config,
+    logger: nullLogger,
+    tempDir: '/nonexistent',
+    clock: new SimulatedClock(),
+  });
+  await runtime.start({ cwd: '/p', projectTrusted: true });
+  redraws = 0;
+  outcomes = [];
+  panel = createPanelController(runtime, {
+    onChange: () => redraws++,
+    onClose: (outcome) => outcomes.push(outcome),
+  });
+}
+
+function screen(w = 80, h = 40): string {
+  return panel.lines({ width: w, height: h, style, text }).join('\n');
+}
+
+/** Lets the coalesced rebuild after an actor change run. */
+const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+function attemptFor(name: string) {
+  const attempt = scripted.attempts.filter((a) => a.definition.name === name).at(-1);
+  if (!attempt) throw new Error(`no connect attempt for ${name}`);
+  return attempt;
+}
+
+async function press(...keys: PanelKey[]) {
+  for (const key of keys) panel.key(key);
+  await settle();
+}
+
+beforeEach(() => {
+  status = undefined;
+  active = [];
+});
+
+afterEach(async () => {
+  panel?.dispose();
+  await runtime?.stop();
+  runtime?.dispose();
+  vi.useRealTimers();
+});
+
+describe('the /mcp panel', () => {
+  it('shows a server connecting, then connected with its tools, their cost and its trail', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    await settle();
+    expect(screen()).toMatch(/› alpha {2}◌ connecting for 0 s/);
+    expect(screen()).toContain('eager · stdio · tools not listed yet');
+    const before = redraws;
+
+    vi.setSystemTime(Date.now() + 2_000);
+    attemptFor('alpha').succeed(new FakeConnection([tool('echo'), tool('add')]));
+    await settle();
+    expect(redraws).toBeGreaterThan(before);
+    const shown = screen();
+    expect(shown).toMatch(/alpha {2}● connected for 0 s/);
+    expect(shown).toMatch(/eager · stdio · 2 tools · ≈\d+ tokens if direct/);
+    expect(shown).toContain('init → connecting → connected');
+    expect(shown.split('\n')[1]).toBe('MCP 1/1');
+  });
+
+  it('shows a failure: last error, stderr tail, attempt and the retry countdown, live', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'keep-alive' })]);
+    attemptFor('alpha').fail('exited', 'exited with code 3', 'booting\nfatal: no config');
+    await settle();
+    let shown = screen();
+    expect(shown).toMatch(/alpha {2}✗ failed for 0 s · retry in \d+ s \(attempt 1\)/);
+    expect(shown).toContain('last error 0 s ago: exited with code 3');
+    expect(shown).toContain('stderr:\n    │ booting\n    │ fatal: no config');
+    expect(shown).toContain('init → connecting → backoff');
+    expect(status).toBe('MCP 0/1 · alpha failing');
+
+    // Nothing changed: no redraw. The clock moved: durations move on, one redraw.
+    const before = redraws;
+    panel.tick();
+    expect(redraws).toBe(before);
+    vi.setSystemTime(Date.now() + 3_000);
+    panel.tick();
+    expect(redraws).toBe(before + 1);
+    shown = screen();
+    expect(shown).toMatch(/failed for 3 s/);
+    expect(shown).toContain('last error 3 s ago');
+  });
+
+  it('never shows a configured secret the server printed', async () => {
+    const secret = 'panel-secret-7f3a9c21e5';
+    await start([definition({ name: 'alpha', lifecycle: 'keep-alive', env: { API_TOKEN: secret } })]);
+    attemptFor('alpha').fail('exited', `rejected token ${secret}`, `using token ${secret}`);
+    await settle();
+    const shown = screen();
+    expect(shown).toContain('last error 0 s ago: rejected token ***');
+    expect(shown).toContain('│ using token ***');
+    expect(shown).not.toContain(secret);
+  });
+
+  it('r reconnects the selected server now, ending its backoff wait', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'keep-alive' })]);
+    attemptFor('alpha').fail('exited', 'exited with code 3');
+    await settle();
+    const attempts = scripted.attempts.length;
+    await press('reconnect');
+    expect(scripted.attempts.length).toBe(attempts + 1);
+    expect(screen()).toMatch(/alpha {2}◌ connecting/);
+    expect(screen()).toContain('Reconnecting alpha…');
+    attemptFor('alpha').succeed();
+    await settle();
+    expect(screen()).toMatch(/alpha {2}● connected/);
+    expect(screen()).toContain('connecting → backoff → closed → connecting → connected');
+  });
+
+  it('names what needs attention, and a asks the host to sign in', async () => {
+    await start([
+      definition({ name: 'alpha', lifecycle: 'eager' }),
+      definition({ name: 'github', lifecycle: 'eager' }),
+    ]);
+    attemptFor('alpha').succeed();
+    attemptFor('github').fail('auth', 'HTTP 401');
+    await settle();
+    expect(status).toBe('MCP 1/2 · github needs sign-in');
+    expect(screen()).toMatch(/github {2}! needs sign-in for 0 s · press a to sign in/);
+    await press('signIn');
+    expect(screen()).toContain('alpha does not need a sign-in.');
+    expect(outcomes).toEqual([]);
+    await press('down', 'signIn');
+    expect(outcomes).toEqual([{ kind: 'signIn', server: 'github' }]);
+    // Closed: the panel no longer follows the actors.
+    const before = redraws;
+    runtime.actor.send({ type: 'RECONNECT', server: 'alpha' });
+    await settle();
+    expect(redraws).toBe(before);
+  });
+
+  it('e disables a server for the session and enables it again', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' }), definition({ name: 'beta' })], true);
+    attemptFor('alpha').succeed();
+    attemptFor('beta').succeed();
+    await settle();
+    expect(status).toBe('MCP 2/2');
+    expect(screen()).toContain('local  – skipped: the project is not trusted');
+    await press('down', 'toggleEnabled');
+    expect(screen()).toContain('› beta  ○ disabled for this session · e enables it');
+    expect(status).toBe('MCP 1/1');
+    expect(runtime.servers().beta).toBeUndefined();
+    await press('toggleEnabled');
+    expect(screen()).toMatch(/› beta {2}○ idle|› beta {2}◌ connecting|› beta {2}○ not started/);
+    expect(runtime.servers().beta).toBeDefined();
+    expect(screen()).toContain('beta enabled for this session.');
+  });
+
+  it('lists a server’s tools with descriptions; d makes one direct for the session and back', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    attemptFor('alpha').succeed(
+      new FakeConnection([
+        { name: 'echo', description: 'Echoes the text back.', inputSchema: { type: 'object' } },
+        { name: 'add', description: 'Adds two numbers.', inputSchema: { type: 'object' } },
+      ]),
+    );
+    await settle();
+    await press('tools');
+    let shown = screen();
+    expect(shown).toMatch(/alpha · 2 tools · ≈\d+ tokens if all direct/);
+    // Sorted by name; the selected tool shows its whole description.
+    expect(shown).toMatch(/› alpha__add {2}deferred ≈\d+ tokens\n {4}Adds two numbers\./);
+    expect(shown).toMatch(/ {2}alpha__echo {2}deferred ≈\d+ tokens\n {4}Echoes the text back\./);
+
+    await press('toggleDirect');
+    expect(active).toContain('alpha__add');
+    shown = screen();
+    expect(shown).toContain('› alpha__add  direct (this session)');
+    expect(shown).toContain('the model sees it on every turn');
+    await press('toggleDirect');
+    expect(active).not.toContain('alpha__add');
+    expect(screen()).toContain('› alpha__add  deferred');
+    await press('down');
+    expect(screen()).toContain('› alpha__echo  deferred');
+
+    await press('back');
+    expect(screen()).toMatch(/› alpha {2}● connected/);
+    await press('back');
+    expect(outcomes).toEqual([{ kind: 'closed' }]);
+  });
+
+  it('counts calls in flight', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    attemptFor('alpha').succeed();
+    await settle();
+    runtime.servers().alpha!.send({ type: 'CALL_STARTED' });
+    runtime.servers().alpha!.send({ type: 'CALL_STARTED' });
+    await settle();
+    expect(screen()).toContain('connected for 0 s · 2 calls in flight');
+    runtime.servers().alpha!.send({ type: 'CALL_FINISHED' });
+    runtime.servers().alpha!.send({ type: 'CALL_FINISHED' });
+    await settle();
+    expect(screen()).not.toContain('in flight');
+  });
+
+  it('fits every line in narrow terminals and scrolls to keep the selection visible', async () => {
+    const names = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'];
+    await start(names.map((name) => definition({ name, lifecycle: 'eager' })));
+    for (const name of names)
+      attemptFor(name).fail('exited', `exited with code 3 after a long story ${'x'.repeat(80)}`);
+    await settle();
+    for (const w of [80, 60, 40, 30]) {
+      for (const line of panel.lines({ width: w, height: 20, style, text })) {
+        expect(width(line)).toBeLessThanOrEqual(w);
+      }
+    }
+    // Narrow: the facts of a row flow onto more lines instead of being cut off.
+    expect(screen(40, 200)).toMatch(/› a1 {2}✗ failed for 0 s\n {4}retry in \d+ s \(attempt 1\)/);
+    let shown = screen(40, 20).split('\n');
+    expect(shown.length).toBeLessThanOrEqual(20);
+    expect(shown.some((l) => /↓ \d+ more/.test(l))).toBe(true);
+    await press('up'); // wraps to the last server
+    shown = screen(40, 20).split('\n');
+    expect(shown.length).toBeLessThanOrEqual(20);
+    expect(shown.some((l) => l.startsWith('› a8'))).toBe(true);
+    expect(shown.some((l) => /↑ \d+ more/.test(l))).toBe(true);
+  });
+});
+
+describe('the status line', () => {
+  it('counts ready servers, names two that need attention and counts the rest', async () => {
+    const names = ['a', 'b', 'c', 'd', 'e'];
+    await start(names.map((name) => definition({ name, lifecycle: 'eager' })));
+    await settle();
+    expect(status).toBe('MCP 0/5 · 5 connecting');
+    attemptFor('a').succeed();
+    attemptFor('b').fail('auth', 'HTTP 401');
+    attemptFor('c').fail('exited', 'exited with code 1');
+    attemptFor('d').fail('exited', 'exited with code 1');
+    await settle();
+    expect(status).toBe('MCP 1/5 · b needs sign-in · c failing · +1 more');
+    expect(screen().split('\n')[1]).toBe('MCP 1/5 · b needs sign-in · c failing · +1 more');
+  });
+});
+
+describe('trailText', () => {
+  it('keeps the newest states that fit, older ones collapse into …', () => {
+    const trail = ['init', 'connecting', 'backoff', 'connecting', 'connected'] as const;
+    expect(trailText([...trail], 80, text)).toBe('init → connecting → backoff → connecting → connected');
+    expect(trailText([...trail], 30, text)).toBe('… → connecting → connected');
+  });
+});
