@@ -29,13 +29,18 @@ export interface CallMode {
 
 export interface CallOverheadResult {
   server: string;
+  /** `echo`: answers at once (tens of µs in the server). */
   sequential: CallMode;
   concurrent: CallMode & { inFlight: number };
+  /** `progress` with one 5 ms step: a tool that works 5 ms in the server. */
+  sequential5ms?: CallMode;
 }
 
 type CallFn = (i: number) => Promise<boolean>;
 
 const CALLS = 1_000;
+/** Calls of the 5 ms tool (sequential: 5 ms each). */
+const SLOW_CALLS = 200;
 const IN_FLIGHT = 32;
 const BLOCKS = 4;
 
@@ -60,8 +65,8 @@ async function timedBlock(
   return { ms: performance.now() - started, errors };
 }
 
-async function compare(ours: CallFn, bare: CallFn, inFlight: number): Promise<CallMode> {
-  const per = CALLS / BLOCKS;
+async function compare(ours: CallFn, bare: CallFn, inFlight: number, calls = CALLS): Promise<CallMode> {
+  const per = calls / BLOCKS;
   const acc = {
     ours: { times: [] as number[], ms: 0, errors: 0 },
     bare: { times: [] as number[], ms: 0, errors: 0 },
@@ -82,7 +87,7 @@ async function compare(ours: CallFn, bare: CallFn, inFlight: number): Promise<Ca
   const o = side('ours');
   const r = side('bare');
   return {
-    calls: CALLS,
+    calls,
     ours: o,
     bare: r,
     medianRatio: ratio(o.medianMs, r.medianMs),
@@ -137,10 +142,18 @@ export async function runCallOverhead(): Promise<CallOverheadResult> {
     await timedBlock(bare, 200, IN_FLIGHT, []);
     const sequential = await compare(ours, bare, 1);
     const concurrent = await compare(ours, bare, IN_FLIGHT);
+    const progress = runtime.catalog().entries.find((e) => e.tool === 'progress');
+    if (!progress) throw new Error('fixture has no progress tool');
+    const fiveMs = { steps: 1, intervalMs: 5 };
+    const ours5: CallFn = async () => !(await runtime.callTool(progress.name, fiveMs)).isError;
+    const bare5: CallFn = async () =>
+      !(await client.callTool({ name: 'progress', arguments: fiveMs })).isError;
+    const sequential5ms = await compare(ours5, bare5, 1, SLOW_CALLS);
     return {
-      server: 'test/fixtures/servers/stdio-server.ts (bundled), tool echo',
+      server: 'test/fixtures/servers/stdio-server.ts (bundled), tools echo and progress',
       sequential,
       concurrent: { ...concurrent, inFlight: IN_FLIGHT },
+      sequential5ms,
     };
   } finally {
     await client.close().catch(() => undefined);

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchResults } from './results.ts';
-import { VARIANTS } from './side-by-side.ts';
+import { type SideBySideResult, VARIANTS } from './side-by-side.ts';
 import { type BarChart, barChartSvg, formatNumber as f } from './support/svg.ts';
 
 const x = (ratio: number) =>
@@ -41,7 +41,7 @@ export function writeReport(r: BenchResults, dir: string): void {
   );
 
   if (r.targets) {
-    md.push('## Targets (issue 8, not test gates)', '');
+    md.push('## Targets (issues 8 and 14, not test gates)', '');
     md.push(
       table(
         ['target', 'measured', 'reference (same run)', 'met?'],
@@ -69,7 +69,7 @@ export function writeReport(r: BenchResults, dir: string): void {
     md.push(
       '## 1. Call overhead',
       '',
-      `${c.sequential.calls.toLocaleString('en-US')} sequential and ${c.concurrent.calls.toLocaleString('en-US')} concurrent (${c.concurrent.inFlight} in flight) calls of \`echo\` on ${c.server}: \`runtime.callTool\` (server actor, CALL_STARTED/FINISHED, content transform, output guard) vs a bare SDK \`Client\` on another copy of the same server, in alternating blocks.`,
+      `${c.sequential.calls.toLocaleString('en-US')} sequential and ${c.concurrent.calls.toLocaleString('en-US')} concurrent (${c.concurrent.inFlight} in flight) calls of \`echo\`${c.sequential5ms ? `, and ${c.sequential5ms.calls} sequential calls of a tool that works 5 ms (\`progress\`, one 5 ms step)` : ''} on ${c.server}: \`runtime.callTool\` (server actor, CALL_STARTED/FINISHED, content transform, output guard) vs a bare SDK \`Client\` on another copy of the same server, in alternating blocks.`,
       '',
     );
     md.push(
@@ -87,8 +87,13 @@ export function writeReport(r: BenchResults, dir: string): void {
           'ratio',
           'errors',
         ],
-        (['sequential', 'concurrent'] as const).map((k) => {
-          const s = c[k];
+        (
+          [
+            ['sequential, echo (≈ 40 µs in the server)', c.sequential],
+            [`${c.concurrent.inFlight} in flight, echo`, c.concurrent],
+            ...(c.sequential5ms ? [['sequential, a 5 ms tool', c.sequential5ms] as const] : []),
+          ] as const
+        ).map(([k, s]) => {
           return [
             k,
             `${f(s.ours.medianMs)} ms`,
@@ -148,7 +153,7 @@ export function writeReport(r: BenchResults, dir: string): void {
     md.push(
       '## 2. Startup',
       '',
-      'In-process: `bridgePi` on the recording PiHost (extension load) then `session_start` until every tool is registered, from a real `mcp-cache.json` of lazy servers (none may start). Reference: reading and parsing the same `mcp.json` and `mcp-cache.json`, the floor any implementation pays.',
+      'In-process: `bridgePi` on the recording PiHost (extension load) then `session_start` (what the first model request needs: config, cache, ToolSearch and direct tools), from a real `mcp-cache.json` of lazy servers (none may start); then, off the critical path, the start of the runtime until every tool is registered. Reference: reading and parsing the same `mcp.json` and `mcp-cache.json`, the floor any implementation pays.',
       '',
     );
     const rows = Object.entries(s.inProcess);
@@ -166,6 +171,7 @@ export function writeReport(r: BenchResults, dir: string): void {
           'p99 total',
           'read+parse floor',
           'total / floor',
+          'runtime start (background)',
         ],
         rows.map(([k, v]) => [
           k,
@@ -179,6 +185,7 @@ export function writeReport(r: BenchResults, dir: string): void {
           `${f(v.total.p99Ms)} ms`,
           `${f(v.floor.medianMs)} ms`,
           x(v.totalOverFloor),
+          v.runtimeStart ? `${f(v.runtimeStart.medianMs)} ms` : '—',
         ]),
       ),
       '',
@@ -419,14 +426,13 @@ export function writeReport(r: BenchResults, dir: string): void {
     );
   }
 
-  // 6. Side by side
-  const b = r.sideBySide;
-  if (b) {
+  // 6. Side by side (twice: the model answers at once; it thinks 1.5 s per turn), then the cold start.
+  const sideBySide = (b: SideBySideResult, heading: string, about: string, prefix: string) => {
     const present = VARIANTS.filter((v) => b.variants[v]);
     md.push(
-      '## 6. Side by side in the real Pi',
+      heading,
       '',
-      `Pi ${m.pi}, print mode, the same five servers (${b.servers.join(', ')}; each started by Node 22 directly) and the same scripted conversation: search for \`echo\`, call it, answer. Medians of ${b.runs} runs per column after one warm-up round (which fills the metadata caches), round-robin. Search turn = from the model's search call being sent to the next model request; call turn likewise for the echo call. Turn-one MCP tokens = tools + system prompt of the first request minus Pi's own without MCP. The \`everything\` server's own start (bare SDK client: spawn, initialize, tools/list; sampled once per round) is ${f(b.everythingStartMs)} ms (median).`,
+      `${about} Pi ${m.pi}, print mode, the same five servers (${b.servers.join(', ')}; each started by Node 22 directly) and the same scripted conversation: search for \`echo\`, call it, answer. Medians of ${b.runs} runs per column after one warm-up round (which fills the metadata caches), round-robin. Search turn = from the model's search call being sent to the next model request; call turn likewise for the echo call. Turn-one MCP tokens = tools + system prompt of the first request minus Pi's own without MCP. The \`everything\` server's own start (bare SDK client: spawn, initialize, tools/list; sampled once per round) is ${f(b.everythingStartMs)} ms (median).`,
       '',
       table(
         ['', ...present.map((v) => b.variants[v]!.label)],
@@ -437,7 +443,7 @@ export function writeReport(r: BenchResults, dir: string): void {
             ...present.map((v) =>
               b.variants[v]!.firstRequestDeltaMs === undefined
                 ? '—'
-                : `+${f(b.variants[v]!.firstRequestDeltaMs!)} ms`,
+                : `${b.variants[v]!.firstRequestDeltaMs! >= 0 ? '+' : '−'}${f(Math.abs(b.variants[v]!.firstRequestDeltaMs!))} ms`,
             ),
           ],
           [
@@ -447,6 +453,18 @@ export function writeReport(r: BenchResults, dir: string): void {
           [
             'call turn',
             ...present.map((v) => (v === 'none' ? '—' : `${f(b.variants[v]!.median.callTurnMs)} ms`)),
+          ],
+          [
+            'shutdown (last answer → Pi exited)',
+            ...present.map((v) => `${f(b.variants[v]!.median.shutdownMs)} ms`),
+          ],
+          [
+            '  vs no MCP',
+            ...present.map((v) =>
+              b.variants[v]!.shutdownDeltaMs === undefined
+                ? '—'
+                : `${b.variants[v]!.shutdownDeltaMs! >= 0 ? '+' : '−'}${f(Math.abs(b.variants[v]!.shutdownDeltaMs!))} ms`,
+            ),
           ],
           ['wall time', ...present.map((v) => `${f(b.variants[v]!.median.wallMs)} ms`)],
           ['turn-one tool tokens', ...present.map((v) => f(b.variants[v]!.median.toolsTokens))],
@@ -466,8 +484,6 @@ export function writeReport(r: BenchResults, dir: string): void {
         ],
       ),
       '',
-      'Reference runs quoted in the issue (medians of 10, 2-CPU machine): no MCP 611 ms to the first request; built-in 791 ms, search turn 1,451 ms, 502 MiB across 6 processes; pi-mcp-adapter (warm cache) 773 ms, search turn 386 ms, call turn 660 ms, 224 MiB across 2 processes; turn-one MCP tokens 239 (built-in) and 1,990 (pi-mcp-adapter).',
-      '',
     );
     const series = (v: (typeof VARIANTS)[number]) => b.variants[v]!.label;
     // Ours first, so it gets the highlight colour.
@@ -479,20 +495,21 @@ export function writeReport(r: BenchResults, dir: string): void {
         .map((v) => ({ series: series(v), value: pick(v) })),
     });
     md.push(
-      figure('pi-times.svg', {
-        title: 'Real Pi, five servers: times (median)',
+      figure(`${prefix}-times.svg`, {
+        title: `Real Pi, five servers${b.thinkMs ? `, model thinks ${f(b.thinkMs)} ms` : ''}: times (median)`,
         unit: 'ms',
         groups: [
           timing('first model request', (v) => b.variants[v]!.median.firstRequestMs),
           timing('search turn', (v) => b.variants[v]!.median.searchTurnMs),
           timing('call turn', (v) => b.variants[v]!.median.callTurnMs),
+          timing('shutdown', (v) => b.variants[v]!.median.shutdownMs),
           timing('wall time', (v) => b.variants[v]!.median.wallMs),
         ],
         log: true,
       }),
       '',
-      figure('pi-cost.svg', {
-        title: 'Real Pi, five servers: turn-one MCP tokens and peak RSS',
+      figure(`${prefix}-cost.svg`, {
+        title: `Real Pi, five servers${b.thinkMs ? `, model thinks ${f(b.thinkMs)} ms` : ''}: turn-one MCP tokens and peak RSS`,
         unit: '',
         groups: [
           timing('MCP tokens, turn one', (v) => b.variants[v]!.mcpTurnOneTokens ?? Number.NaN),
@@ -515,12 +532,92 @@ export function writeReport(r: BenchResults, dir: string): void {
         '',
       );
     for (const note of b.notes) md.push(`Note: ${note}`, '');
+  };
+  if (r.sideBySide)
+    sideBySide(
+      r.sideBySide,
+      '## 6. Side by side in the real Pi',
+      'The scripted model answers at once.',
+      'pi',
+    );
+  if (r.sideBySideThinking)
+    sideBySide(
+      r.sideBySideThinking,
+      '## 6b. Side by side, the model thinks',
+      `The scripted model waits ${f(r.sideBySideThinking.thinkMs)} ms before each answer, as real models take seconds: time in which lazy work (our runtime, the search index, the SDK, the server the search loaded) gets done.`,
+      'pi-thinking',
+    );
+  const cold = r.coldStart;
+  if (cold) {
+    const present = VARIANTS.filter((v) => cold.variants[v]);
+    md.push(
+      '## 6c. First start after install (cold jiti cache)',
+      '',
+      `Time to the first model request with \`JITI_REBUILD_FS_CACHE=1\` (jiti transpiles the extension as on the first start after install; metadata caches warm; Pi alone loads no extension and is the anchor). ${cold.runs} runs each after one ordinary warm-up, round-robin.`,
+      '',
+      table(
+        ['', 'first request (median)', 'vs Pi alone', 'runs'],
+        present.map((v) => {
+          const c = cold.variants[v]!;
+          const alone = cold.variants.none?.medianMs ?? Number.NaN;
+          return [
+            c.label,
+            `${f(c.medianMs)} ms`,
+            v === 'none' ? '—' : `+${f(c.medianMs - alone)} ms`,
+            c.firstRequestMs.map(f).join(', '),
+          ];
+        }),
+      ),
+      '',
+    );
+    if (cold.failures.length)
+      md.push('Failed runs:', '', ...cold.failures.map((x) => `- ${x.slice(0, 300)}`), '');
+  }
+
+  // 7. Reliability
+  const rel = r.reliability;
+  if (rel) {
+    const { churn, load } = rel;
+    const handles = (h: Record<string, number>) =>
+      Object.entries(h)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+    md.push(
+      '## 7. Reliability: churn and load',
+      '',
+      `Churn: ${churn.cycles} session start/stop cycles through the Pi bridge (as /reload and /new) with a lazy stdio server (called every 10 cycles), an eager stdio, an eager HTTP and a keep-alive HTTP server; half the cycles stop while servers are still connecting. ${f(churn.ms / 1000)} s in all. Sampled after 10 warm-up cycles and after the last (after a full GC):`,
+      '',
+      table(
+        ['', 'after warm-up', `after ${churn.cycles} cycles`],
+        [
+          ['heap used', `${churn.baseline.heapUsedMB} MB`, `${churn.end.heapUsedMB} MB`],
+          ['RSS', `${churn.baseline.rssMB} MB`, `${churn.end.rssMB} MB`],
+          [
+            'active handles',
+            `${churn.baseline.handleCount} (${handles(churn.baseline.handles)})`,
+            `${churn.end.handleCount} (${handles(churn.end.handles)})`,
+          ],
+          ['file descriptors', String(churn.baseline.fileDescriptors), String(churn.end.fileDescriptors)],
+          ['process listeners', String(churn.baseline.processListeners), String(churn.end.processListeners)],
+          [
+            'child processes (incl. the HTTP fixture)',
+            String(churn.baseline.childProcesses),
+            String(churn.end.childProcesses),
+          ],
+        ],
+      ),
+      '',
+      `Server actors left after the last stop: ${churn.actorsLeft}; server processes left: ${churn.serversLeft}; most server processes at once: ${churn.maxServerProcesses}.`,
+      '',
+      `Load: ${load.servers} stdio servers × ${load.concurrency} concurrent calls for ${f(load.ms / 1000)} s, in bursts with pauses for idle shutdown: ${load.calls} calls (${load.callsPerSecond}/s), median ${f(load.p50Ms)} ms, p99 ${f(load.p99Ms)} ms. Errors ${load.errors}, lost ${load.lost}, duplicated ${load.duplicated}, crossed ${load.crossed}; highest in-flight count of a server ${load.maxInFlight}; idle shutdowns between bursts ${load.idleShutdowns}.`,
+      '',
+    );
   }
 
   md.push(
     '## How to rerun',
     '',
-    '`npm run bench` (= `npx tsx bench/run.ts`); `--only=calls,startup,search,tokens,memory,pi` and `--runs=N` (real-Pi runs per column, default 5) narrow it. A fresh clone fetches Pi 1.5.2 + Node 22 (`.cache/pi`), the five servers, pi-mcp-adapter and an npx cache (`.cache/bench`) from the npm registry on the first run.',
+    '`npm run bench` (= `npx tsx bench/run.ts`); `--only=calls,startup,search,tokens,memory,pi,reliability`, `--runs=N` (real-Pi runs per column, default 5) and `--load-ms=N` (the load run, default 60 000) narrow it. A fresh clone fetches Pi 1.5.2 + Node 22 (`.cache/pi`), the five servers, pi-mcp-adapter and an npx cache (`.cache/bench`) from the npm registry on the first run.',
     '',
   );
   for (const { file, chart } of charts) writeFileSync(join(dir, file), barChartSvg(chart));

@@ -2,8 +2,9 @@
 
 import type { CallOverheadResult } from './call-overhead.ts';
 import type { ActorHeap, NpxMemory } from './memory.ts';
+import type { ReliabilityResult } from './reliability.ts';
 import type { SearchResult } from './search.ts';
-import type { SideBySideResult } from './side-by-side.ts';
+import type { ColdStartResult, SideBySideResult } from './side-by-side.ts';
 import type { StartupResult } from './startup.ts';
 import type { measure } from './tokens.ts';
 
@@ -29,7 +30,10 @@ export interface BenchResults {
     piRuns: number;
     packages: Record<string, unknown>;
     sectionMs: Partial<
-      Record<'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi', number>
+      Record<
+        'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi' | 'reliability',
+        number
+      >
     >;
     wallMs: number;
   };
@@ -38,7 +42,12 @@ export interface BenchResults {
   search?: SearchResult;
   tokens?: { five: TokenRow; all23: TokenRow; synthetic100x50: TokenRow };
   memory?: { heap: ActorHeap; npx?: NpxMemory };
+  /** The scripted model answers at once. */
   sideBySide?: SideBySideResult;
+  /** The scripted model thinks 1.5 s before each answer, as real ones do. */
+  sideBySideThinking?: SideBySideResult;
+  coldStart?: ColdStartResult;
+  reliability?: ReliabilityResult;
   targets?: TargetCheck[];
   errors: Record<string, string>;
 }

@@ -2,7 +2,7 @@
 // each figure next to a reference measured in the same run. Writes bench/results/results.json,
 // bench/results/REPORT.md and the SVG charts beside it; the search eval's own output goes to
 // bench/results/raw/ (git-ignored).
-//   npx tsx bench/run.ts [--only=calls,startup,search,tokens,memory,pi] [--runs=N]
+//   npx tsx bench/run.ts [--only=calls,startup,search,tokens,memory,pi,reliability] [--runs=N] [--load-ms=N]
 // Never part of `npm test`. Needs the npm registry on a fresh clone (Pi, the five servers, pi-mcp-adapter).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,10 +12,11 @@ import { PI_VERSIONS } from '../scripts/pi-paths.mjs';
 import { ensurePi } from '../test/e2e/harness/ensure-pi.ts';
 import { runCallOverhead } from './call-overhead.ts';
 import { actorHeap, npxMemory } from './memory.ts';
+import { runReliability } from './reliability.ts';
 import { writeReport } from './report.ts';
 import type { BenchResults } from './results.ts';
 import { runSearchEval } from './search.ts';
-import { runSideBySide } from './side-by-side.ts';
+import { runColdStart, runSideBySide, THINK_MS, VARIANTS } from './side-by-side.ts';
 import { runStartup } from './startup.ts';
 import { FIVE_SERVERS, readCatalogs, syntheticCatalogs } from './support/catalogs.ts';
 import { ADAPTER_SPEC, NPX_SPEC, provisionBench, REPO_ROOT, SERVER_PACKAGES } from './support/provision.ts';
@@ -29,6 +30,8 @@ const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : und
 const runsArg = argv.find((a) => a.startsWith('--runs='));
 const PI_RUNS = runsArg ? Number(runsArg.slice('--runs='.length)) : 5;
 const wanted = (name: string) => !only || only.has(name);
+const loadMsArg = argv.find((a) => a.startsWith('--load-ms='));
+const LOAD_MS = loadMsArg ? Number(loadMsArg.slice('--load-ms='.length)) : 60_000;
 
 const log = (msg: string) =>
   process.stdout.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
@@ -71,7 +74,8 @@ async function main(): Promise<void> {
       log(`${name} FAILED: ${String(error).slice(0, 300)}`);
       return undefined;
     } finally {
-      results.meta.sectionMs[key] = Math.round(performance.now() - started);
+      results.meta.sectionMs[key] =
+        (results.meta.sectionMs[key] ?? 0) + Math.round(performance.now() - started);
       log(`${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
   };
@@ -111,6 +115,15 @@ async function main(): Promise<void> {
     return { heap, ...(npx ? { npx } : {}) };
   });
   results.sideBySide = await section('6. side by side in the real Pi', 'pi', () => runSideBySide(PI_RUNS));
+  results.sideBySideThinking = await section('6b. side by side, the model thinks 1.5 s per turn', 'pi', () =>
+    runSideBySide(PI_RUNS, VARIANTS, THINK_MS),
+  );
+  results.coldStart = await section('6c. first start after install (cold jiti cache)', 'pi', () =>
+    runColdStart(PI_RUNS),
+  );
+  results.reliability = await section('7. reliability: churn and load', 'reliability', () =>
+    runReliability(LOAD_MS),
+  );
 
   results.targets = evaluateTargets(results);
   results.meta.wallMs = Math.round(performance.now() - t0);

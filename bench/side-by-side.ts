@@ -3,6 +3,8 @@
 // (search for `echo`, call it, answer) with this extension, Pi's built-in MCP (exposure `deferred`),
 // pi-mcp-adapter 2.36.0 (`-e` its unpacked tarball with its own node_modules) and Pi with no MCP.
 // Runs go round-robin so machine noise spreads evenly; the first round warms caches and is not counted.
+// Twice: with a model that answers at once, and with one that thinks 1.5 s per turn as real ones do.
+// Cold start: the first start after install (jiti transpiles the extension again), ours vs pi-mcp-adapter.
 
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +20,8 @@ import { median, round } from './support/stats.ts';
 import { declarationTokens, tokens } from './tokens.ts';
 
 export const VARIANTS = ['none', 'ours', 'builtin', 'adapter'] as const;
+/** How long the thinking model of the second run takes before each answer. */
+export const THINK_MS = 1_500;
 export type Variant = (typeof VARIANTS)[number];
 
 export const VARIANT_LABELS: Record<Variant, string> = {
@@ -96,6 +100,8 @@ export interface RunFigures {
   firstRequestMs: number;
   searchTurnMs?: number;
   callTurnMs?: number;
+  /** From the last answer written to Pi's exit. */
+  shutdownMs: number;
   wallMs: number;
   peakRssMb: number;
   processes: number;
@@ -110,6 +116,7 @@ export interface VariantResult {
     firstRequestMs: number;
     searchTurnMs: number;
     callTurnMs: number;
+    shutdownMs: number;
     wallMs: number;
     peakRssMb: number;
     processes: number;
@@ -119,10 +126,13 @@ export interface VariantResult {
   /** Turn-one tokens (tools + system prompt) minus Pi's own without MCP. */
   mcpTurnOneTokens?: number;
   firstRequestDeltaMs?: number;
+  shutdownDeltaMs?: number;
 }
 
 export interface SideBySideResult {
   runs: number;
+  /** How long the scripted model thought before each answer. */
+  thinkMs: number;
   servers: string[];
   everythingStartMs: number;
   everythingStartSamples: number[];
@@ -177,6 +187,7 @@ function endLeftovers(): number {
 export async function runSideBySide(
   runs: number,
   variants: readonly Variant[] = VARIANTS,
+  thinkMs = 0,
 ): Promise<SideBySideResult> {
   const notes: string[] = [];
   const usable = variants.filter((v) => {
@@ -211,6 +222,7 @@ export async function runSideBySide(
           prompt: 'Find the echo tool, call it, and tell me what it said.',
           step: scriptFor(v, problems),
           timeoutMs: 120_000,
+          thinkMs,
         });
         leftoverProcesses += endLeftovers();
         const c = collected.get(v)!;
@@ -236,6 +248,7 @@ export async function runSideBySide(
                 callTurnMs: round(run.arrivals[2]! - run.answered[1]!, 1),
               }
             : {}),
+          shutdownMs: round(run.wallMs - run.answered.at(-1)!, 1),
           wallMs: round(run.wallMs, 1),
           peakRssMb: run.peakRssMb,
           processes: run.maxProcesses,
@@ -249,6 +262,7 @@ export async function runSideBySide(
 
   const result: SideBySideResult = {
     runs,
+    thinkMs,
     servers: ['everything', 'filesystem', 'memory', 'github', 'playwright'],
     everythingStartMs: round(median(startSamples), 1),
     everythingStartSamples: startSamples,
@@ -270,6 +284,7 @@ export async function runSideBySide(
         firstRequestMs: m((r) => r.firstRequestMs),
         searchTurnMs: m((r) => r.searchTurnMs),
         callTurnMs: m((r) => r.callTurnMs),
+        shutdownMs: m((r) => r.shutdownMs),
         wallMs: m((r) => r.wallMs),
         peakRssMb: m((r) => r.peakRssMb),
         processes: m((r) => r.processes),
@@ -286,7 +301,61 @@ export async function runSideBySide(
       r.mcpTurnOneTokens =
         r.median.toolsTokens + r.median.systemTokens - (none.median.toolsTokens + none.median.systemTokens);
       r.firstRequestDeltaMs = round(r.median.firstRequestMs - none.median.firstRequestMs, 1);
+      r.shutdownDeltaMs = round(r.median.shutdownMs - none.median.shutdownMs, 1);
     }
+  }
+  return result;
+}
+
+export interface ColdStartResult {
+  runs: number;
+  /** Time to the first model request, with jiti transpiling the extension again (first start after install). */
+  variants: Partial<Record<Variant, { label: string; firstRequestMs: number[]; medianMs: number }>>;
+  failures: string[];
+}
+
+/**
+ * The first start after install: `JITI_REBUILD_FS_CACHE=1` makes jiti transpile the extension as if its
+ * cache were empty (Pi alone loads no extension, so it is unaffected: the anchor). Metadata caches are
+ * warm (one ordinary run first). One prompt, answered at once; the model request is the measure.
+ */
+export async function runColdStart(runs: number, variants: readonly Variant[] = ['none', 'ours', 'adapter']) {
+  const usable = variants.filter((v) => v !== 'adapter' || existsSync(join(ADAPTER_DIR, 'package.json')));
+  const result: ColdStartResult = { runs, variants: {}, failures: [] };
+  const dirs = new Map<Variant, AgentDir>();
+  const samples = new Map<Variant, number[]>();
+  try {
+    for (const v of usable) {
+      const dir = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1' });
+      if (v !== 'none')
+        writeFileSync(join(dir.agentDir, 'mcp.json'), JSON.stringify(serverConfig(dir, v), null, 2));
+      dirs.set(v, dir);
+      samples.set(v, []);
+    }
+    for (let round_ = 0; round_ < runs + 1; round_++) {
+      for (const v of usable.map((_, i) => usable[(i + round_) % usable.length]!)) {
+        const run = await runPiTimed({
+          dir: dirs.get(v)!,
+          extensions: v === 'ours' ? [EXTENSION_ENTRY] : v === 'adapter' ? [ADAPTER_DIR] : [],
+          prompt: 'Say hello.',
+          step: () => ({ text: 'Hello.' }),
+          timeoutMs: 120_000,
+          ...(round_ > 0 ? { env: { JITI_REBUILD_FS_CACHE: '1' } } : {}),
+        });
+        endLeftovers();
+        if (run.code !== 0 || run.arrivals[0] === undefined) {
+          result.failures.push(`${v} round ${round_}: exit ${run.code} ${run.stderr.slice(-300)}`.trim());
+          continue;
+        }
+        if (round_ > 0) samples.get(v)!.push(round(run.arrivals[0], 1));
+      }
+    }
+  } finally {
+    for (const dir of dirs.values()) dir.cleanup();
+  }
+  for (const v of usable) {
+    const xs = samples.get(v)!;
+    result.variants[v] = { label: VARIANT_LABELS[v], firstRequestMs: xs, medianMs: round(median(xs), 1) };
   }
   return result;
 }

@@ -75,6 +75,14 @@ const TOKEN_SHAPES: Array<[RegExp, string]> = [
 
 const known = new Set<string>();
 let pattern: RegExp | undefined;
+/**
+ * Answers for short texts, valid while the secret set stays the same: tool descriptions and schema
+ * strings repeat (every "string", every cached catalog registered again), and 13 patterns per string
+ * are the bulk of registering a large catalog at session start.
+ */
+const answers = new Map<string, string>();
+const MEMO_MAX_CHARS = 1_024;
+const MEMO_MAX_ENTRIES = 20_000;
 
 /** Remembers secret values (and their JSON-escaped and URL-encoded spellings) for every later redact(). */
 export function addSecrets(values: Iterable<unknown>): void {
@@ -91,7 +99,10 @@ export function addSecrets(values: Iterable<unknown>): void {
     known.delete(known.values().next().value as string);
     changed = true;
   }
-  if (changed) pattern = undefined;
+  if (changed) {
+    pattern = undefined;
+    answers.clear();
+  }
 }
 
 /** Remembers every secret the given server definitions name. */
@@ -126,6 +137,11 @@ export function secretsOfDefinition(def: ServerDefinition): string[] {
 /** The text with every known secret (longest first) and every token-shaped part replaced by ***. */
 export function redact(text: string, extraSecrets: readonly string[] = []): string {
   if (typeof text !== 'string') return text;
+  const memo = extraSecrets.length === 0 && text.length <= MEMO_MAX_CHARS;
+  if (memo) {
+    const answered = answers.get(text);
+    if (answered !== undefined) return answered;
+  }
   let out = text;
   if (extraSecrets.length > 0) {
     const extra = [...new Set(extraSecrets.flatMap((s) => (typeof s === 'string' ? spellings(s) : [])))]
@@ -136,6 +152,10 @@ export function redact(text: string, extraSecrets: readonly string[] = []): stri
   const secrets = knownPattern();
   if (secrets) out = out.replace(secrets, REDACTED);
   for (const [shape, replacement] of TOKEN_SHAPES) out = out.replace(shape, replacement);
+  if (memo) {
+    if (answers.size >= MEMO_MAX_ENTRIES) answers.clear();
+    answers.set(text, out);
+  }
   return out;
 }
 

@@ -21,7 +21,7 @@ export interface PiRun {
   bodies: ChatRequestBody[];
   /** ms after spawn at which request i arrived. */
   arrivals: number[];
-  /** ms after spawn at which request i had been answered (the whole SSE written). */
+  /** ms after spawn at which request i had been answered (the whole SSE written, after any thinking). */
   answered: number[];
   wallMs: number;
   peakRssMb: number;
@@ -38,6 +38,8 @@ export interface PiRunOptions {
   step: Step;
   timeoutMs?: number;
   sampleEveryMs?: number;
+  /** The model "thinks" this long before it answers each request (real models take seconds). */
+  thinkMs?: number;
 }
 
 function piEnv(dir: AgentDir, extra: Record<string, string> = {}): Record<string, string> {
@@ -55,9 +57,10 @@ export async function runPiTimed(opts: PiRunOptions): Promise<PiRun> {
   const answered: number[] = [];
   let spawnedAt = 0;
   const llm = await startFakeLlm({
-    script: (body, index) => {
+    script: async (body, index) => {
       arrivals[index] = performance.now() - spawnedAt;
       bodies[index] = body;
+      if (opts.thinkMs) await new Promise((resolve) => setTimeout(resolve, opts.thinkMs));
       const step = opts.step(body, index);
       // The step is written synchronously right after this returns; a microtask later it is sent.
       queueMicrotask(() => {

@@ -1,6 +1,7 @@
 // What leaves the session runtime for a person or a model, passed through the one redaction
 // (src/redact.ts): tool results and progress, and everything the host is asked to show or register.
 
+import { plainText } from '../catalog/terminal-text.ts';
 import { redact, redactDeep } from '../redact.ts';
 import type { ProgressUpdate, ToolResult } from '../tools/executor.ts';
 import type { HostPort } from './host-port.ts';
@@ -23,6 +24,8 @@ export function redactingHost(host: HostPort): HostPort {
     registerTool: (entry) =>
       host.registerTool({
         ...entry,
+        // `tool` only labels the registration here (calls go by `name`).
+        tool: plainText(entry.tool, 200),
         description: redact(entry.description),
         inputSchema: redactDeep(entry.inputSchema),
       }),
@@ -33,9 +36,9 @@ export function redactingHost(host: HostPort): HostPort {
             host.registerPrompt?.(server, redactDeep(prompt) as typeof prompt),
         }
       : {}),
-    registerToolSearch: (description) => host.registerToolSearch(redact(description)),
+    registerToolSearch: (description) => host.registerToolSearch(plainText(redact(description))),
     setActiveMcpTools: (names) => host.setActiveMcpTools(names),
-    setStatus: (text) => host.setStatus(text === undefined ? undefined : redact(text)),
-    notify: (message, level) => host.notify(redact(message), level),
+    setStatus: (text) => host.setStatus(text === undefined ? undefined : plainText(redact(text))),
+    notify: (message, level) => host.notify(plainText(redact(message)), level),
   };
 }

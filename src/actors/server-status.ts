@@ -1,6 +1,7 @@
 // Human-readable views of server actor snapshots: the status-bar line, /mcp, the CLI. They read the
 // snapshots (the one source of truth) and never show a secret: only names, states and error text.
 
+import { plainText } from '../catalog/terminal-text.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
 import { redact } from '../redact.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
@@ -82,7 +83,7 @@ export function describeServers(
     const state = stateOf(ref);
     const ctx = ref.getSnapshot().context;
     // Servers print what they like on stderr, tokens included: never show a configured secret.
-    const clean = (text: string) => redact(text);
+    const clean = (text: string) => plainText(redact(text));
     const tools = ctx.catalog?.tools.length;
     const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : (STATE_LABEL[state] ?? state)}`;
     if (options.brief) {

@@ -11,7 +11,7 @@ import {
 } from 'xstate';
 import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
-import { buildCatalog, type Catalog, type CatalogEntry, type ServerTools } from '../catalog/catalog.ts';
+import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../catalog/exposure.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig } from '../config/types.ts';
@@ -27,14 +27,15 @@ import {
 import { addServerSecrets, redactDeep } from '../redact.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
-import { lineBudget, serverLine } from '../tools/server-summary.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
-import { buildToolSearchDescription, renderSearchOutcome, searchCatalog } from '../tools/tool-search.ts';
+import { renderSearchOutcome, searchCatalog } from '../tools/tool-search-answer.ts';
+import { readSession, type SessionStartup, serverTools } from './describe-session.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
 import { redactingHost, redactProgress, redactResult } from './outbound.ts';
 import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
 import { RegisteredTools } from './registered-tools.ts';
+import { reportConfigDiagnostics } from './report-diagnostics.ts';
 import { serverLogic } from './server-actor.ts';
 import { describeServers, statusLine } from './server-status.ts';
 import { type Clock, unrefClock } from './unref-clock.ts';
@@ -43,6 +44,8 @@ export interface RuntimeOptions {
   host: HostPort;
   connector: Connector;
   loadConfig(request: StartRequest): LoadedConfig;
+  /** A session the host has already read for this request (Pi's startup path): config and cache are read once. */
+  readSession?(request: StartRequest): SessionStartup | undefined;
   cache?: CacheStore;
   logger: Logger;
   tempDir: string;
@@ -51,6 +54,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** How the host answers a server's requests (elicitation, sampling, roots); none: not declared. */
   serverRequests?: (server: string) => HostRequests;
+  /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
+  startLoadedServers?: boolean;
 }
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -78,52 +83,6 @@ export interface Runtime {
   /** Sends SESSION_SHUTDOWN and resolves when every server is closed. */
   stop(): Promise<void>;
   dispose(): void;
-}
-
-/** Every configured server's known tools; session-disabled servers keep their names (and are filtered
- * out of the active set and of search), so enabling one again changes nothing for the model. */
-function serverTools(context: Pick<SessionContext, 'config' | 'catalogs'>): ServerTools[] {
-  return (context.config?.servers ?? []).map((definition) => {
-    const known = context.catalogs[definition.name];
-    if (!known) return { definition };
-    return {
-      definition,
-      tools: known.tools,
-      resources: known.resources,
-      ...(known.serverInfo?.title ? { title: known.serverInfo.title } : {}),
-      ...(known.instructions ? { instructions: known.instructions } : {}),
-    };
-  });
-}
-
-/** The session's catalog from config + cache, and ToolSearch's description built from it. */
-export function describeSession(config: LoadedConfig, cached: Record<string, KnownCatalog>) {
-  const catalog = buildCatalog(serverTools({ config, catalogs: cached }), {
-    toolPrefix: config.settings.toolPrefix,
-    ...(config.settings.directToolsEnv ? { directToolsEnv: config.settings.directToolsEnv } : {}),
-  });
-  const deferred = catalog.entries.filter((e) => e.exposure === 'deferred');
-  const summaries = config.servers.map((d) => {
-    const names = catalog.entries.filter((e) => e.server === d.name).map((e) => e.tool);
-    const known = cached[d.name];
-    const line = serverLine(d.name, {
-      description: d.description,
-      title: known?.serverInfo?.title,
-      instructions: known?.instructions,
-      toolNames: names,
-      budget: lineBudget(config.servers.length),
-    });
-    return {
-      name: d.name,
-      ...(line ? { line } : {}),
-      ...(cached[d.name] ? { toolCount: names.length } : {}),
-    };
-  });
-  return { catalog, description: buildToolSearchDescription(deferred, summaries) };
-}
-
-export function sessionDescription(config: LoadedConfig, cached: Record<string, KnownCatalog>): string {
-  return describeSession(config, cached).description;
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
@@ -161,18 +120,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return [...new Set([...direct, ...activated])];
   }
 
+  // The children object keeps its identity until a child is spawned or stopped: calls reuse the map.
+  let refsOf: { children: unknown; refs: Record<string, ServerActorRef> } | undefined;
   function childRefs(): Record<string, ServerActorRef> {
-    const out: Record<string, ServerActorRef> = {};
     const children = actor.getSnapshot().children as Record<string, AnyActorRef | undefined>;
+    if (refsOf?.children === children) return refsOf.refs;
+    const refs: Record<string, ServerActorRef> = {};
     for (const [id, ref] of Object.entries(children)) {
-      if (ref && id.startsWith('server:')) out[id.slice('server:'.length)] = ref as ServerActorRef;
+      if (ref && id.startsWith('server:')) refs[id.slice('server:'.length)] = ref as ServerActorRef;
     }
-    return out;
+    refsOf = { children, refs };
+    return refs;
   }
 
   // Every connection this runtime opened and has not closed yet, however its actor ended: shutdown
   // waits for all of them, so no server process outlives the session.
   const openConnections = new Set<Connection>();
+  /** Metadata-cache writes still under way: a short session waits for them before it ends. */
+  let cacheWrites: Promise<void> = Promise.resolve();
   /** Call statistics (settings.captureStats), per session. */
   let stats: CallStats | undefined;
   const connector: Connector = async (definition, connectOptions) => {
@@ -193,22 +158,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       server: serverLogic,
       loadSession: fromPromise<LoadedSession, { request: StartRequest; generation: number }>(
         async ({ input }) => {
-          const config = options.loadConfig(input.request);
+          const { config, cached, catalog, description } =
+            options.readSession?.(input.request) ??
+            readSession(options.loadConfig(input.request), options.cache);
           addServerSecrets(config.servers);
-          const cached: Record<string, KnownCatalog> = {};
-          if (options.cache) {
-            config.diagnostics.push(...options.cache.read().diagnostics);
-            for (const def of config.servers) {
-              const entry = options.cache.validEntry(def);
-              if (entry) cached[def.name] = entry;
-            }
-          }
           const capture = config.settings.captureStats;
           await stats?.dispose();
           stats = capture
             ? createCallStats({ path: capture.path, flushDelayMs: capture.flushDelayMs })
             : undefined;
-          const { catalog, description } = describeSession(config, cached);
           // The same catalog serves registration when the session enters running (same config, same cache).
           current = {
             generation: input.generation,
@@ -228,22 +186,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         };
         await Promise.all(Array.from({ length: Math.min(input.limit, queue.length) }, worker));
       }),
-      shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(
-        async ({ input }) => {
-          const closing = [...openConnections].map((c) => c.close());
-          const config = actor.getSnapshot().context.config;
-          if (options.cache && config) {
-            const updates: Parameters<CacheStore['write']>[0] = {};
-            for (const name of input.live) {
-              const def = config.servers.find((d) => d.name === name);
-              const known = input.catalogs[name];
-              if (def && known) updates[name] = redactDeep(cachedServerFromCatalog(def, known));
-            }
-            if (Object.keys(updates).length > 0) await options.cache.write(updates);
-          }
-          await Promise.allSettled([...closing, stats?.dispose()]);
-        },
-      ),
+      // Every live catalog was written when it arrived (writeCache); shutdown only waits for those writes.
+      shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async () => {
+        const closing = [...openConnections].map((c) => c.close());
+        await Promise.allSettled([...closing, cacheWrites, stats?.dispose()]);
+      }),
     },
     actions: {
       registerTools: ({ context }) => {
@@ -274,11 +221,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (event.type !== 'SERVER.CATALOG') return;
         const def = context.config?.servers.find((d) => d.name === event.name);
         if (!options.cache || !def) return;
-        options.cache
+        const written = options.cache
           .write({ [event.name]: redactDeep(cachedServerFromCatalog(def, event.catalog)) })
           .catch((error: unknown) => {
             logger.warn(`cache write failed: ${String(error)}`);
           });
+        cacheWrites = Promise.all([cacheWrites, written]).then(() => undefined);
       },
       reportLoadFailure: ({ event }) => {
         const error = (event as { error?: unknown }).error;
@@ -289,15 +237,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         );
       },
       reportDiagnostics: ({ context }) => {
-        for (const d of context.config?.diagnostics ?? []) {
-          const where = [d.file, d.path].filter(Boolean).join(' ');
-          const text = `MCP config${where ? ` ${where}` : ''}: ${d.message}${d.fix ? ` (${d.fix})` : ''}`;
-          if (d.level === 'info') logger.info(text);
-          else {
-            logger.warn(text);
-            host.notify(text, d.level === 'error' ? 'error' : 'warning');
-          }
-        }
+        if (context.config) reportConfigDiagnostics(context.config, logger, host.notify);
       },
     },
   });
@@ -345,6 +285,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return results.filter((r): r is string => r !== undefined);
   }
 
+  /**
+   * The model calls what it just loaded on its next turn, seconds away: its servers start now. A start
+   * that is never used ends with the idle timeout; a server that needs auth or waits in backoff stays so.
+   */
+  function startInBackground(entries: CatalogEntry[]) {
+    if (options.startLoadedServers === false) return;
+    const refs = childRefs();
+    for (const server of new Set(entries.map((e) => e.server))) {
+      const ref = refs[server];
+      if (ref) void ensureConnected(ref);
+    }
+  }
+
   return {
     actor,
     catalog,
@@ -359,8 +312,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         new Set(activeNames(context)),
         (e) => !context.disabled.includes(e.server),
       );
-      if (outcome.kind === 'loaded')
+      if (outcome.kind === 'loaded') {
         actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });
+        startInBackground(outcome.entries);
+      }
       const loaded = outcome.kind === 'loaded' ? outcome.entries.map(entrySummary) : [];
       for (const server of new Set(loaded.map((e) => e.server))) {
         const key = `${context.generation}:${server}`;

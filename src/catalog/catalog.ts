@@ -6,7 +6,7 @@ import type { JsonSchema, ResourceDescriptor, ToolDescriptor } from '../adapters
 import type { DirectToolsSpec, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
-import { createSearchIndex, type SearchIndex } from './search.ts';
+import { MAX_DESCRIPTION_CHARS, plainText } from './terminal-text.ts';
 
 export interface CatalogEntry {
   /** Registered (model-facing) name. */
@@ -35,8 +35,8 @@ export interface ServerTools {
 export interface Catalog {
   entries: CatalogEntry[];
   byName: ReadonlyMap<string, CatalogEntry>;
-  /** Built lazily on first access. */
-  readonly search: SearchIndex;
+  /** Server descriptions by name, for the search index (src/catalog/search.ts builds it on first use). */
+  serverDescriptions: ReadonlyMap<string, string | undefined>;
   warnings: string[];
 }
 
@@ -71,8 +71,8 @@ function candidatesOf(
       server: def.name,
       tool: tool.name,
       kind: 'tool',
-      description: tool.description ?? tool.title ?? '',
-      ...(tool.title ? { title: tool.title } : {}),
+      description: plainText(tool.description ?? tool.title ?? '', MAX_DESCRIPTION_CHARS),
+      ...(tool.title ? { title: plainText(tool.title, 200) } : {}),
       inputSchema: isObjectSchema(tool.inputSchema) ? tool.inputSchema : EMPTY_OBJECT_SCHEMA,
       exposure,
     });
@@ -93,7 +93,10 @@ function candidatesOf(
       tool,
       kind: 'resource',
       uri: resource.uri,
-      description: `Read resource ${resource.uri}${resource.description ? `: ${resource.description}` : ''}`,
+      description: plainText(
+        `Read resource ${resource.uri}${resource.description ? `: ${resource.description}` : ''}`,
+        MAX_DESCRIPTION_CHARS,
+      ),
       inputSchema: EMPTY_OBJECT_SCHEMA,
       exposure,
     });
@@ -152,25 +155,5 @@ export function buildCatalog(
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const byName = new Map(entries.map((e) => [e.name, e]));
   const serverDescriptions = new Map(servers.map((s) => [s.definition.name, serverAbout(s)]));
-  let search: SearchIndex | undefined;
-  return {
-    entries,
-    byName,
-    warnings,
-    // Built on first use: startup registers tools without paying for the search index.
-    get search() {
-      search ??= createSearchIndex(
-        entries.map((e) => ({
-          name: e.name,
-          server: e.server,
-          tool: e.tool,
-          description: e.description,
-          ...(e.title ? { title: e.title } : {}),
-          inputSchema: e.inputSchema,
-          serverDescription: serverDescriptions.get(e.server),
-        })),
-      );
-      return search;
-    },
-  };
+  return { entries, byName, warnings, serverDescriptions };
 }

@@ -1,3 +1,4 @@
+import type { Catalog } from './catalog.ts';
 import { findPhrases, relatedTerms } from './search/concepts.ts';
 import { boundedEditDistance } from './search/edit-distance.ts';
 import { FIELD_KEYS, type FieldKey, toolFields } from './search/fields.ts';
@@ -611,6 +612,28 @@ function creditOnce(units: QueryUnit[]): QueryUnit[] {
  * much of the query matched, how well the query and the tool's own name match each other, word order
  * in the name, and a lookup-first prior for queries without a verb. Exact names always rank first.
  */
+const catalogIndexes = new WeakMap<Catalog, SearchIndex>();
+
+/** The catalog's search index, built on first use: startup registers tools without paying for it. */
+export function searchIndexOf(catalog: Catalog): SearchIndex {
+  let index = catalogIndexes.get(catalog);
+  if (!index) {
+    index = createSearchIndex(
+      catalog.entries.map((e) => ({
+        name: e.name,
+        server: e.server,
+        tool: e.tool,
+        description: e.description,
+        ...(e.title ? { title: e.title } : {}),
+        inputSchema: e.inputSchema,
+        serverDescription: catalog.serverDescriptions.get(e.server),
+      })),
+    );
+    catalogIndexes.set(catalog, index);
+  }
+  return index;
+}
+
 export function createSearchIndex(docs: SearchDoc[]): SearchIndex {
   const valid = Array.isArray(docs)
     ? docs.filter(

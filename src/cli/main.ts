@@ -14,6 +14,7 @@ import { connectMcp } from '../adapters/mcp/index.ts';
 import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
 import { defaultNpxCacheFile } from '../adapters/mcp/npx-resolver.ts';
 import { createCacheStore } from '../catalog/cache.ts';
+import { searchIndexOf } from '../catalog/search.ts';
 import { agentDirFrom, loadConfig } from '../config/load.ts';
 import { nullLogger } from '../logger.ts';
 import { redact } from '../redact.ts';
@@ -102,6 +103,8 @@ async function openRuntime(options: CliOptions, io: CliIo): Promise<Runtime> {
     cache: createCacheStore({ file: join(agentDir, 'mcp-cache.json') }),
     logger: nullLogger,
     tempDir: mkdtempSync(join(tmpdir(), 'pi-mcp-actors-cli-')),
+    // `search` answers from the cache and exits: no model call follows that a started server would serve.
+    startLoadedServers: false,
   });
   await runtime.start({ cwd: options.cwd, projectTrusted: options.trustProject });
   const config = runtime.actor.getSnapshot().context.config;
@@ -192,16 +195,18 @@ async function search(runtime: Runtime, options: CliOptions, io: CliIo): Promise
     const result = await runtime.toolSearch(query);
     if (!options.json) return io.out((result.content[0] as { text: string }).text);
     const catalog = runtime.catalog();
-    const hits = catalog.search.search(query, 5).map((h) => {
-      const e = catalog.byName.get(h.name)!;
-      return {
-        name: e.name,
-        server: e.server,
-        tool: e.tool,
-        score: h.score,
-        description: oneLine(e.description, 120),
-      };
-    });
+    const hits = searchIndexOf(catalog)
+      .search(query, 5)
+      .map((h) => {
+        const e = catalog.byName.get(h.name)!;
+        return {
+          name: e.name,
+          server: e.server,
+          tool: e.tool,
+          score: h.score,
+          description: oneLine(e.description, 120),
+        };
+      });
     io.out(JSON.stringify({ query, results: hits }));
   };
   if (options.positional[0] === '-') {

@@ -2,9 +2,17 @@
 // not parse is dropped as a whole by the caller. Objects are built with own properties only, so a
 // key named `__proto__` is just a key.
 
-import { type Node, type ParseError, parseTree, printParseErrorCode, stripComments } from 'jsonc-parser';
-import { parse as parseToml } from 'smol-toml';
+import { createRequire } from 'node:module';
+import type { Node, ParseError } from 'jsonc-parser';
 import type { PathSegment } from './json-path.ts';
+
+// The parsers load when a file of their kind is read (a session without a TOML import never loads
+// smol-toml), through Node's own require: both ship CommonJS builds, which load faster than a transpile.
+const requireParser = createRequire(import.meta.url);
+let jsonc: typeof import('jsonc-parser') | undefined;
+let toml: typeof import('smol-toml') | undefined;
+const jsoncParser = () => (jsonc ??= requireParser('jsonc-parser') as typeof import('jsonc-parser'));
+const tomlParser = () => (toml ??= requireParser('smol-toml') as typeof import('smol-toml'));
 
 export type FileFormat = 'json' | 'toml';
 
@@ -58,6 +66,7 @@ const JSON_REASONS: Record<string, string> = {
 };
 
 function parseJsonText(text: string): ParseResult {
+  const { parseTree, printParseErrorCode, stripComments } = jsoncParser();
   const errors: ParseError[] = [];
   let root: Node | undefined;
   try {
@@ -113,7 +122,7 @@ function nodeValue(node: Node, path: PathSegment[], duplicates: PathSegment[][])
 
 function parseTomlText(text: string): ParseResult {
   try {
-    return { ok: true, empty: false, value: parseToml(text), duplicateKeys: [] };
+    return { ok: true, empty: false, value: tomlParser().parse(text), duplicateKeys: [] };
   } catch (error) {
     const line = numberProp(error, 'line') ?? 1;
     const column = numberProp(error, 'column') ?? 1;

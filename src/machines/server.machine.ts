@@ -87,7 +87,6 @@ export interface ServerContext {
   connection?: Connection;
   /** Calls bracketed by CALL_STARTED / CALL_FINISHED that have not finished yet. */
   inFlight: number;
-  lastUsedAt?: number;
   /** The last TRAIL_LENGTH states entered, oldest first; the last one is the current state. */
   trail: StateVisit[];
 }
@@ -304,8 +303,11 @@ export const serverMachine = setup({
     isAuthError: (_, params: { error: unknown }) => describeConnectError(params.error).kind === 'auth',
     reconnectsByItself: ({ context }) => context.lifecycle !== 'lazy',
     idleShutdownApplies: ({ context }) => idleShutdownApplies(context) && context.inFlight === 0,
+    /** Lazy servers with an idle timeout; eager and keep-alive ones never close for being idle. */
+    closesWhenIdle: ({ context }) => idleShutdownApplies(context),
     // Guards see the context before the event's actions: this CALL_FINISHED ends the last call.
     lastCallFinishing: ({ context }) => context.inFlight <= 1,
+    lastCallAndClosesWhenIdle: ({ context }) => context.inFlight <= 1 && idleShutdownApplies(context),
     // Running calls have their own timeouts; a ping next to them could only misjudge a busy server.
     healthCheckDue: ({ context }) => healthChecksApply(context) && context.inFlight === 0,
   },
@@ -407,14 +409,8 @@ export const serverMachine = setup({
       return { backoffDelayMs: delay, nextRetryAt: Date.now() + delay };
     }),
     clearRetry: assign({ backoffDelayMs: undefined, nextRetryAt: undefined }),
-    countCallStarted: assign({
-      inFlight: ({ context }) => context.inFlight + 1,
-      lastUsedAt: () => Date.now(),
-    }),
-    countCallFinished: assign({
-      inFlight: ({ context }) => Math.max(0, context.inFlight - 1),
-      lastUsedAt: () => Date.now(),
-    }),
+    countCallStarted: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
+    countCallFinished: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
     appendStderr: assign({
       stderrTail: ({ context }, params: { line: string }) => appendTail(context.stderrTail, params.line),
     }),
@@ -518,16 +514,26 @@ export const serverMachine = setup({
               description: 'nothing in flight; the idle timer runs for lazy servers',
               after: { idleTimeout: { guard: 'idleShutdownApplies', target: '#server.closed' } },
               // A call that started before a reconnect may still finish here.
-              on: { CALL_FINISHED: { target: 'idle', reenter: true, actions: 'countCallFinished' } },
-            },
-            active: {
-              description: 'calls in flight; the last one to finish re-arms the idle timer',
               on: {
                 CALL_FINISHED: [
-                  { guard: 'lastCallFinishing', target: 'idle', actions: 'countCallFinished' },
+                  { guard: 'closesWhenIdle', target: 'idle', reenter: true, actions: 'countCallFinished' },
+                  { target: 'open', actions: 'countCallFinished' },
+                ],
+              },
+            },
+            active: {
+              description: 'calls in flight; the last one to finish re-arms the idle timer (lazy servers)',
+              on: {
+                CALL_FINISHED: [
+                  { guard: 'lastCallAndClosesWhenIdle', target: 'idle', actions: 'countCallFinished' },
+                  { guard: 'lastCallFinishing', target: 'open', actions: 'countCallFinished' },
                   { actions: 'countCallFinished' },
                 ],
               },
+            },
+            open: {
+              description: 'nothing in flight; eager and keep-alive servers never idle out, so no timer runs',
+              on: { CALL_FINISHED: { actions: 'countCallFinished' } },
             },
           },
         },
@@ -591,5 +597,8 @@ export const serverMachine = setup({
 /** The top-level state of a server snapshot (the `connected` region details aside). */
 export function serverStateOf(snapshot: { value: unknown }): ServerState {
   const { value } = snapshot;
-  return (typeof value === 'string' ? value : Object.keys(value as object)[0]) as ServerState;
+  if (typeof value === 'string') return value as ServerState;
+  // The only parallel state is `connected`; reading its key allocates nothing (called on every call).
+  for (const key in value as object) return key as ServerState;
+  return 'init';
 }

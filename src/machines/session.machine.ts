@@ -104,7 +104,7 @@ export const sessionMachine = setup({
     warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async () => {
       throw new Error('warmup not provided');
     }),
-    /** Flushes live catalogs to the metadata cache and closes every connection (processes ended). */
+    /** Closes every connection (processes ended) once pending metadata-cache writes are done. */
     shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async () => {
       throw new Error('shutdown not provided');
     }),

@@ -110,7 +110,7 @@ export async function executeTool(
       { server: entry.server },
     );
   }
-  const started = performance.now();
+  const started = deps.stats ? performance.now() : 0;
   const ready = await ensureConnected(actor, signal ? { signal } : {});
   if (!ready.ok)
     return errorResult(ready.error.message, { server: entry.server, unavailable: ready.error.kind });
@@ -136,6 +136,7 @@ export async function executeTool(
     return { content, details: { server: entry.server, tool: entry.tool }, isError: true };
   } finally {
     actor.send({ type: 'CALL_FINISHED' });
+    // Only calls that are counted read the clock.
     deps.stats?.record({
       server: entry.server,
       tool: entry.tool,

@@ -5,6 +5,7 @@
 import { ensureConnected } from '../actors/ensure-connected.ts';
 import { describeServers } from '../actors/server-status.ts';
 import type { Runtime } from '../actors/session-actor.ts';
+import { searchIndexOf } from '../catalog/search.ts';
 import type { ToolResult } from './executor.ts';
 import { errorResult } from './executor.ts';
 import { summarizeParameters } from './param-summary.ts';
@@ -61,7 +62,7 @@ export async function runProxyTool(
   if (params.tool) {
     const entry = catalog.byName.get(params.tool);
     if (!entry) {
-      const close = catalog.search.suggest(params.tool, 5);
+      const close = searchIndexOf(catalog).suggest(params.tool, 5);
       return errorResult(
         `Unknown tool "${params.tool}".${close.length ? ` Close names: ${close.join(', ')}.` : ''} Use search to find tools.`,
       );
@@ -85,7 +86,7 @@ export async function runProxyTool(
     );
   }
   if (params.search) {
-    const hits = catalog.search.search(params.search, 12);
+    const hits = searchIndexOf(catalog).search(params.search, 12);
     if (hits.length === 0) return text(`No tools matched "${params.search}".`);
     return text(
       hits

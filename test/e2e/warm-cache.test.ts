@@ -96,8 +96,8 @@ describe('metadata cache and direct tools in the real Pi', () => {
         ChatRequestBody,
       ];
       expect(atFirstRequest).toEqual([]);
-      // Direct tools are registered at extension load, ToolSearch at session_start: that is their order.
-      expect(toolNames(first)).toEqual([...BUILTINS, 'fx__echo', TOOL_SEARCH]);
+      // session_start registers ToolSearch, then the tools (direct ones active): that is their order.
+      expect(toolNames(first)).toEqual([...BUILTINS, TOOL_SEARCH, 'fx__echo']);
       expect(toolDeclaration(first, 'fx__echo')?.function.parameters).toEqual(FIXTURE_TOOLS.echo.inputSchema);
       // The description knows the server's tool count from the cache (a cold session says `fx (?)`).
       expect(toolDeclaration(first, TOOL_SEARCH)?.function.description).toMatch(/\bfx \(\d+\)/);

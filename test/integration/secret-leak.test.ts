@@ -77,13 +77,13 @@ describe('a server that prints its token on stderr and exits', () => {
     const inspectFile = join(root, 'inspect.jsonl');
 
     const pi = new RecordingPi(project, true);
-    const runtime = bridgePi(pi, {
+    const bridge = bridgePi(pi, {
       connector: connectMcp,
       env: { PI_CODING_AGENT_DIR: agentDir, PI_MCP_INSPECT: inspectFile },
       homeDir: root,
     });
-    runtimes.push(runtime);
     await pi.emit('session_start', { reason: 'startup' });
+    runtimes.push(await bridge.runtime());
 
     const search = text(await pi.callTool('ToolSearch', { query: 'echo' }));
     const call = await pi.callTool('leaky__echo', { text: 'hi' });

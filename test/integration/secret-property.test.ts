@@ -90,7 +90,7 @@ describe('secrets planted anywhere in the config', () => {
         );
         const inspectFile = join(root, 'inspect.jsonl');
         const pi = new RecordingPi(project, true);
-        const runtime = bridgePi(pi, {
+        const bridge = bridgePi(pi, {
           connector: connectMcp,
           env: { PI_CODING_AGENT_DIR: agentDir, PI_MCP_INSPECT: inspectFile },
           homeDir: root,
@@ -153,6 +153,7 @@ describe('secrets planted anywhere in the config', () => {
         } finally {
           await cliDone.catch(() => undefined);
           vi.unstubAllEnvs();
+          const runtime = await bridge.runtime();
           await runtime.stop();
           runtime.dispose();
           rmSync(root, { recursive: true, force: true });

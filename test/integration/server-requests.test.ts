@@ -8,16 +8,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
-import type { Runtime } from '../../src/actors/session-actor.ts';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
-import { bridgePi } from '../../src/adapters/pi/bridge.ts';
+import { bridgePi, type PiBridge } from '../../src/adapters/pi/bridge.ts';
 import { EVERYTHING_ENTRY } from '../fixtures/servers/spawn.ts';
 import { RecordingPi } from '../support/recording-pi.ts';
 
 let root: string;
 let agentDir: string;
 let project: string;
-const runtimes: Runtime[] = [];
+const bridges: PiBridge[] = [];
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'pi-mcp-requests-'));
@@ -32,7 +31,8 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) {
+  for (const bridge of bridges.splice(0)) {
+    const runtime = await bridge.runtime();
     await runtime.stop();
     runtime.dispose();
   }
@@ -50,13 +50,14 @@ async function boot(options: { hasUI?: boolean; debug?: boolean } = {}) {
   }
   const pi = new RecordingPi(project);
   if (options.hasUI === false) Object.assign(pi.ctx, { hasUI: false, mode: 'print' });
-  const runtime = bridgePi(pi, {
+  const bridge = bridgePi(pi, {
     connector: connectMcp,
     env: { PI_CODING_AGENT_DIR: agentDir },
     homeDir: root,
   });
-  runtimes.push(runtime);
+  bridges.push(bridge);
   await pi.emit('session_start', {});
+  const runtime = await bridge.runtime();
   // server-everything adds its elicitation and roots tools after initialize, for the capabilities we declared.
   await waitFor(
     runtime.actor,

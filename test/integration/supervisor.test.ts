@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
-import type { Runtime } from '../../src/actors/session-actor.ts';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
-import { bridgePi } from '../../src/adapters/pi/bridge.ts';
+import { bridgePi, type PiBridge } from '../../src/adapters/pi/bridge.ts';
 import {
   type HttpFixture,
   listDescendants,
@@ -21,7 +20,7 @@ import { RecordingPi } from '../support/recording-pi.ts';
 let root: string;
 let agentDir: string;
 let project: string;
-const runtimes: Runtime[] = [];
+const bridges: PiBridge[] = [];
 const fixtures: HttpFixture[] = [];
 
 function writeUserConfig(config: unknown) {
@@ -31,9 +30,9 @@ function writeUserConfig(config: unknown) {
 function boot(options: { trusted?: boolean; env?: Record<string, string> } = {}) {
   const pi = new RecordingPi(project, options.trusted ?? true);
   const env = { PI_CODING_AGENT_DIR: agentDir, ...options.env };
-  const runtime = bridgePi(pi, { connector: connectMcp, env, homeDir: root });
-  runtimes.push(runtime);
-  return { pi, runtime };
+  const bridge = bridgePi(pi, { connector: connectMcp, env, homeDir: root });
+  bridges.push(bridge);
+  return { pi, bridge };
 }
 
 const stdio = (flags: string[] = [], extra: Record<string, unknown> = {}) => ({
@@ -52,7 +51,8 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) {
+  for (const bridge of bridges.splice(0)) {
+    const runtime = await bridge.runtime();
     await runtime.stop();
     runtime.dispose();
   }
@@ -69,8 +69,9 @@ describe('supervisor with real servers', () => {
         beta: stdio(['--name', 'beta']),
       },
     });
-    const { pi, runtime } = boot();
+    const { pi, bridge } = boot();
     await pi.emit('session_start', { reason: 'startup' });
+    const runtime = await bridge.runtime();
     // Direct tools are there for the first request: session_start waited for alpha (not cached).
     expect(pi.activeMcp()).toEqual(['ToolSearch', 'alpha__echo']);
 
@@ -103,34 +104,70 @@ describe('supervisor with real servers', () => {
     expect(pi.activeMcp()).toContain('beta__add');
   });
 
+  it('before the first model request only config and cache are read; the runtime starts after it and fills a cold cache', async () => {
+    writeUserConfig({
+      mcpServers: {
+        early: stdio(['--name', 'early'], { lifecycle: 'eager' }),
+        cold: stdio(['--name', 'cold']),
+      },
+    });
+    const { pi } = boot();
+    await pi.emit('session_start', { reason: 'startup' });
+    // ToolSearch is registered and the active set narrowed; no runtime yet: no status, no process.
+    expect(pi.activeMcp()).toEqual(['ToolSearch']);
+    expect(pi.status).toBeUndefined();
+    expect(serverProcesses()).toHaveLength(0);
+    await pi.emit('agent_start', {});
+    await pi.emit('before_provider_request', { payload: {} });
+    // Once the request is on its way: the eager server and the one whose tools are unknown connect,
+    // and each one's cache entry is written as soon as it has listed its tools (no shutdown needed).
+    await waitForServerProcesses(2);
+    const cacheFile = join(agentDir, 'mcp-cache.json');
+    await vi.waitFor(
+      () =>
+        expect(Object.keys(JSON.parse(readFileSync(cacheFile, 'utf8')).servers).sort()).toEqual([
+          'cold',
+          'early',
+        ]),
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(pi.status).toMatch(/MCP/);
+  });
+
   it('warm cache + lazy servers: tools registered with no process started; the first call starts exactly one', async () => {
     writeUserConfig({
       mcpServers: { one: stdio([], { directTools: ['echo'] }), two: stdio(['--name', 'two']) },
     });
     const first = boot();
     await first.pi.emit('session_start', {});
-    await waitFor(first.runtime.actor, (s) => Boolean(s.context.catalogs.one && s.context.catalogs.two));
+    await waitFor((await first.bridge.runtime()).actor, (s) =>
+      Boolean(s.context.catalogs.one && s.context.catalogs.two),
+    );
     await first.pi.emit('session_shutdown', {});
     await waitForServerProcesses(0);
 
     const { pi } = boot();
-    // Direct tools exist from extension load, before session_start, from the cache alone.
-    expect(pi.activeMcp()).toEqual(['one__echo']);
+    // The direct tool exists after session_start, from the cache alone, before any runtime work; the
+    // deferred ones (inactive, not in the first request) are registered once the runtime has started.
     await pi.emit('session_start', {});
     expect(pi.activeMcp()).toEqual(['ToolSearch', 'one__echo']);
+    expect([...pi.tools.keys()].filter((n) => n.includes('__'))).toEqual(['one__echo']);
+    expect(serverProcesses()).toHaveLength(0);
+    const found = await pi.callTool('ToolSearch', { query: 'select:two__add' });
     expect(pi.tools.has('one__add')).toBe(true);
     expect(pi.tools.has('two__add')).toBe(true);
-    const found = await pi.callTool('ToolSearch', { query: 'select:two__add' });
     expect(text(found)).toContain('two__add');
-    expect(serverProcesses()).toHaveLength(0);
+    // Loading two__add starts its server in the background, for the call the model makes next.
+    await waitForServerProcesses(1);
     expect(text(await pi.callTool('two__add', { a: 1, b: 2 }))).toContain('3');
     expect(serverProcesses()).toHaveLength(1);
   });
 
   it('a list_changed adds the new tool, registered but inactive, and ToolSearch keeps its description', async () => {
     writeUserConfig({ mcpServers: { live: stdio(['--list-changed']) } });
-    const { pi, runtime } = boot();
+    const { pi, bridge } = boot();
     await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
     const description = pi.tools.get('ToolSearch')!.description;
     await pi.callTool('ToolSearch', { query: 'select:live__change_lists' });
     const changed = await pi.callTool('live__change_lists', {});
@@ -148,8 +185,9 @@ describe('supervisor with real servers', () => {
 
   it('a changed tool is registered again under its name, a vanished one withdrawn; search, /mcp tools and the cache follow', async () => {
     writeUserConfig({ mcpServers: { live: stdio(['--list-changed']) } });
-    const { pi, runtime } = boot();
+    const { pi, bridge } = boot();
     await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
     await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.live));
     const description = pi.tools.get('ToolSearch')!.description;
     expect(pi.tools.get('live__echo')!.parameters).not.toHaveProperty('properties.volume');
@@ -185,6 +223,7 @@ describe('supervisor with real servers', () => {
     await pi.emit('session_shutdown', {});
     const next = boot();
     await next.pi.emit('session_start', {});
+    await next.bridge.runtime();
     expect(next.pi.tools.get('live__echo')!.parameters).toMatchObject({ required: ['text', 'volume'] });
     expect(next.pi.tools.has('live__environment')).toBe(false);
   });
@@ -198,15 +237,16 @@ describe('supervisor with real servers', () => {
     };
     const first = boot();
     await first.pi.emit('session_start', {});
-    await waitFor(first.runtime.actor, (s) => Boolean(s.context.catalogs.live));
+    await waitFor((await first.bridge.runtime()).actor, (s) => Boolean(s.context.catalogs.live));
     await first.pi.emit('session_shutdown', {});
     const file = join(agentDir, 'mcp-cache.json');
     const cache = JSON.parse(readFileSync(file, 'utf8'));
     cache.servers.live.tools = [stale, { ...stale, name: 'retired_tool' }];
     writeFileSync(file, JSON.stringify(cache));
 
-    const { pi, runtime } = boot();
+    const { pi, bridge } = boot();
     await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
     await waitFor(runtime.actor, (s) => !s.context.fromCache.includes('live'));
     expect(pi.tools.get('live__echo')!.description).toBe('Echoes the text back.');
     expect(pi.tools.get('live__echo')!.parameters).toMatchObject({ required: ['text'] });
@@ -217,8 +257,9 @@ describe('supervisor with real servers', () => {
     const http = await startHttpFixture();
     fixtures.push(http);
     writeUserConfig({ mcpServers: { web: { url: http.url } } });
-    const { pi, runtime } = boot();
+    const { pi, bridge } = boot();
     await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
     await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.web));
     expect(pi.tools.has('web__echo')).toBe(true);
     await pi.callTool('ToolSearch', { query: 'select:web__change_lists' });
@@ -257,8 +298,9 @@ describe('supervisor with real servers', () => {
 
   it('debug: true writes the stderr of the server to the log as it arrives', async () => {
     writeUserConfig({ mcpServers: { loud: stdio(['--chatty-stderr', '2'], { debug: true }) } });
-    const { pi, runtime } = boot();
+    const { pi, bridge } = boot();
     await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
     await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.loud));
     await vi.waitFor(
       () =>
@@ -283,8 +325,9 @@ describe('supervisor with real servers', () => {
         },
       },
     });
-    const { pi, runtime } = boot();
+    const { pi, bridge } = boot();
     await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
     await waitFor(runtime.servers().leaky!, (s) => s.context.lastError !== undefined, { timeout: 10_000 });
     const status = await pi.command('mcp');
     expect(status).toMatch(/leaky/);
@@ -298,8 +341,9 @@ describe('supervisor with real servers', () => {
       join(agentDir, 'mcp.json'),
       JSON.stringify({ mcpServers: { fx: stdio() }, settings: { proxyTool: true } }),
     );
-    const { pi, runtime } = boot();
+    const { pi, bridge } = boot();
     await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
     await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.fx));
     expect(pi.activeMcp()).toContain('mcp');
     expect(text(await pi.callTool('mcp', {}))).toMatch(/fx: connected/);
@@ -319,8 +363,9 @@ describe('supervisor with real servers', () => {
     const secret = 'ghp_inspectme0123456789';
     const file = join(root, 'inspect.jsonl');
     writeUserConfig({ mcpServers: { fx: stdio([], { env: { GITHUB_TOKEN: secret } }) } });
-    const { pi, runtime } = boot({ env: { PI_MCP_INSPECT: file } });
+    const { pi, bridge } = boot({ env: { PI_MCP_INSPECT: file } });
     await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
     await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.fx));
     await pi.emit('session_shutdown', {});
     const raw = readFileSync(file, 'utf8');
@@ -335,16 +380,18 @@ describe('supervisor with real servers', () => {
 
   it('a non-loopback inspection target is refused with a clear message, and MCP still works', async () => {
     writeUserConfig({ mcpServers: { fx: stdio() } });
-    const { pi, runtime } = boot({ env: { PI_MCP_INSPECT: 'ws://10.1.2.3:9000/x' } });
+    const { pi, bridge } = boot({ env: { PI_MCP_INSPECT: 'ws://10.1.2.3:9000/x' } });
     await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
     expect(pi.notifications.map((n) => n.message).join('\n')).toMatch(/inspection is off: .*only loopback/);
     await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.fx));
   });
 
   it('servers other extensions register (pi.getMcpServers, mcp_servers_change) are connected too', async () => {
     writeUserConfig({ mcpServers: { mine: stdio() } });
-    const { pi, runtime } = boot();
+    const { pi, bridge } = boot();
     await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
     await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.mine));
     expect(pi.tools.has('theirs__echo')).toBe(false);
     pi.mcpServers = [
@@ -365,16 +412,18 @@ describe('supervisor with real servers', () => {
     expect(await pi.command('mcp')).toMatch(/local: skipped/);
   });
 
-  it('three rapid session starts with slow connects: the last generation survives, nothing leaks', async () => {
+  it('three rapid session starts with slow connects: one runtime start, nothing leaks', async () => {
     writeUserConfig({ mcpServers: { slow: stdio(['--slow-start-ms', '300'], { lifecycle: 'eager' }) } });
-    const { pi, runtime } = boot();
+    const { pi, bridge } = boot();
     await Promise.all([
       pi.emit('session_start', {}),
       pi.emit('session_start', {}),
       pi.emit('session_start', {}),
     ]);
+    // The runtime loads after them, with the last session.
+    const runtime = await bridge.runtime();
     await waitFor(runtime.actor, (s) => s.matches('running'));
-    expect(runtime.actor.getSnapshot().context.generation).toBe(3);
+    expect(runtime.actor.getSnapshot().context.generation).toBe(1);
     const slow = runtime.servers().slow!;
     await waitFor(slow, (s) => s.matches('connected'), { timeout: 15_000 });
     expect(Object.keys(runtime.servers())).toEqual(['slow']);

@@ -204,7 +204,7 @@ describe('connected', () => {
     expect(stateOf(h)).toBe('connected');
     expect(h.actor.getSnapshot().context.inFlight).toBe(1);
     h.actor.send({ type: 'CALL_FINISHED' });
-    expect(h.actor.getSnapshot().context).toMatchObject({ inFlight: 0, lastUsedAt: Date.now() });
+    expect(h.actor.getSnapshot().context.inFlight).toBe(0);
     h.advance(59_999);
     expect(stateOf(h)).toBe('connected');
     h.advance(1);
@@ -233,6 +233,32 @@ describe('connected', () => {
     h.advance(24 * 60 * 60_000);
     expect(stateOf(h)).toBe('connected');
   });
+
+  it.each([
+    ['eager', 'open'],
+    ['keep-alive', 'open'],
+    ['lazy', 'idle'],
+  ] as const)(
+    'a %s server waits between calls in usage %s (a timer only where it can idle out)',
+    async (lifecycle, usage) => {
+      const h = startServer({ lifecycle, definition: { idleTimeoutMs: 60_000 } });
+      await connect(h);
+      for (let call = 0; call < 3; call++) {
+        h.actor.send({ type: 'CALL_STARTED' });
+        h.actor.send({ type: 'CALL_STARTED' });
+        h.actor.send({ type: 'CALL_FINISHED' });
+        expect(h.actor.getSnapshot().matches({ connected: { usage: 'active' } })).toBe(true);
+        h.actor.send({ type: 'CALL_FINISHED' });
+        expect(h.actor.getSnapshot().matches({ connected: { usage } })).toBe(true);
+      }
+      // A call that began before a reconnect may finish after it: the count stays sane, the state too.
+      h.actor.send({ type: 'CALL_FINISHED' });
+      expect(h.actor.getSnapshot().matches({ connected: { usage } })).toBe(true);
+      expect(h.actor.getSnapshot().context.inFlight).toBe(0);
+      h.advance(60_000);
+      expect(stateOf(h)).toBe(lifecycle === 'lazy' ? 'closed' : 'connected');
+    },
+  );
 
   it('transport lost, lazy → closed with the error; the next CONNECT reconnects', async () => {
     const h = startServer();

@@ -7,12 +7,21 @@ import { createRuntime, type Runtime } from '../../src/actors/session-actor.ts';
 import type { ToolDescriptor } from '../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../../src/catalog/cache.ts';
+import type { CatalogEntry } from '../../src/catalog/catalog.ts';
 import type { LoadedConfig, ServerDefinition } from '../../src/config/types.ts';
 import { nullLogger } from '../../src/logger.ts';
 import type { ToolResult } from '../../src/tools/executor.ts';
 import { loadedConfig } from './config.ts';
 
-const TOOL_NAMES = ['echo', 'hang', 'crash', 'forget_sessions', 'slow_echo', 'big_output'];
+const TOOL_NAMES = [
+  'echo',
+  'hang',
+  'crash',
+  'forget_sessions',
+  'slow_echo',
+  'big_output',
+  'malformed_result',
+];
 export const KNOWN_TOOLS: ToolDescriptor[] = TOOL_NAMES.map((name) => ({
   name,
   description: `Fixture tool ${name}.`,
@@ -20,11 +29,11 @@ export const KNOWN_TOOLS: ToolDescriptor[] = TOOL_NAMES.map((name) => ({
 }));
 
 /** A metadata cache that knows KNOWN_TOOLS for every server and keeps nothing. */
-export function knownToolsCache(): CacheStore {
+export function knownToolsCache(tools: ToolDescriptor[] = KNOWN_TOOLS): CacheStore {
   return {
     file: '(memory)',
     read: () => ({ servers: {}, diagnostics: [], found: true }),
-    validEntry: (def) => cachedServerFromCatalog(def, { tools: KNOWN_TOOLS, resources: [] }),
+    validEntry: (def) => cachedServerFromCatalog(def, { tools, resources: [] }),
     write: async () => {},
   };
 }
@@ -32,14 +41,19 @@ export function knownToolsCache(): CacheStore {
 export interface RecordingHost extends HostPort {
   notices: string[];
   status: string | undefined;
+  registered: CatalogEntry[];
+  toolSearchDescription?: string;
 }
 
 export function recordingHost(): RecordingHost {
   const host: RecordingHost = {
     notices: [],
     status: undefined,
-    registerTool() {},
-    registerToolSearch() {},
+    registered: [],
+    registerTool: (entry) => host.registered.push(entry),
+    registerToolSearch: (description) => {
+      host.toolSearchDescription = description;
+    },
     setActiveMcpTools() {},
     setStatus: (text) => {
       host.status = text;
@@ -51,14 +65,19 @@ export function recordingHost(): RecordingHost {
 
 export async function startRuntime(
   servers: ServerDefinition[],
-  options: { tempDir: string; settings?: Partial<LoadedConfig['settings']>; host?: HostPort },
+  options: {
+    tempDir: string;
+    settings?: Partial<LoadedConfig['settings']>;
+    host?: HostPort;
+    tools?: ToolDescriptor[];
+  },
 ): Promise<Runtime> {
   const config = loadedConfig(servers, options.settings);
   const runtime = createRuntime({
     host: options.host ?? recordingHost(),
     connector: connectMcp,
     loadConfig: () => config,
-    cache: knownToolsCache(),
+    cache: knownToolsCache(options.tools),
     logger: nullLogger,
     tempDir: options.tempDir,
   });

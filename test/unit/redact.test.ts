@@ -101,3 +101,13 @@ describe('redactDeep', () => {
     expect(value.list[0]).toBe('a deep-secret-value-1 b');
   });
 });
+
+describe('redact answers repeated texts from memory', () => {
+  it('a secret learnt after a text was redacted is hidden the next time that text goes out', () => {
+    const text = 'session learnt-later-9f2c is open';
+    expect(redact(text)).toBe(text);
+    expect(redact(text)).toBe(text);
+    addSecrets(['learnt-later-9f2c']);
+    expect(redact(text)).toBe(`session ${REDACTED} is open`);
+  });
+});

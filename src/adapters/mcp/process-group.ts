@@ -120,15 +120,24 @@ export async function endProcessGroup(
     return;
   }
   signalGroup(pgid, 'SIGTERM');
-  const termDeadline = Date.now() + graceMs;
-  while (groupAlive(pgid) && Date.now() < termDeadline) await delay(pollMs);
+  await whileAlive(pgid, graceMs, pollMs);
   if (groupAlive(pgid)) {
     signalGroup(pgid, 'SIGKILL');
-    // SIGKILL cannot be ignored; this loop only waits for the kernel to tear the processes down.
-    const killDeadline = Date.now() + 5_000;
-    while (groupAlive(pgid) && Date.now() < killDeadline) await delay(pollMs);
+    // SIGKILL cannot be ignored; this only waits for the kernel to tear the processes down.
+    await whileAlive(pgid, 5_000, pollMs);
   }
   liveGroups.delete(pgid);
+}
+
+/** Waits while the group lives, at most `ms`. Looks again soon at first (most servers end within a few
+ * ms of a signal, and shutdown waits on this), then every `pollMs`. */
+async function whileAlive(pgid: number, ms: number, pollMs: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  let wait = 1;
+  while (groupAlive(pgid) && Date.now() < deadline) {
+    await delay(wait);
+    wait = Math.min(wait * 2, pollMs);
+  }
 }
 
 function delay(ms: number): Promise<void> {

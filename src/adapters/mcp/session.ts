@@ -25,7 +25,7 @@ import { GroupStdioTransport } from './stdio-transport.ts';
 const CLIENT_INFO = { name: 'pi-mcp-actors', version: '0.1.0' };
 
 export interface McpConnectorOptions {
-  /** stdio: after stdin is closed, how long the server may take to exit by itself (default 500 ms). */
+  /** stdio: after stdin is closed, how long the server may take to exit by itself (default STDIN_GRACE_MS, 20 ms). */
   stdinGraceMs?: number;
   /** stdio: after SIGTERM to the process group, how long before SIGKILL (default 2 s). */
   killGraceMs?: number;

@@ -7,6 +7,13 @@ import { StringDecoder } from 'node:string_decoder';
 import { endProcessGroup, spawnInGroup } from './process-group.ts';
 import type { StderrTail } from './stderr-tail.ts';
 
+/**
+ * How long a server may take to exit by itself once its stdin is closed, before its process group gets
+ * SIGTERM (itself a clean request to end). Short: Pi's exit waits on it, and servers that end on EOF do
+ * so within a few ms while those that keep timers never do.
+ */
+export const STDIN_GRACE_MS = 20;
+
 export interface StdioProcessOptions {
   command: string;
   args: string[];
@@ -138,7 +145,7 @@ export class StdioProcess {
       const hurried = new Promise<void>((resolve) => {
         this.hurry = resolve;
       });
-      await Promise.race([this.waitForExit(this.options.stdinGraceMs ?? 500), hurried]);
+      await Promise.race([this.waitForExit(this.options.stdinGraceMs ?? STDIN_GRACE_MS), hurried]);
     }
     await endProcessGroup(child, { graceMs: this.options.killGraceMs ?? 2_000 });
     // Wait for the leader's own exit event too, so exit info and the close callback are settled.

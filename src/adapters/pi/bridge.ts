@@ -1,19 +1,25 @@
 // The only module that knows Pi's extension API. It declares the narrow slice of it we use (PiHost,
-// which Pi's real ExtensionAPI satisfies structurally), bridges Pi's events to the session actor,
+// which Pi's real ExtensionAPI satisfies structurally), bridges Pi's events to the session runtime,
 // registers our tools, commands and flags, and implements the HostPort effects on top of Pi.
+//
+// Start-up cost is Pi's: before the first model request only the config and the metadata cache are
+// read (once) and ToolSearch and the tools are registered. The runtime (machines, actors, executor,
+// search, npx resolver) is ./session-runtime.ts, imported after that request is on its way, or at the
+// first tool call or /mcp, whichever comes first; the MCP SDK follows it in the background.
 
 import { randomBytes } from 'node:crypto';
 import { rmdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readSession, type SessionStartup } from '../../actors/describe-session.ts';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
-import { redactResult } from '../../actors/outbound.ts';
+import { redactingHost, redactResult } from '../../actors/outbound.ts';
 import { promptCommandName } from '../../actors/prompts.ts';
-import { createRuntime, type Runtime } from '../../actors/session-actor.ts';
+import { reportConfigDiagnostics } from '../../actors/report-diagnostics.ts';
+import type { Runtime } from '../../actors/session-actor.ts';
 import { createCacheStore } from '../../catalog/cache.ts';
-import { buildCatalog, type CatalogEntry } from '../../catalog/catalog.ts';
+import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../../catalog/exposure.ts';
-import { runMcpAuthCommand, runMcpCommand } from '../../commands/mcp-command.ts';
 import { LOG_FILE } from '../../config/defaults.ts';
 import { agentDirFrom, loadConfig } from '../../config/load.ts';
 import type { LoadedConfig } from '../../config/types.ts';
@@ -23,17 +29,9 @@ import { createLogger } from '../../logger.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
 import { addServerSecrets, redact } from '../../redact.ts';
 import type { ToolResult } from '../../tools/executor.ts';
-import {
-  PROXY_TOOL_NAME,
-  type ProxyParams,
-  proxyToolDescription,
-  proxyToolParameters,
-  runProxyTool,
-} from '../../tools/proxy-tool.ts';
+import type { ProxyParams } from '../../tools/proxy-tool.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.ts';
 import type { Connector } from '../mcp/connection-port.ts';
-import { withNpxResolution } from '../mcp/npx-connector.ts';
-import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
 import type { PiCustomUi } from './panel.ts';
 import { promptCommand } from './prompts.ts';
 import { isPiContext, piServerRequests } from './server-requests.ts';
@@ -107,17 +105,33 @@ export interface PiHost {
 
 export interface PiBridgeOptions {
   connector: Connector;
+  /** Loads the connector's code ahead of the first connect, in the background (index.ts: the MCP SDK). */
+  preloadConnector?: () => Promise<unknown>;
   env?: Record<string, string | undefined>;
   homeDir?: string;
+}
+
+/** What bridgePi hands back (for tests and embedding). */
+export interface PiBridge {
+  /** The session runtime, created and started with the current session on first need. */
+  runtime(): Promise<Runtime>;
 }
 
 export const STATUS_KEY = 'mcp';
 /** Tools of Pi's built-in MCP that must never stay active next to ours. */
 const BUILTIN_MCP_TOOL =
   /^(mcp__|tool_search$|list_mcp_resources$|list_mcp_resource_templates$|read_mcp_resource$)/;
+/**
+ * After the first model request is handed to the provider: long enough for it to be on the wire even on
+ * a loaded machine (loading the runtime blocks the event loop for tens of ms), short against a model's
+ * turn. A tool call or /mcp before then loads it at once; a one-shot answer exits without it.
+ */
+const AFTER_REQUEST_MS = 250;
+/** A session that sends no request soon (an interactive one waiting for its prompt) starts anyway. */
+const WITHOUT_REQUEST_MS = 1_000;
 
-/** Wires the extension into Pi; returns the session runtime (for tests and embedding). */
-export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
+/** Wires the extension into Pi. */
+export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   const env = options.env ?? process.env;
   const homeDir = options.homeDir ?? homedir();
   const agentDir = agentDirFrom(env, homeDir);
@@ -126,9 +140,19 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   const cache = createCacheStore({ file: join(agentDir, 'mcp-cache.json'), logger });
   const tempDir = join(tmpdir(), `pi-mcp-actors-${process.pid}-${randomBytes(4).toString('hex')}`);
   let ctx: PiContext | undefined;
-  const mcpToolNames = new Set<string>();
+  /** What Pi has of ours, by name: registering the same tool again (same text and schema) is skipped. */
+  const registered = new Map<string, string>();
+  let registeredDescription: string | undefined;
   let proxyRegistered = false;
-  let lastRequest: StartRequest | undefined;
+  /** The current session (Pi's session_start); undefined before the first and after shutdown. */
+  let request: StartRequest | undefined;
+  /** Read at session_start; the runtime's start for the same request takes it instead of reading again. */
+  let startup: SessionStartup | undefined;
+  let loading: Promise<Runtime> | undefined;
+  /** The runtime started with the current session. */
+  let starting: Promise<Runtime> | undefined;
+  let live: Runtime | undefined;
+  let backgroundStart: ReturnType<typeof setTimeout> | undefined;
 
   pi.registerFlag('mcp-config', {
     type: 'string',
@@ -157,7 +181,9 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
 
   /** The one registration of an MCP tool: first time, again when it changed, and `withdrawn` (hidden). */
   const registerMcpTool = (entry: CatalogEntry, active: boolean, withdrawn = false) => {
-    mcpToolNames.add(entry.name);
+    const registration = `${fingerprint(entry)}${withdrawn ? ':withdrawn' : ''}`;
+    if (registered.get(entry.name) === registration) return;
+    registered.set(entry.name, registration);
     pi.registerTool({
       ...(withdrawn ? { exposure: 'hidden' as const } : {}),
       name: entry.name,
@@ -168,18 +194,21 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       execute: (_id, params, signal, onUpdate, toolCtx) => {
         // The server may ask the user something during this call: its dialogs go to this context.
         if (isPiContext(toolCtx)) ctx = toolCtx;
-        return runtime.callTool(entry.name, params ?? {}, signal, onUpdate);
+        return withRuntime((runtime) => runtime.callTool(entry.name, params ?? {}, signal, onUpdate));
       },
     });
   };
 
   const registerToolSearch = (description: string) => {
+    if (registeredDescription === description) return;
+    registeredDescription = description;
     pi.registerTool({
       name: TOOL_SEARCH_NAME,
       label: 'ToolSearch',
       description,
       parameters: toolSearchParameters,
-      execute: (_id, params, signal) => runtime.toolSearch(String(params?.query ?? ''), signal),
+      execute: (_id, params, signal) =>
+        withRuntime((runtime) => runtime.toolSearch(String(params?.query ?? ''), signal)),
     });
   };
 
@@ -190,7 +219,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       pi.registerCommand(
         promptCommandName(server, prompt.name),
         promptCommand(server, prompt, {
-          runtime,
+          prompt: (s, n, a) => ready().then((rt) => rt.prompt(s, n, a)),
           tell,
           send: (content, commandCtx) =>
             pi.sendUserMessage?.(
@@ -201,7 +230,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       ),
     registerToolSearch,
     setActiveMcpTools(names) {
-      const keep = pi.getActiveTools().filter((n) => !mcpToolNames.has(n) && !BUILTIN_MCP_TOOL.test(n));
+      const keep = pi.getActiveTools().filter((n) => !registered.has(n) && !BUILTIN_MCP_TOOL.test(n));
       pi.setActiveTools([...new Set([...keep, TOOL_SEARCH_NAME, ...names])]);
     },
     setStatus: (text) => safely(() => ctx?.ui.setStatus(STATUS_KEY, text)),
@@ -209,19 +238,81 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
   };
 
   const serverRequests = piServerRequests(() => ctx);
-  const runtime: Runtime = createRuntime({
-    host,
-    connector: withNpxResolution(options.connector, defaultNpxCacheFile(agentDir)),
-    loadConfig: load,
-    cache,
-    logger,
-    inspect: inspection.inspect,
-    // Created by the first file written into it (spilled output, blobs); removed at shutdown.
-    tempDir,
-    serverRequests: serverRequests.forServer,
-  });
+  const runtimeModule = () => import('./session-runtime.ts');
+  const runtime = () =>
+    (loading ??= attachInspection()
+      .catch((e: unknown) => logger.warn(`inspection: ${String(e)}`))
+      .then(runtimeModule)
+      .then(({ createPiRuntime }) =>
+        createPiRuntime({
+          host,
+          connector: options.connector,
+          agentDir,
+          loadConfig: load,
+          readSession: (r) => {
+            const read = startup;
+            if (!read || r !== request) return undefined;
+            startup = undefined;
+            return read;
+          },
+          cache,
+          logger,
+          inspect: inspection.inspect,
+          // Created by the first file written into it (spilled output, blobs); removed at shutdown.
+          tempDir,
+          serverRequests: serverRequests.forServer,
+        }),
+      ));
 
-  registerDirectToolsFromCache();
+  /** The runtime, started with the current session (once per session_start). */
+  function ready(): Promise<Runtime> {
+    clearTimeout(backgroundStart);
+    starting ??= runtime().then(async (rt) => {
+      const current = request;
+      if (current) {
+        live = rt;
+        await guarded('session_start', () => rt.start(current));
+        // Off the critical path, one after the other: the search index, then the MCP SDK.
+        setImmediate(() => {
+          void runtimeModule()
+            .then(({ warmUp }) => warmUp(rt))
+            .then(() => options.preloadConnector?.())
+            .catch((e: unknown) => logger.warn(`warm-up: ${String(e)}`));
+        });
+      }
+      return rt;
+    });
+    return starting;
+  }
+
+  function startSoon(ms: number) {
+    clearTimeout(backgroundStart);
+    if (starting) return;
+    backgroundStart = setTimeout(() => void ready().catch(() => undefined), ms);
+    backgroundStart.unref?.();
+  }
+
+  /** Runs `fn` on the started runtime; a runtime that cannot load becomes a failed tool result. */
+  async function withRuntime(fn: (runtime: Runtime) => Promise<ToolResult>): Promise<ToolResult> {
+    try {
+      return await fn(await ready());
+    } catch (error) {
+      logger.error(`MCP runtime failed: ${String(error)}`);
+      return {
+        content: [{ type: 'text', text: `MCP is unavailable in this session: ${String(error)}` }],
+        details: {},
+        isError: true,
+      };
+    }
+  }
+
+  async function command(commandCtx: PiContext, name: string, run: (rt: Runtime) => Promise<string>) {
+    ctx = commandCtx;
+    const text = await ready()
+      .then(run)
+      .catch((e: unknown) => `/${name} failed: ${String(e)}`);
+    tell(commandCtx, text, 'info');
+  }
 
   pi.registerCommand('mcp', {
     description:
@@ -233,14 +324,11 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     handler: async (args, commandCtx) => {
       ctx = commandCtx;
       if (args.trim() === '' && (await openPanel(commandCtx))) return;
-      const text = await runMcpCommand(args, runtime).catch((e: unknown) => `/mcp failed: ${String(e)}`);
-      tell(commandCtx, text, 'info');
+      await command(commandCtx, 'mcp', async (rt) => (await runtimeModule()).runMcpCommand(args, rt));
     },
   });
-  const mcpAuth = async (args: string, commandCtx: PiContext) => {
-    ctx = commandCtx;
-    tell(commandCtx, runMcpAuthCommand(args, runtime), 'info');
-  };
+  const mcpAuth = (args: string, commandCtx: PiContext) =>
+    command(commandCtx, 'mcp-auth', async (rt) => (await runtimeModule()).runMcpAuthCommand(args, rt));
   pi.registerCommand('mcp-auth', {
     description: 'Authenticate an MCP server that answered 401, then reconnect it',
     handler: mcpAuth,
@@ -248,57 +336,87 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
 
   pi.on('session_start', async (event: { reason?: string }, eventCtx) => {
     ctx = eventCtx;
-    await attachInspection().catch((e: unknown) => logger.warn(`inspection: ${String(e)}`));
-    lastRequest = {
+    request = {
       cwd: eventCtx.cwd,
       projectTrusted: eventCtx.isProjectTrusted ? eventCtx.isProjectTrusted() : false,
       ...(event?.reason ? { reason: event.reason } : {}),
     };
-    const request = lastRequest;
+    starting = undefined;
     serverRequests.newSession();
-    await guarded('session_start', () => runtime.start(request));
-    if (lastConfig?.settings.proxyTool && !proxyRegistered) {
-      proxyRegistered = true;
-      pi.registerTool({
-        name: PROXY_TOOL_NAME,
-        label: 'MCP gateway',
-        description: proxyToolDescription,
-        parameters: proxyToolParameters,
-        execute: (_id, params, signal) =>
-          runProxyTool(runtime, params as ProxyParams, signal).then(redactResult),
-      });
+    const current = request;
+    const read = safelyReturn(() => readSession(load(current), cache));
+    startup = read;
+    if (read) {
+      safely(() => registerSession(read));
+      await registerProxyTool(read.config).catch((e: unknown) => logger.error(`proxy tool: ${String(e)}`));
     }
+    // Direct tools must exist for the first model request: servers that should have some but are not
+    // in the cache are connected now (bounded by their startup timeout). Otherwise nothing waits.
+    const env = read?.config.settings.directToolsEnv;
+    const connectNow =
+      !read || read.config.servers.some((d) => !read.cached[d.name] && mayHaveDirectTools(d, env));
+    if (connectNow) await ready().catch(() => undefined);
+    else startSoon(WITHOUT_REQUEST_MS);
+  });
+  // A model request is coming: the runtime loads once it has been sent, not while Pi prepares it.
+  pi.on('agent_start', () => clearTimeout(backgroundStart));
+  pi.on('before_provider_request', () => {
+    if (!starting) startSoon(AFTER_REQUEST_MS);
+    return undefined;
   });
   // Another extension registered or removed an MCP server (pi.registerMcpServer): we connect those
   // too, so the session starts over (a new generation) with Pi's new list.
   pi.on('mcp_servers_change', async () => {
-    const request = lastRequest;
-    if (request) await guarded('mcp_servers_change', () => runtime.start(request));
+    if (!request) return;
+    startup = undefined;
+    starting = undefined;
+    await ready().catch(() => undefined);
   });
   pi.on('turn_end', (_event, eventCtx) => {
     ctx = eventCtx;
-    safely(() => runtime.actor.send({ type: 'TURN_END' }));
+    safely(() => live?.actor.send({ type: 'TURN_END' }));
   });
   pi.on('session_shutdown', async () => {
-    await guarded('session_shutdown', () => runtime.stop());
+    clearTimeout(backgroundStart);
+    request = undefined;
+    startup = undefined;
+    // A runtime that was never started has no server to close; one still loading will not start.
+    const rt = live;
+    live = undefined;
+    if (rt) await guarded('session_shutdown', () => rt.stop());
     removeIfEmpty(tempDir);
     await inspection.dispose();
   });
 
-  return runtime;
+  return { runtime: () => ready() };
 
-  /** Direct tools exist before the first prompt: registered at load from config + cache. */
-  function registerDirectToolsFromCache() {
-    safely(() => {
-      const config = load({ cwd: process.cwd(), projectTrusted: false });
-      const env = config.settings.directToolsEnv;
-      if (!config.servers.some((d) => mayHaveDirectTools(d, env))) return;
-      cache.read();
-      const catalog = buildCatalog(
-        config.servers.map((definition) => ({ definition, ...cache.validEntry(definition) })),
-        { toolPrefix: config.settings.toolPrefix, ...(env ? { directToolsEnv: env } : {}) },
-      );
-      for (const entry of catalog.entries) if (entry.exposure === 'direct') registerMcpTool(entry, true);
+  /**
+   * What the first model request declares: ToolSearch and the direct tools, and the narrowed active set,
+   * from config + cache, through the same redaction as the runtime's registrations (which then find
+   * them done). Deferred tools are inactive until a search, so the runtime registers them when it starts.
+   */
+  function registerSession({ config, catalog, description }: SessionStartup) {
+    const outbound = redactingHost(host);
+    reportConfigDiagnostics(config, logger, outbound.notify);
+    outbound.registerToolSearch(description);
+    const direct = catalog.entries.filter((entry) => entry.exposure === 'direct');
+    for (const entry of direct) outbound.registerTool(entry);
+    outbound.setActiveMcpTools(direct.map((entry) => entry.name));
+  }
+
+  async function registerProxyTool(config: LoadedConfig) {
+    if (!config.settings.proxyTool || proxyRegistered) return;
+    proxyRegistered = true;
+    const proxy = await import('../../tools/proxy-tool.ts');
+    pi.registerTool({
+      name: proxy.PROXY_TOOL_NAME,
+      label: 'MCP gateway',
+      description: proxy.proxyToolDescription,
+      parameters: proxy.proxyToolParameters,
+      execute: (_id, params, signal) =>
+        withRuntime((runtime) =>
+          proxy.runProxyTool(runtime, params as ProxyParams, signal).then(redactResult),
+        ),
     });
   }
 
@@ -308,7 +426,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
     if (commandCtx.mode !== 'tui' || !ui.custom) return false;
     const custom: PiCustomUi = { custom: ui.custom.bind(ui) };
     const { showMcpPanel } = await import('./panel.ts');
-    const outcome = await showMcpPanel(custom, runtime).catch((error: unknown) => {
+    const outcome = await showMcpPanel(custom, await ready()).catch((error: unknown) => {
       logger.error(`/mcp panel failed: ${String(error)}`);
       return undefined;
     });
@@ -347,6 +465,20 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): Runtime {
       logger.error(String(error));
     }
   }
+
+  function safelyReturn<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (error) {
+      logger.error(String(error));
+      return undefined;
+    }
+  }
+}
+
+/** What Pi is told about a tool: re-registering it is needed only when this changes. */
+function fingerprint(entry: CatalogEntry): string {
+  return JSON.stringify([entry.server, entry.tool, entry.exposure, entry.description, entry.inputSchema]);
 }
 
 /** Spilled files stay for the model to read during the session; an unused folder does not linger. */

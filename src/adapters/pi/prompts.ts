@@ -3,14 +3,13 @@
 // argument takes the whole text. Missing required arguments are asked for with Pi's input dialog
 // (or named in an error without UI). The prompt's messages go to the model as a user message.
 
-import { promptCommandName } from '../../actors/prompts.ts';
-import type { Runtime } from '../../actors/session-actor.ts';
+import { type PromptOutcome, promptCommandName } from '../../actors/prompts.ts';
 import type { PiContent } from '../../tools/content.ts';
 import type { PromptDescriptor } from '../mcp/connection-port.ts';
 import type { PiCommandDefinition, PiContext, PiDialogs } from './bridge.ts';
 
 export interface PromptCommandDeps {
-  runtime: Runtime;
+  prompt(server: string, name: string, args: Record<string, string>): Promise<PromptOutcome>;
   send(content: PiContent[], ctx: PiContext): void;
   tell(ctx: PiContext, text: string, level: 'info' | 'warning' | 'error'): void;
 }
@@ -44,7 +43,7 @@ export function promptCommand(
         }
         args[arg.name] = answer;
       }
-      const outcome = await deps.runtime.prompt(server, prompt.name, args);
+      const outcome = await deps.prompt(server, prompt.name, args);
       if (!outcome.ok) {
         deps.tell(ctx, `MCP prompt ${server}/${prompt.name} failed: ${outcome.error}`, 'error');
         return;

@@ -1,4 +1,5 @@
-import { isContentWord, splitWords } from './tokenize.ts';
+import { ACTION_VERBS, LOOKUP_VERBS } from './intent.ts';
+import { isContentWord, splitWords, stem } from './tokenize.ts';
 
 /** Words that join two requests in one sentence ("… and post …", "… then …"). */
 const JOINERS =
@@ -10,13 +11,24 @@ function contentWords(text: string): number {
   return splitWords(text).filter(isContentWord).length;
 }
 
+/** A new request starts with a verb ("… and post a summary"); "latitude and longitude" does not. */
+function startsWithVerb(text: string): boolean {
+  const first = splitWords(text).find(isContentWord);
+  if (!first) return false;
+  const word = stem(first);
+  return ACTION_VERBS.has(word) || LOOKUP_VERBS.has(word);
+}
+
 /**
  * The separate requests of a multi-intent query ("list my open pull requests and post a summary to
- * the team channel" → two parts), or [] when it asks for one thing. A part needs two content words,
- * so "drag and drop" or "latitude and longitude" stay one request.
+ * the team channel" → two parts), or [] when it asks for one thing. A part needs two content words
+ * and every part after the first starts with a verb, so "drag and drop the card" or "turn latitude
+ * and longitude into an address" stay one request.
  */
 export function splitIntents(query: string): string[] {
   const parts = query.split(JOINERS).map((p) => p.trim());
   if (parts.length < 2 || parts.length > MAX_PARTS) return [];
-  return parts.every((p) => contentWords(p) >= MIN_CONTENT_WORDS) ? parts : [];
+  const separate =
+    parts.every((p) => contentWords(p) >= MIN_CONTENT_WORDS) && parts.slice(1).every(startsWithVerb);
+  return separate ? parts : [];
 }

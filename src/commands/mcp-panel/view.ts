@@ -6,6 +6,7 @@ import { healthOf, type ServerHealth, stateOf, statusLine } from '../../actors/s
 import type { Runtime } from '../../actors/session-actor.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
+import { plainText } from '../../catalog/terminal-text.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
 import { redact } from '../../redact.ts';
@@ -106,7 +107,10 @@ export function panelView(runtime: Runtime): PanelView {
       directTokens: own.reduce((n, e) => n + tokensOf(e), 0),
       inFlight: ctx.inFlight,
       attempt: ctx.attempt,
-      stderr: ctx.stderrTail === '' ? [] : redact(ctx.stderrTail).trimEnd().split('\n').slice(-STDERR_LINES),
+      stderr:
+        ctx.stderrTail === ''
+          ? []
+          : plainText(redact(ctx.stderrTail)).trimEnd().split('\n').slice(-STDERR_LINES),
       trail: ctx.trail.map((visit) => visit.state),
       oauth: ctx.definition.auth === 'oauth' || ctx.definition.oauth !== undefined,
     };
@@ -114,7 +118,8 @@ export function panelView(runtime: Runtime): PanelView {
     if (since !== undefined) row.since = since;
     if (known !== undefined) row.tools = known;
     if (ctx.nextRetryAt !== undefined) row.nextRetryAt = ctx.nextRetryAt;
-    if (ctx.lastError) row.lastError = { message: redact(ctx.lastError.message), at: ctx.lastError.at };
+    if (ctx.lastError)
+      row.lastError = { message: plainText(redact(ctx.lastError.message)), at: ctx.lastError.at };
     servers.push(row);
   }
   for (const s of config.skipped) {

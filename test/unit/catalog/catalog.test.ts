@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDescriptor } from '../../../src/adapters/mcp/connection-port.ts';
 import { buildCatalog, resourceToolName } from '../../../src/catalog/catalog.ts';
 import { mayHaveDirectTools, resolveExposure } from '../../../src/catalog/exposure.ts';
+import { searchIndexOf } from '../../../src/catalog/search.ts';
 import type { DirectToolsSpec, ServerDefinition } from '../../../src/config/types.ts';
 import { definition } from '../../support/config.ts';
 
@@ -146,7 +147,7 @@ describe('buildCatalog', () => {
 
   it('builds the search index only when it is first used', () => {
     const c = catalog([[{ name: 'a' }, tools('take_screenshot', 'click')]]);
-    expect(c.search.search('screenshot')[0]?.name).toBe('a__take_screenshot');
+    expect(searchIndexOf(c).search('screenshot')[0]?.name).toBe('a__take_screenshot');
   });
 });
 

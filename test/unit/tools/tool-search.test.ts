@@ -10,16 +10,15 @@ import {
   stdioDefinition,
   syntheticCatalogs,
 } from '../../../bench/support/catalogs.ts';
-import { sessionDescription } from '../../../src/actors/session-actor.ts';
+import { sessionDescription } from '../../../src/actors/describe-session.ts';
 import { buildCatalog } from '../../../src/catalog/catalog.ts';
 import { lineBudget, serverLine, telling } from '../../../src/tools/server-summary.ts';
 import {
   buildToolSearchDescription,
-  renderSearchOutcome,
-  searchCatalog,
   TOOL_SEARCH_NAME,
   toolSearchParameters,
 } from '../../../src/tools/tool-search.ts';
+import { renderSearchOutcome, searchCatalog } from '../../../src/tools/tool-search-answer.ts';
 import { loadedConfig } from '../../support/config.ts';
 
 const enc = new Tiktoken(o200k);
