@@ -102,7 +102,14 @@ export async function runCallOverhead(): Promise<CallOverheadResult> {
   const config: LoadedConfig = loadedConfig([definition]);
   const tempDir = mkdtempSync(join(tmpdir(), 'bench-calls-'));
   const runtime = createRuntime({
-    host: { registerTool() {}, registerToolSearch() {}, setActiveMcpTools() {}, setStatus() {}, notify() {} },
+    host: {
+      registerTool() {},
+      withdrawTool() {},
+      registerToolSearch() {},
+      setActiveMcpTools() {},
+      setStatus() {},
+      notify() {},
+    },
     connector: connectMcp,
     loadConfig: () => config,
     logger: nullLogger,

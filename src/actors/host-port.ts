@@ -1,13 +1,19 @@
 // The effects the session needs from its host (Pi, or the CLI), in the host's own vocabulary-free
 // terms. src/adapters/pi/ implements it for Pi; the CLI and tests implement it in a few lines.
 
+import type { PromptDescriptor } from '../adapters/mcp/connection-port.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 
 export type NotifyLevel = 'info' | 'warning' | 'error';
 
 export interface HostPort {
-  /** Registers (or re-registers) an MCP tool; inactive unless activated. */
+  /** Registers an MCP tool, or registers it again under its name when its description or schema changed;
+   * inactive unless activated. */
   registerTool(entry: CatalogEntry): void;
+  /** Withdraws a tool its server no longer offers (Pi hides it); hosts without a tool registry omit it. */
+  withdrawTool?(entry: CatalogEntry): void;
+  /** Offers a server's prompt as a command (again when it changed); hosts without commands omit it. */
+  registerPrompt?(server: string, prompt: PromptDescriptor): void;
   /** Registers ToolSearch with this session's description. */
   registerToolSearch(description: string): void;
   /** Makes exactly the host's own tools plus these MCP tool names active. */

@@ -29,6 +29,13 @@ export function redactingHost(host: HostPort): HostPort {
         description: redact(entry.description),
         inputSchema: redactDeep(entry.inputSchema),
       }),
+    withdrawTool: (entry) => host.withdrawTool?.(entry),
+    ...(host.registerPrompt
+      ? {
+          registerPrompt: (server, prompt) =>
+            host.registerPrompt?.(server, redactDeep(prompt) as typeof prompt),
+        }
+      : {}),
     registerToolSearch: (description) => host.registerToolSearch(plainText(redact(description))),
     setActiveMcpTools: (names) => host.setActiveMcpTools(names),
     setStatus: (text) => host.setStatus(text === undefined ? undefined : plainText(redact(text))),

@@ -1,4 +1,4 @@
-// Re-lists tools or resources after a `*/list_changed` notification. Aborted when the refresh is
+// Re-lists tools, resources or prompts after a `*/list_changed` notification. Aborted when the refresh is
 // superseded or the connection is left.
 
 import { fromPromise } from 'xstate';
@@ -6,7 +6,7 @@ import type { RefreshInput, RefreshOutput } from '../machines/server.machine.ts'
 
 export const refreshLogic = fromPromise<RefreshOutput, RefreshInput>(async ({ input, signal }) => {
   const { connection, list } = input;
-  return list === 'tools'
-    ? { list, tools: await connection.listTools(signal) }
-    : { list, resources: await connection.listResources(signal) };
+  if (list === 'tools') return { list, tools: await connection.listTools(signal) };
+  if (list === 'resources') return { list, resources: await connection.listResources(signal) };
+  return { list, prompts: await connection.listPrompts(signal) };
 });

@@ -9,7 +9,7 @@ import {
   type InspectionEvent,
   waitFor,
 } from 'xstate';
-import type { Connection, Connector } from '../adapters/mcp/connection-port.ts';
+import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
@@ -28,12 +28,15 @@ import {
 } from '../machines/session.machine.ts';
 import { addServerSecrets, redactDeep } from '../redact.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
+import { instructionsNote } from '../tools/server-instructions.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
 import { renderSearchOutcome, searchCatalog } from '../tools/tool-search-answer.ts';
 import { readSession, type SessionStartup, serverTools } from './describe-session.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
 import { redactingHost, redactProgress, redactResult } from './outbound.ts';
+import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
+import { RegisteredTools } from './registered-tools.ts';
 import { reportConfigDiagnostics } from './report-diagnostics.ts';
 import { serverLogicWith } from './server-actor.ts';
 import { describeServers, statusLine } from './server-status.ts';
@@ -54,6 +57,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** OAuth sign-in and the store the server actors watch. */
   auth?: AuthPort;
+  /** How the host answers a server's requests (elicitation, sampling, roots); none: not declared. */
+  serverRequests?: (server: string) => HostRequests;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
 }
@@ -73,6 +78,13 @@ export interface Runtime {
   ): Promise<ToolResult>;
   /** Signs in to a server (OAuth) and connects it: the one entry point for /mcp-auth, CLI and TUI. */
   signIn(server: string, io: SignInIo): Promise<SignInResult>;
+  /** Runs a server's prompt (connecting it if needed): the messages as content for a user message. */
+  prompt(
+    server: string,
+    name: string,
+    args: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<PromptOutcome>;
   /** Sends SESSION_START and resolves when the session is running (or failed to start). */
   start(request: StartRequest): Promise<void>;
   /** Sends SESSION_SHUTDOWN and resolves when every server is closed. */
@@ -84,8 +96,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const { logger } = options;
   const host = redactingHost(options.host);
   let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
-  const registered = new Set<string>();
+  const registered = new RegisteredTools();
+  const prompts = new RegisteredPrompts();
   const notified = new Set<string>();
+  /** `generation:server` pairs whose instructions the model has read this session. */
+  const instructed = new Set<string>();
   let describedGeneration = -1;
 
   function catalogOf(context: SessionContext): Catalog {
@@ -133,7 +148,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** Call statistics (settings.captureStats), per session. */
   let stats: CallStats | undefined;
   const connector: Connector = async (definition, connectOptions) => {
-    const connection = await options.connector(definition, connectOptions);
+    const name = definition.name;
+    const host: HostRequests = {
+      ...options.serverRequests?.(name),
+      log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
+    };
+    const connection = await options.connector(definition, { ...connectOptions, host });
     openConnections.add(connection);
     const close = connection.close.bind(connection);
     connection.close = () => close().finally(() => openConnections.delete(connection));
@@ -185,11 +205,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           describedGeneration = context.generation;
           host.registerToolSearch(context.toolSearchDescription);
         }
-        for (const entry of catalogOf(context).entries) {
-          if (registered.has(entry.name)) continue;
-          registered.add(entry.name);
-          host.registerTool(entry);
-        }
+        const { changed, withdrawn } = registered.update(catalogOf(context).entries);
+        for (const entry of changed) host.registerTool(entry);
+        for (const entry of withdrawn) host.withdrawTool?.(entry);
+        for (const { server, prompt } of prompts.changed(context.catalogs))
+          host.registerPrompt?.(server, prompt);
       },
       syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context)),
       // The action's context is already updated (a server just disabled is in `disabled`).
@@ -308,6 +328,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         startInBackground(outcome.entries);
       }
       const loaded = outcome.kind === 'loaded' ? outcome.entries.map(entrySummary) : [];
+      for (const server of new Set(loaded.map((e) => e.server))) {
+        const key = `${context.generation}:${server}`;
+        const instructions = context.catalogs[server]?.instructions;
+        if (instructed.has(key) || !instructions) continue;
+        instructed.add(key);
+        const note = instructionsNote(server, instructions);
+        if (note) notes.push(note);
+      }
       return redactResult({
         content: [{ type: 'text', text: plainText(renderSearchOutcome(query, outcome, notes)) }],
         details: { query, loaded },
@@ -330,6 +358,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         redactProgress(onUpdate),
       );
       return redactResult(result);
+    },
+    async prompt(server, name, args, signal) {
+      await started(signal);
+      const context = actor.getSnapshot().context;
+      const ref = context.disabled.includes(server) ? undefined : childRefs()[server];
+      const outcome = await runPrompt(ref, server, name, args, {
+        tempDir: options.tempDir,
+        ...(signal ? { signal } : {}),
+      });
+      return outcome.ok
+        ? { ok: true, content: redactResult({ content: outcome.content, details: {} }).content }
+        : outcome;
     },
     async start(request) {
       actor.send({ type: 'SESSION_START', request });

@@ -17,6 +17,8 @@ function toWatchEvent(event: ConnectionEvent): WatchEvent {
       return { type: 'TOOLS_CHANGED' };
     case 'resources-changed':
       return { type: 'RESOURCES_CHANGED' };
+    case 'prompts-changed':
+      return { type: 'PROMPTS_CHANGED' };
     case 'stderr':
       return { type: 'STDERR', line: event.line };
   }

@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type {
+  PromptDescriptor,
   ResourceDescriptor,
   ServerCatalog,
   ServerInfo,
@@ -44,6 +45,8 @@ export interface CachedServer {
   instructions?: string;
   /** pi-mcp-adapter's per-entry lifetime in ms (0 = never valid); honoured when present. */
   ttlMs?: number;
+  /** Ours only (pi-mcp-adapter ignores it): prompts become slash commands before the server starts. */
+  prompts?: PromptDescriptor[];
 }
 
 /** The part of the project logger the cache needs. */
@@ -106,7 +109,7 @@ export function configHash(def: ServerDefinition): string {
 /** The cache entry for a server that just connected (or refreshed its lists). */
 export function cachedServerFromCatalog(
   def: ServerDefinition,
-  catalog: Pick<ServerCatalog, 'tools' | 'resources' | 'serverInfo' | 'instructions'>,
+  catalog: Pick<ServerCatalog, 'tools' | 'resources' | 'serverInfo' | 'instructions' | 'prompts'>,
   now: number = Date.now(),
 ): CachedServer {
   const entry: CachedServer = {
@@ -117,6 +120,7 @@ export function cachedServerFromCatalog(
   };
   if (catalog.serverInfo) entry.serverInfo = catalog.serverInfo;
   if (catalog.instructions !== undefined) entry.instructions = catalog.instructions;
+  if (catalog.prompts !== undefined) entry.prompts = catalog.prompts;
   return entry;
 }
 
@@ -365,7 +369,7 @@ const EMPTY_OBJECT_SCHEMA = { type: 'object', properties: {} };
 
 function normalizeEntry(value: unknown): CachedServer | undefined {
   if (!isRecord(value)) return undefined;
-  const { configHash: hash, cachedAt, tools, resources, serverInfo, instructions, ttlMs } = value;
+  const { configHash: hash, cachedAt, tools, resources, serverInfo, instructions, ttlMs, prompts } = value;
   if (typeof hash !== 'string' || typeof cachedAt !== 'number' || !Array.isArray(tools)) return undefined;
   const entry: CachedServer = {
     configHash: hash,
@@ -378,7 +382,25 @@ function normalizeEntry(value: unknown): CachedServer | undefined {
   }
   if (typeof instructions === 'string') entry.instructions = instructions;
   if (typeof ttlMs === 'number') entry.ttlMs = ttlMs;
+  if (Array.isArray(prompts)) entry.prompts = prompts.filter(isRecord).flatMap(normalizePrompt);
   return entry;
+}
+
+function normalizePrompt(prompt: Record<string, unknown>): PromptDescriptor[] {
+  if (typeof prompt.name !== 'string' || prompt.name === '') return [];
+  const descriptor: PromptDescriptor = { name: prompt.name };
+  if (typeof prompt.title === 'string') descriptor.title = prompt.title;
+  if (typeof prompt.description === 'string') descriptor.description = prompt.description;
+  if (Array.isArray(prompt.arguments)) {
+    descriptor.arguments = prompt.arguments
+      .filter((a): a is Record<string, unknown> => isRecord(a) && typeof a.name === 'string')
+      .map((a) => ({
+        name: a.name as string,
+        ...(typeof a.description === 'string' ? { description: a.description } : {}),
+        ...(typeof a.required === 'boolean' ? { required: a.required } : {}),
+      }));
+  }
+  return [descriptor];
 }
 
 // pi-mcp-adapter stores `{ name, description?, inputSchema? }`; we may have stored more. Both read back.
@@ -420,6 +442,7 @@ function serializeEntry(entry: CachedServer, previous: unknown): Record<string, 
   };
   if (entry.serverInfo) out.serverInfo = entry.serverInfo;
   if (entry.instructions !== undefined) out.instructions = entry.instructions;
+  if (entry.prompts !== undefined) out.prompts = entry.prompts;
   return out;
 }
 

@@ -80,7 +80,14 @@ export function parseCliArgs(argv: string[]): CliOptions | string {
 }
 
 function cliHost(): HostPort {
-  return { registerTool() {}, registerToolSearch() {}, setActiveMcpTools() {}, setStatus() {}, notify() {} };
+  return {
+    registerTool() {},
+    withdrawTool() {},
+    registerToolSearch() {},
+    setActiveMcpTools() {},
+    setStatus() {},
+    notify() {},
+  };
 }
 
 async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Promise<Runtime> {

@@ -2,12 +2,14 @@
 // the TUI.
 
 import { waitFor } from 'xstate';
+import { promptCommandName } from '../actors/prompts.ts';
 import { describeServers, stateOf } from '../actors/server-status.ts';
 import type { Runtime } from '../actors/session-actor.ts';
+import { redact } from '../redact.ts';
 import { oneLine } from '../tools/tool-search.ts';
 
 const USAGE =
-  'Usage: /mcp [status] | /mcp tools [server] | /mcp reconnect [server] | /mcp enable <server> | /mcp disable <server>';
+  'Usage: /mcp [status] | /mcp <server> | /mcp tools [server] | /mcp prompts [server] | /mcp reconnect [server] | /mcp enable <server> | /mcp disable <server>';
 
 export async function runMcpCommand(args: string, runtime: Runtime): Promise<string> {
   const [verb = 'status', target] = args.trim().split(/\s+/).filter(Boolean);
@@ -16,12 +18,15 @@ export async function runMcpCommand(args: string, runtime: Runtime): Promise<str
       return renderStatus(runtime);
     case 'tools':
       return renderTools(runtime, target);
+    case 'prompts':
+      return renderPrompts(runtime, target);
     case 'reconnect':
       return reconnect(runtime, target);
     case 'enable':
     case 'disable':
       return toggle(runtime, verb, target);
     default:
+      if (runtime.servers()[verb]) return renderServer(runtime, verb);
       return `Unknown /mcp command "${verb}".\n${USAGE}`;
   }
 }
@@ -64,6 +69,49 @@ function renderTools(runtime: Runtime, server?: string): string {
       return `${e.name} [${mark}] ${oneLine(e.description, 80)}`;
     })
     .join('\n');
+}
+
+/** One server: its status, its prompts, and the last lines it logged (MCP log messages and stderr). */
+function renderServer(runtime: Runtime, server: string): string {
+  const ref = runtime.servers()[server]!;
+  const context = ref.getSnapshot().context;
+  const lines = [describeServers({ [server]: ref })];
+  const prompts = renderPrompts(runtime, server);
+  if (
+    context.catalog?.prompts?.length ||
+    runtime.actor.getSnapshot().context.catalogs[server]?.prompts?.length
+  )
+    lines.push('Prompts:', prompts);
+  const tail = (context.connection?.stderrTail() ?? context.stderrTail).trimEnd();
+  if (tail) {
+    lines.push(
+      'Last log lines:',
+      ...redact(tail)
+        .split('\n')
+        .slice(-LOG_LINES)
+        .map((l) => `  ${l}`),
+    );
+  }
+  return lines.join('\n');
+}
+
+const LOG_LINES = 10;
+
+function renderPrompts(runtime: Runtime, server?: string): string {
+  const catalogs = runtime.actor.getSnapshot().context.catalogs;
+  const lines: string[] = [];
+  for (const [name, known] of Object.entries(catalogs)) {
+    if (server && name !== server) continue;
+    for (const p of known.prompts ?? []) {
+      const args = (p.arguments ?? []).map((a) => (a.required ? a.name : `[${a.name}]`)).join(' ');
+      const about = p.description ?? p.title;
+      lines.push(
+        `/${promptCommandName(name, p.name)}${args ? ` ${args}` : ''}${about ? ` — ${oneLine(about, 80)}` : ''}`,
+      );
+    }
+  }
+  if (lines.length > 0) return lines.join('\n');
+  return server ? `No known prompts for "${server}".` : 'No MCP prompts known yet.';
 }
 
 async function reconnect(runtime: Runtime, server?: string): Promise<string> {

@@ -201,7 +201,11 @@ export const ServerSchema = Type.Object(
         'Per-tool exposure: `{ "pattern": "direct" }`; exact names beat patterns, first pattern wins.',
       default: {},
     }),
-    debug: Type.Boolean({ description: "Log the server's stderr.", default: SERVER_DEFAULTS.debug }),
+    debug: Type.Boolean({
+      description:
+        "Log the server's stderr, and ask it (`logging/setLevel`) for `debug`-level log messages instead of `info`.",
+      default: SERVER_DEFAULTS.debug,
+    }),
   }),
   { additionalProperties: true },
 );

@@ -11,6 +11,7 @@ import type {
   ConnectErrorKind,
   Connection,
   Connector,
+  PromptDescriptor,
   ResourceDescriptor,
   ServerCatalog,
   ToolDescriptor,
@@ -104,6 +105,7 @@ export type WatchEvent =
   | { type: 'TRANSPORT_CLOSED'; error?: string }
   | { type: 'TOOLS_CHANGED' }
   | { type: 'RESOURCES_CHANGED' }
+  | { type: 'PROMPTS_CHANGED' }
   | { type: 'STDERR'; line: string };
 
 export interface ServerStatus {
@@ -146,7 +148,7 @@ export interface WatchTokensInput {
   definition: ServerDefinition;
 }
 
-export type CatalogList = 'tools' | 'resources';
+export type CatalogList = 'tools' | 'resources' | 'prompts';
 
 export interface RefreshInput {
   connection: Connection;
@@ -159,7 +161,8 @@ export interface PingInput {
 
 export type RefreshOutput =
   | { list: 'tools'; tools: ToolDescriptor[] }
-  | { list: 'resources'; resources: ResourceDescriptor[] };
+  | { list: 'resources'; resources: ResourceDescriptor[] }
+  | { list: 'prompts'; prompts: PromptDescriptor[] };
 
 /** The longest backoff wait for a given attempt: base · 2^(attempt-1), capped. */
 export function backoffCeilingMs(attempt: number): number {
@@ -242,7 +245,11 @@ function statusOf(context: ServerContext, state: ServerState): ServerStatus {
  * One catalog list inside `connected`: a `*_CHANGED` notification refreshes it; a change during a
  * refresh may not be in its answer, so it starts over; a failed refresh keeps the old list.
  */
-function refreshRegion(list: CatalogList, changed: 'TOOLS_CHANGED' | 'RESOURCES_CHANGED', id: string) {
+function refreshRegion(
+  list: CatalogList,
+  changed: 'TOOLS_CHANGED' | 'RESOURCES_CHANGED' | 'PROMPTS_CHANGED',
+  id: string,
+) {
   return {
     initial: 'current' as const,
     states: {
@@ -396,7 +403,9 @@ export const serverMachine = setup({
         catalog:
           output.list === 'tools'
             ? { ...context.catalog, tools: output.tools }
-            : { ...context.catalog, resources: output.resources },
+            : output.list === 'resources'
+              ? { ...context.catalog, resources: output.resources }
+              : { ...context.catalog, prompts: output.prompts },
       };
     }),
     countAttempt: assign({ attempt: ({ context }) => context.attempt + 1 }),
@@ -537,6 +546,7 @@ export const serverMachine = setup({
         },
         tools: refreshRegion('tools', 'TOOLS_CHANGED', 'refreshTools'),
         resources: refreshRegion('resources', 'RESOURCES_CHANGED', 'refreshResources'),
+        prompts: refreshRegion('prompts', 'PROMPTS_CHANGED', 'refreshPrompts'),
         health: {
           initial: 'waiting',
           states: {

@@ -3,7 +3,8 @@
 // CALL_STARTED / CALL_FINISHED).
 // The runner passes the server URL as the last argument and the scenario in MCP_CONFORMANCE_SCENARIO.
 // Scenarios: initialize (connect), tools_call (call add_numbers), sse-retry (call the tool; the SDK
-// transport resumes the closed SSE stream with GET + Last-Event-ID after the server's `retry:`).
+// transport resumes the closed SSE stream with GET + Last-Event-ID after the server's `retry:`),
+// elicitation-sep1034-client-defaults (call the tool; the form is answered with its defaults).
 // auth/*: the server answers 401; the actor parks in needs-auth and the client signs in as a user
 // would run /mcp-auth (our sign-in flow, the loopback callback; the suite's authorization server
 // approves at once, so "the browser" is a GET of the URL that follows the redirect), then the actor
@@ -17,9 +18,12 @@ import { createActor, waitFor } from 'xstate';
 import { ensureConnected } from '../../src/actors/ensure-connected.ts';
 import { serverLogicWith } from '../../src/actors/server-actor.ts';
 import { signInServer } from '../../src/adapters/mcp/auth/sign-in.ts';
+import type { Connector, ToolDescriptor } from '../../src/adapters/mcp/connection-port.ts';
 import { createMcpConnector } from '../../src/adapters/mcp/index.ts';
 import { createTokenStore } from '../../src/auth/token-store.ts';
+import { buildCatalog } from '../../src/catalog/catalog.ts';
 import type { OAuthConfig } from '../../src/config/types.ts';
+import { formFields, withDefaults } from '../../src/tools/elicit-form.ts';
 import { definition as baseDefinition } from '../support/config.ts';
 
 const url = process.argv.at(-1);
@@ -72,8 +76,16 @@ async function signIn(): Promise<void> {
   if (!result.ok) throw new Error(result.message);
 }
 
-function argumentsFor(tool: { name: string; inputSchema: Record<string, unknown> }): Record<string, unknown> {
+function argumentsFor(
+  tool: { name: string; inputSchema: Record<string, unknown> },
+  tools: ToolDescriptor[],
+): Record<string, unknown> {
   if (tool.name === 'add_numbers') return { a: 5, b: 3 };
+  // json-schema-2020-12-preservation: echo the focal tool's schema exactly as Pi would be given it.
+  if (tool.name === 'json_schema_echo') {
+    const catalog = buildCatalog([{ definition, tools }], { toolPrefix: 'none' });
+    return { schema: catalog.entries.find((e) => e.tool === 'json_schema_2020_12_tool')?.inputSchema };
+  }
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
   const args: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(properties)) {
@@ -83,13 +95,26 @@ function argumentsFor(tool: { name: string; inputSchema: Record<string, unknown>
   return args;
 }
 
+// The user of this client accepts every form with its defaults (elicitation-sep1034-client-defaults).
+const mcpConnector = createMcpConnector({ tokenStore: store });
+const connector: Connector = (def, options) =>
+  mcpConnector(def, {
+    ...options,
+    host: {
+      elicit: async (request) =>
+        request.mode === 'form'
+          ? { action: 'accept', content: withDefaults(formFields(request.requestedSchema), {}) }
+          : { action: 'decline' },
+    },
+  });
+
 async function main(): Promise<number> {
   if (!url) {
     console.error('usage: client.ts <server-url>');
     return 2;
   }
   const actor = createActor(serverLogicWith(store), {
-    input: { definition, generation: 1, connector: createMcpConnector({ tokenStore: store }) },
+    input: { definition, generation: 1, connector },
   }).start();
   try {
     let ready = await ensureConnected(actor, { signal: AbortSignal.timeout(25_000) });
@@ -109,7 +134,10 @@ async function main(): Promise<number> {
         try {
           for (;;) {
             try {
-              const result = await connection.callTool(tool.name, argumentsFor(tool));
+              const result = await connection.callTool(
+                tool.name,
+                argumentsFor(tool, connection.catalog.tools),
+              );
               console.log(`[${scenario}] ${tool.name} -> ${JSON.stringify(result)}`);
               break;
             } catch (error) {
@@ -123,6 +151,12 @@ async function main(): Promise<number> {
               connection = again.connection;
             }
           }
+        } catch (error) {
+          // Like a failed call reaching the model: reported, and the next tool is still called. The
+          // scenario's checks decide what a failure means.
+          console.log(
+            `[${scenario}] ${tool.name} -> failed: ${error instanceof Error ? error.message : error}`,
+          );
         } finally {
           actor.send({ type: 'CALL_FINISHED' });
         }

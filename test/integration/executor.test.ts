@@ -22,6 +22,7 @@ let runtime: Runtime;
 const host: HostPort = {
   registerTool() {},
   registerToolSearch() {},
+  withdrawTool() {},
   setActiveMcpTools() {},
   setStatus() {},
   notify() {},

@@ -126,6 +126,8 @@ describe('local visual inspector in headless Chromium', () => {
       'connected',
       'connected_health',
       'connected_health_waiting',
+      'connected_prompts',
+      'connected_prompts_current',
       'connected_resources',
       'connected_resources_current',
       'connected_tools',

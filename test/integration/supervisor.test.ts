@@ -183,6 +183,76 @@ describe('supervisor with real servers', () => {
     expect(text(found)).toContain('live__added_1');
   });
 
+  it('a changed tool is registered again under its name, a vanished one withdrawn; search, /mcp tools and the cache follow', async () => {
+    writeUserConfig({ mcpServers: { live: stdio(['--list-changed']) } });
+    const { pi, bridge } = boot();
+    await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.live));
+    const description = pi.tools.get('ToolSearch')!.description;
+    expect(pi.tools.get('live__echo')!.parameters).not.toHaveProperty('properties.volume');
+    await pi.callTool('ToolSearch', { query: 'select:live__reshape,live__echo,live__environment' });
+    expect(pi.activeMcp()).toContain('live__environment');
+
+    await pi.callTool('live__reshape', {});
+    await waitFor(
+      runtime.actor,
+      (s) => !(s.context.catalogs.live?.tools.some((t) => t.name === 'environment') ?? true),
+    );
+    const echo = pi.tools.get('live__echo')!;
+    expect(echo.description).toBe('Echoes the text back at the given volume.');
+    expect(echo.parameters).toMatchObject({ required: ['text', 'volume'] });
+    expect(echo.exposure).toBeUndefined();
+    expect(pi.tools.get('live__environment')!.exposure).toBe('hidden');
+    expect(pi.activeMcp()).toContain('live__echo');
+    expect(pi.activeMcp()).not.toContain('live__environment');
+    expect(pi.tools.get('ToolSearch')!.description).toBe(description);
+
+    expect(text(await pi.callTool('live__echo', { text: 'hi', volume: 'loud' }))).toBe('HI');
+    const gone = await pi.callTool('ToolSearch', { query: 'select:live__environment' });
+    expect(text(gone)).toMatch(/Unknown tool names: live__environment/);
+    const listed = await pi.command('mcp', 'tools live');
+    expect(listed).toContain('live__echo');
+    expect(listed).not.toContain('live__environment');
+    await vi.waitFor(() => {
+      const cached = JSON.parse(readFileSync(join(agentDir, 'mcp-cache.json'), 'utf8')).servers.live;
+      expect(cached.tools.map((t: { name: string }) => t.name)).not.toContain('environment');
+    });
+
+    // The next session starts from that cache: echo with its new schema, environment not registered.
+    await pi.emit('session_shutdown', {});
+    const next = boot();
+    await next.pi.emit('session_start', {});
+    await next.bridge.runtime();
+    expect(next.pi.tools.get('live__echo')!.parameters).toMatchObject({ required: ['text', 'volume'] });
+    expect(next.pi.tools.has('live__environment')).toBe(false);
+  });
+
+  it('a live tool list that differs from the cache replaces the cached schemas', async () => {
+    writeUserConfig({ mcpServers: { live: stdio([], { lifecycle: 'eager' }) } });
+    const stale = {
+      name: 'echo',
+      description: 'An old echo.',
+      inputSchema: { type: 'object', properties: { words: { type: 'string' } } },
+    };
+    const first = boot();
+    await first.pi.emit('session_start', {});
+    await waitFor((await first.bridge.runtime()).actor, (s) => Boolean(s.context.catalogs.live));
+    await first.pi.emit('session_shutdown', {});
+    const file = join(agentDir, 'mcp-cache.json');
+    const cache = JSON.parse(readFileSync(file, 'utf8'));
+    cache.servers.live.tools = [stale, { ...stale, name: 'retired_tool' }];
+    writeFileSync(file, JSON.stringify(cache));
+
+    const { pi, bridge } = boot();
+    await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
+    await waitFor(runtime.actor, (s) => !s.context.fromCache.includes('live'));
+    expect(pi.tools.get('live__echo')!.description).toBe('Echoes the text back.');
+    expect(pi.tools.get('live__echo')!.parameters).toMatchObject({ required: ['text'] });
+    expect(pi.tools.get('live__retired_tool')!.exposure).toBe('hidden');
+  });
+
   it('reconnect over HTTP picks up tools the server added meanwhile', async () => {
     const http = await startHttpFixture();
     fixtures.push(http);

@@ -13,6 +13,7 @@ import {
   type ConnectionEvent,
   type ConnectOptions,
   type Connector,
+  type PromptDescriptor,
   type ReadResourceResult,
   type ResourceDescriptor,
   type ServerCatalog,
@@ -39,6 +40,7 @@ export class FakeConnection implements Connection {
   pingsAborted = 0;
   tools: ToolDescriptor[];
   resources: ResourceDescriptor[] = [];
+  prompts: PromptDescriptor[] = [];
   private readonly listeners = new Set<(event: ConnectionEvent) => void>();
 
   constructor(tools: ToolDescriptor[] = [tool('echo')]) {
@@ -67,6 +69,14 @@ export class FakeConnection implements Connection {
 
   async listTools(): Promise<ToolDescriptor[]> {
     return this.tools;
+  }
+
+  async listPrompts(): Promise<PromptDescriptor[]> {
+    return this.prompts;
+  }
+
+  async getPrompt() {
+    return { messages: [] };
   }
 
   async listResources(): Promise<ResourceDescriptor[]> {

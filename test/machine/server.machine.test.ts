@@ -349,6 +349,18 @@ describe('connected', () => {
     expect(h.actor.getSnapshot().context.catalog?.tools.map((t) => t.name)).toEqual(['echo']);
   });
 
+  it('prompts/list_changed refreshes the prompt list and reports the new catalog', async () => {
+    const h = startServer();
+    const reported: string[][] = [];
+    h.actor.on('catalog', (e) => reported.push((e.catalog.prompts ?? []).map((p) => p.name)));
+    const live = await connect(h);
+    live.prompts = [{ name: 'review', arguments: [{ name: 'file', required: true }] }];
+    live.emit({ type: 'prompts-changed' });
+    await waitFor(h.actor, (s) => s.context.catalog?.prompts?.length === 1);
+    expect(reported.at(-1)).toEqual(['review']);
+    expect(h.actor.getSnapshot().context.catalog?.tools.map((t) => t.name)).toEqual(['echo']);
+  });
+
   it('a failed refresh keeps the old list and records the error', async () => {
     const h = startServer();
     const live = await connect(h);

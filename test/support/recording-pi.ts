@@ -21,6 +21,12 @@ export class RecordingPi implements PiHost {
   /** What `pi.getMcpServers()` returns: servers other extensions registered. */
   mcpServers: Array<{ name: string; config: unknown; extensionPath: string }> = [];
   readonly ctx: PiContext;
+  /** Answers Pi's dialogs (select/input/confirm) as a user would; undefined = Escape. Default: Escape. */
+  dialog: (method: string, title: string, options?: string[]) => string | undefined = () => undefined;
+  /** What pi.sendUserMessage sent, in order. */
+  userMessages: unknown[] = [];
+  /** Every dialog shown, in order. */
+  dialogs: Array<{ method: string; title: string; options?: string[] }> = [];
 
   constructor(cwd: string, projectTrusted = true) {
     this.ctx = {
@@ -33,8 +39,16 @@ export class RecordingPi implements PiHost {
         setStatus: (_key, text) => {
           this.status = text;
         },
+        select: async (title, options) => this.ask('select', title, options),
+        input: async (title) => this.ask('input', title),
+        confirm: async (title) => this.ask('confirm', title) === 'yes',
       },
     };
+  }
+
+  private ask(method: string, title: string, options?: string[]): string | undefined {
+    this.dialogs.push({ method, title, ...(options ? { options } : {}) });
+    return this.dialog(method, title, options);
   }
 
   on(event: string, handler: (event: any, ctx: PiContext) => unknown) {
@@ -56,6 +70,9 @@ export class RecordingPi implements PiHost {
   getFlag(name: string) {
     return this.flags.get(name);
   }
+  sendUserMessage(content: unknown) {
+    this.userMessages.push(content);
+  }
   getMcpServers() {
     return this.mcpServers;
   }
@@ -63,7 +80,10 @@ export class RecordingPi implements PiHost {
     return [...this.active];
   }
   setActiveTools(names: string[]) {
-    this.active = names.filter((n) => this.tools.has(n) || PI_BUILTINS.includes(n));
+    // Like Pi: unknown and hidden (withdrawn) names are ignored.
+    this.active = names.filter(
+      (n) => (this.tools.has(n) && this.tools.get(n)!.exposure !== 'hidden') || PI_BUILTINS.includes(n),
+    );
   }
 
   async emit(event: string, payload: unknown = {}) {

@@ -24,6 +24,23 @@ export interface ResourceDescriptor {
   mimeType?: string;
 }
 
+export interface PromptDescriptor {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>;
+}
+
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: McpContent;
+}
+
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+}
+
 export interface ServerInfo {
   name: string;
   version: string;
@@ -37,6 +54,8 @@ export interface ServerCatalog {
   capabilities: Record<string, unknown>;
   tools: ToolDescriptor[];
   resources: ResourceDescriptor[];
+  /** Prompts, when the server offers them. */
+  prompts?: PromptDescriptor[];
   /** The transport that worked: `streamable-http` or `sse` for URL servers. */
   transport: 'stdio' | 'streamable-http' | 'sse';
   protocolVersion?: string;
@@ -91,6 +110,7 @@ export type ConnectionEvent =
   | { type: 'closed'; error?: string }
   | { type: 'tools-changed' }
   | { type: 'resources-changed' }
+  | { type: 'prompts-changed' }
   | { type: 'stderr'; line: string };
 
 export interface Connection {
@@ -99,6 +119,8 @@ export interface Connection {
   readonly pid?: number;
   listTools(signal?: AbortSignal): Promise<ToolDescriptor[]>;
   listResources(signal?: AbortSignal): Promise<ResourceDescriptor[]>;
+  listPrompts(signal?: AbortSignal): Promise<PromptDescriptor[]>;
+  getPrompt(name: string, args: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>;
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>;
   /**
@@ -139,8 +161,67 @@ export class ConnectError extends Error {
   }
 }
 
+// Requests and notifications a server sends to us, answered by the host (Pi's dialogs and model).
+// A capability is declared to the server only when the host gives its handler.
+
+export type ElicitRequest =
+  | { mode: 'form'; message: string; requestedSchema: JsonSchema }
+  | { mode: 'url'; message: string; url: string; elicitationId: string };
+
+export type ElicitAnswer =
+  | { action: 'accept'; content?: Record<string, unknown> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+export interface Root {
+  uri: string;
+  name?: string;
+}
+
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+
+export type SamplingContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string };
+
+export interface SamplingRequest {
+  messages: Array<{ role: 'user' | 'assistant'; content: SamplingContent | SamplingContent[] }>;
+  systemPrompt?: string;
+  maxTokens: number;
+  temperature?: number;
+  stopSequences?: string[];
+  /** Model names the server prefers, in order (hints; the host may ignore them). */
+  modelHints: string[];
+}
+
+export interface SamplingAnswer {
+  model: string;
+  role: 'assistant';
+  content: SamplingContent;
+  stopReason?: string;
+}
+
+/** The host refuses a server request; `message` goes back to the server as the error. */
+export class HostRefusal extends Error {
+  override name = 'HostRefusal';
+}
+
+export interface HostRequests {
+  /** elicitation/create (form and URL mode). */
+  elicit?(request: ElicitRequest, signal: AbortSignal): Promise<ElicitAnswer>;
+  /** sampling/createMessage on the host's model. */
+  sample?(request: SamplingRequest, signal: AbortSignal): Promise<SamplingAnswer>;
+  /** roots/list. */
+  roots?(): Root[];
+  /** notifications/message from the server. */
+  log?(level: LogLevel, text: string): void;
+}
+
 export interface ConnectOptions {
   signal: AbortSignal;
+  /** Answers the server's requests (elicitation, sampling, roots) and takes its log messages. */
+  host?: HostRequests;
   /** Called for each stderr line (stdio); used for `debug: true` live output. */
   onStderr?: (line: string) => void;
   /** HTTP: the OAuth sign-in store of this host (default: the user's agent dir). */

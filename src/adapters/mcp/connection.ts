@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema,
   ErrorCode,
+  GetPromptResultSchema,
   McpError,
   ReadResourceResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -16,7 +17,9 @@ import {
   ConnectError,
   type Connection,
   type ConnectionEvent,
+  type GetPromptResult,
   type McpContent,
+  type PromptDescriptor,
   type ReadResourceResult,
   type ResourceDescriptor,
   type ServerCatalog,
@@ -37,6 +40,7 @@ import {
 } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
 import {
+  listAllPrompts,
   listAllResources,
   listAllTools,
   type RequestOptions,
@@ -96,6 +100,30 @@ export class McpConnection implements Connection {
     return this.run('resources/list', signal, (client) =>
       listAllResources(client, this.requestOptions(signal, this.def.requestTimeoutMs)),
     );
+  }
+
+  listPrompts(signal?: AbortSignal): Promise<PromptDescriptor[]> {
+    return this.run('prompts/list', signal, (client) =>
+      listAllPrompts(client, this.requestOptions(signal, this.def.requestTimeoutMs)),
+    );
+  }
+
+  async getPrompt(
+    name: string,
+    args: Record<string, string>,
+    options: CallOptions = {},
+  ): Promise<GetPromptResult> {
+    const result = await this.run(`prompts/get ${name}`, options.signal, (client) =>
+      client.request(
+        { method: 'prompts/get', params: { name, arguments: args } },
+        GetPromptResultSchema,
+        this.callRequestOptions(options),
+      ),
+    );
+    return {
+      ...(result.description === undefined ? {} : { description: result.description }),
+      messages: result.messages.map((m) => ({ role: m.role, content: m.content as McpContent })),
+    };
   }
 
   async callTool(
@@ -252,6 +280,7 @@ export class McpConnection implements Connection {
         // A restarted server may offer different tools: let the owner refresh its catalog.
         this.hub.emit({ type: 'tools-changed' });
         if (this.catalog.capabilities.resources) this.hub.emit({ type: 'resources-changed' });
+        if (this.catalog.capabilities.prompts) this.hub.emit({ type: 'prompts-changed' });
         return fresh;
       } catch (error) {
         const reason = error instanceof ConnectError ? error.message : describe(error);

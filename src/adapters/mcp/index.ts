@@ -16,9 +16,16 @@
 
 import type { ServerDefinition } from '../../config/types.ts';
 import { McpConnection } from './connection.ts';
-import { ConnectError, type Connection, type ConnectOptions, type Connector } from './connection-port.ts';
+import {
+  ConnectError,
+  type Connection,
+  type ConnectOptions,
+  type Connector,
+  type LogLevel,
+} from './connection-port.ts';
 import { toConnectError } from './errors.ts';
 import { EventHub } from './event-hub.ts';
+import { applyLogLevel } from './host-requests.ts';
 import { loadCatalog } from './listing.ts';
 import { closeSession, type McpConnectorOptions, SessionOpener } from './session.ts';
 import { StderrTail } from './stderr-tail.ts';
@@ -35,7 +42,7 @@ export const connectMcp: Connector = createMcpConnector();
 
 async function connect(
   def: ServerDefinition,
-  { signal, onStderr, tokenStore }: ConnectOptions,
+  { signal, onStderr, tokenStore, host }: ConnectOptions,
   connectorOptions: McpConnectorOptions,
 ): Promise<Connection> {
   const options =
@@ -47,9 +54,20 @@ async function connect(
     hub.emit({ type: 'stderr', line }, false);
   };
   if (signal.aborted) throw new ConnectError('aborted', `Connecting to "${def.name}" was aborted`);
-  const opener = new SessionOpener(def, tail, onStderrLine, hub, options);
+  // MCP log messages join the stderr tail (what /mcp shows) and go to the host's log.
+  const hostRequests = host?.log
+    ? {
+        ...host,
+        log: (level: LogLevel, text: string) => {
+          tail.addLine(`[log ${level}] ${text}`);
+          host.log?.(level, text);
+        },
+      }
+    : host;
+  const opener = new SessionOpener(def, tail, onStderrLine, hub, options, hostRequests);
   const session = await opener.open(signal);
   try {
+    await applyLogLevel(session.client, def, signal);
     const { catalog, tools } = await loadCatalog(def, session, signal);
     return new McpConnection(def, opener, session, catalog, tools, tail, hub, options);
   } catch (error) {

@@ -1,9 +1,18 @@
 // Listing a server's catalog: tools and resources, every page.
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ListResourcesResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListToolsResultSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ServerDefinition } from '../../config/types.ts';
-import type { ResourceDescriptor, ServerCatalog, ToolDescriptor } from './connection-port.ts';
+import type {
+  PromptDescriptor,
+  ResourceDescriptor,
+  ServerCatalog,
+  ToolDescriptor,
+} from './connection-port.ts';
 import type { Session } from './session.ts';
 
 /** A server that keeps answering with a cursor is cut off here rather than looping forever. */
@@ -32,6 +41,13 @@ export async function loadCatalog(
       return [];
     });
   }
+  // Prompts are extras: a server whose prompts/list fails still connects, without them.
+  const prompts = capabilities.prompts
+    ? await listAllPrompts(client, requestOptions).catch((error) => {
+        if (signal.aborted) throw error;
+        return undefined;
+      })
+    : undefined;
   const info = client.getServerVersion();
   const instructions = client.getInstructions();
   const catalog: ServerCatalog = {
@@ -48,6 +64,7 @@ export async function loadCatalog(
     capabilities,
     tools: tools.map(toToolDescriptor),
     resources,
+    ...(prompts ? { prompts } : {}),
     transport: session.kind,
     ...(session.protocolVersion === undefined ? {} : { protocolVersion: session.protocolVersion }),
   };
@@ -70,6 +87,31 @@ export async function listAllTools(client: Client, options: RequestOptions) {
     );
     return { items: page.tools, nextCursor: page.nextCursor };
   });
+}
+
+export async function listAllPrompts(client: Client, options: RequestOptions): Promise<PromptDescriptor[]> {
+  const prompts = await paginate(async (cursor) => {
+    const page = await client.request(
+      { method: 'prompts/list', params: cursor === undefined ? {} : { cursor } },
+      ListPromptsResultSchema,
+      options,
+    );
+    return { items: page.prompts, nextCursor: page.nextCursor };
+  });
+  return prompts.map((p) => ({
+    name: p.name,
+    ...(p.title === undefined ? {} : { title: p.title }),
+    ...(p.description === undefined ? {} : { description: p.description }),
+    ...(p.arguments === undefined
+      ? {}
+      : {
+          arguments: p.arguments.map((a) => ({
+            name: a.name,
+            ...(a.description === undefined ? {} : { description: a.description }),
+            ...(a.required === undefined ? {} : { required: a.required }),
+          })),
+        }),
+  }));
 }
 
 export async function listAllResources(

@@ -9,6 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
   McpError,
+  PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -17,9 +18,10 @@ import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
 import { StoreOAuthProvider } from './auth/provider.ts';
-import { ConnectError, type ServerCatalog } from './connection-port.ts';
+import { ConnectError, type HostRequests, type ServerCatalog } from './connection-port.ts';
 import { isAuthError, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
+import { clientCapabilities, installHostRequests } from './host-requests.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import { StdioProcess } from './stdio-process.ts';
 import { GroupStdioTransport } from './stdio-transport.ts';
@@ -59,6 +61,7 @@ export class SessionOpener {
     private readonly onStderrLine: (line: string) => void,
     private readonly hub: EventHub,
     private readonly options: McpConnectorOptions,
+    private readonly host?: HostRequests,
   ) {}
 
   /** Connects with the configured transport; for URL servers, Streamable HTTP falls back to SSE on 404/405. */
@@ -124,12 +127,16 @@ export class SessionOpener {
   }
 
   private createSession(kind: TransportKind): Session {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(this.host) });
+    installHostRequests(client, this.host);
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       this.hub.emit({ type: 'tools-changed' });
     });
     client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
       this.hub.emit({ type: 'resources-changed' });
+    });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
+      this.hub.emit({ type: 'prompts-changed' });
     });
     // Transport hiccups (a dropped GET stream that the SDK retries, an unparsable SSE event) are not
     // fatal; the request that suffers from them rejects on its own.

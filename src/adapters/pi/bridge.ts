@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { readSession, type SessionStartup } from '../../actors/describe-session.ts';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
 import { redactingHost, redactResult } from '../../actors/outbound.ts';
+import { promptCommandName } from '../../actors/prompts.ts';
 import { reportConfigDiagnostics } from '../../actors/report-diagnostics.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
 import { tokenStoreFor } from '../../auth/default-store.ts';
@@ -34,6 +35,8 @@ import type { ProxyParams } from '../../tools/proxy-tool.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.ts';
 import type { Connector } from '../mcp/connection-port.ts';
 import type { PiCustomUi } from './panel.ts';
+import { promptCommand } from './prompts.ts';
+import { isPiContext, piServerRequests } from './server-requests.ts';
 import { PI_CODEMODE_TOOL, type PiToolModel, piToolModel, wantsCodemode } from './tool-model.ts';
 
 export interface PiUi extends Partial<PiCustomUi> {
@@ -46,12 +49,23 @@ export interface PiUi extends Partial<PiCustomUi> {
   ): Promise<string | undefined>;
 }
 
+/** Pi's dialogs (ctx.ui): undefined when the user dismissed them (Escape) or the signal aborted. */
+export interface PiDialogs {
+  select(title: string, options: string[], opts?: { signal?: AbortSignal }): Promise<string | undefined>;
+  confirm(title: string, message: string, opts?: { signal?: AbortSignal }): Promise<boolean>;
+  input(title: string, placeholder?: string, opts?: { signal?: AbortSignal }): Promise<string | undefined>;
+}
+
 export interface PiContext {
   cwd: string;
   hasUI: boolean;
   mode?: string;
-  ui: PiUi;
+  ui: PiUi & Partial<PiDialogs>;
   isProjectTrusted?(): boolean;
+  isIdle?(): boolean;
+  /** Pi's current model and its registry (sampling); shapes in ./sampling.ts. */
+  model?: unknown;
+  modelRegistry?: unknown;
 }
 
 export interface PiToolDefinition extends Partial<PiToolModel> {
@@ -90,6 +104,12 @@ export interface PiHost {
   getActiveTools(): string[];
   setActiveTools(names: string[]): void;
   getMcpServers?(): unknown;
+  sendUserMessage?(
+    content:
+      | string
+      | Array<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }>,
+    options?: { deliverAs?: 'steer' | 'followUp' },
+  ): void;
 }
 
 export interface PiBridgeOptions {
@@ -176,9 +196,9 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     return lastConfig;
   };
 
-  /** The one registration of an MCP tool (also how a changed tool is registered again). */
-  const registerMcpTool = (entry: CatalogEntry, active: boolean) => {
-    const registration = fingerprint(entry);
+  /** The one registration of an MCP tool: first time, again when it changed, and `withdrawn` (hidden). */
+  const registerMcpTool = (entry: CatalogEntry, active: boolean, withdrawn = false) => {
+    const registration = `${fingerprint(entry)}${withdrawn ? ':withdrawn' : ''}`;
     if (registered.get(entry.name) === registration) return;
     registered.set(entry.name, registration);
     const server = lastConfig?.servers.find((s) => s.name === entry.server);
@@ -189,8 +209,13 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       parameters: entry.inputSchema,
       defaultActive: active,
       ...piToolModel(entry, server),
-      execute: (_id, params, signal, onUpdate) =>
-        withRuntime((runtime) => runtime.callTool(entry.name, params ?? {}, signal, onUpdate)),
+      // A tool the server no longer offers stays registered (Pi cannot unregister) but unreachable.
+      ...(withdrawn ? { exposure: 'hidden' as const } : {}),
+      execute: (_id, params, signal, onUpdate, toolCtx) => {
+        // The server may ask the user something during this call: its dialogs go to this context.
+        if (isPiContext(toolCtx)) ctx = toolCtx;
+        return withRuntime((runtime) => runtime.callTool(entry.name, params ?? {}, signal, onUpdate));
+      },
     });
   };
 
@@ -211,6 +236,20 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
 
   const host: HostPort = {
     registerTool: (entry) => registerMcpTool(entry, entry.exposure === 'direct'),
+    withdrawTool: (entry) => registerMcpTool(entry, false, true),
+    registerPrompt: (server, prompt) =>
+      pi.registerCommand(
+        promptCommandName(server, prompt.name),
+        promptCommand(server, prompt, {
+          prompt: (s, n, a) => ready().then((rt) => rt.prompt(s, n, a)),
+          tell,
+          send: (content, commandCtx) =>
+            pi.sendUserMessage?.(
+              content,
+              commandCtx.isIdle?.() === false ? { deliverAs: 'followUp' } : undefined,
+            ),
+        }),
+      ),
     registerToolSearch,
     setActiveMcpTools(names) {
       const keep = pi.getActiveTools().filter((n) => !registered.has(n) && !BUILTIN_MCP_TOOL.test(n));
@@ -221,6 +260,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     notify: (message, level) => safely(() => tell(ctx, message, level)),
   };
 
+  const serverRequests = piServerRequests(() => ctx);
   const runtimeModule = () => import('./session-runtime.ts');
   const runtime = () =>
     (loading ??= attachInspection()
@@ -244,6 +284,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
           inspect: inspection.inspect,
           // Created by the first file written into it (spilled output, blobs); removed at shutdown.
           tempDir,
+          serverRequests: serverRequests.forServer,
         }),
       ));
 
@@ -298,9 +339,10 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   }
 
   pi.registerCommand('mcp', {
-    description: 'MCP servers: status, tools [server], reconnect [server], enable|disable <server>',
+    description:
+      'MCP servers: status, <server>, tools [server], prompts [server], reconnect [server], enable|disable <server>',
     getArgumentCompletions: (prefix) =>
-      ['status', 'tools', 'reconnect', 'enable', 'disable']
+      ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable']
         .filter((c) => c.startsWith(prefix))
         .map((c) => ({ value: c, label: c })),
     handler: async (args, commandCtx) => {
@@ -326,6 +368,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       ...(event?.reason ? { reason: event.reason } : {}),
     };
     starting = undefined;
+    serverRequests.newSession();
     const current = request;
     const read = safelyReturn(() => readSession(load(current), cache));
     startup = read;

@@ -20,7 +20,7 @@ describe('Streamable HTTP', () => {
     expect(connection.catalog.serverInfo?.name).toBe('fixture-http');
     expect(connection.catalog.protocolVersion).toBe('2025-11-25');
     expect(connection.catalog.tools.map((tool) => tool.name)).toContain('forget_sessions');
-    expect(connection.catalog.tools).toHaveLength(13);
+    expect(connection.catalog.tools).toHaveLength(14);
     expect(connection.catalog.resources).toHaveLength(6);
     expect(connection.pid).toBeUndefined();
     expect(textOf(await connection.callTool('add', { a: 1, b: 2 }))).toBe('3');

@@ -20,6 +20,7 @@ const ALL_TOOLS = [
   'cancellations',
   'crash',
   'change_lists',
+  'reshape',
   'sloppy_structured',
   'task_required',
   'request_headers',

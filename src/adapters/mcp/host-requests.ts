@@ -1,0 +1,99 @@
+// What the server may ask of us: the client capabilities we declare and the SDK handlers that pass
+// elicitation, sampling, roots and log messages to the host. A capability is declared only when the
+// host answers it (server-everything, for one, adds tools per declared capability).
+
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ServerDefinition } from '../../config/types.ts';
+import {
+  HostRefusal,
+  type HostRequests,
+  type JsonSchema,
+  type LogLevel,
+  type SamplingContent,
+  type SamplingRequest,
+} from './connection-port.ts';
+
+export function clientCapabilities(host: HostRequests | undefined): Record<string, unknown> {
+  const capabilities: Record<string, unknown> = {};
+  // Roots never change during a connection: a new Pi session (another cwd) reconnects every server.
+  if (host?.roots) capabilities.roots = { listChanged: false };
+  if (host?.elicit) capabilities.elicitation = { form: { applyDefaults: true }, url: {} };
+  if (host?.sample) capabilities.sampling = {};
+  return capabilities;
+}
+
+export function installHostRequests(client: Client, host: HostRequests | undefined): void {
+  const { roots, elicit, sample, log } = host ?? {};
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots() }));
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const params = request.params;
+      const asked =
+        params.mode === 'url'
+          ? {
+              mode: 'url' as const,
+              message: params.message,
+              url: params.url,
+              elicitationId: params.elicitationId,
+            }
+          : {
+              mode: 'form' as const,
+              message: params.message,
+              requestedSchema: params.requestedSchema as JsonSchema,
+            };
+      return refusalsAsErrors(() => elicit(asked, extra.signal));
+    });
+  }
+  if (sample) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+      const p = request.params;
+      const asked: SamplingRequest = {
+        messages: p.messages.map((m) => ({
+          role: m.role,
+          content: m.content as SamplingContent | SamplingContent[],
+        })),
+        maxTokens: p.maxTokens,
+        modelHints: (p.modelPreferences?.hints ?? []).flatMap((h) => (h.name ? [h.name] : [])),
+        ...(p.systemPrompt === undefined ? {} : { systemPrompt: p.systemPrompt }),
+        ...(p.temperature === undefined ? {} : { temperature: p.temperature }),
+        ...(p.stopSequences === undefined ? {} : { stopSequences: p.stopSequences }),
+      };
+      const answer = await refusalsAsErrors(() => sample(asked, extra.signal));
+      return { ...answer } as Record<string, unknown> as never;
+    });
+  }
+  if (log) {
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (notification) => {
+      const { level, logger, data } = notification.params;
+      const text = typeof data === 'string' ? data : JSON.stringify(data);
+      log(level as LogLevel, logger ? `${logger}: ${text}` : text);
+    });
+  }
+}
+
+/** `logging/setLevel` after initialize, when the server logs: `debug: true` asks for everything. */
+export async function applyLogLevel(
+  client: Client,
+  def: ServerDefinition,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!client.getServerCapabilities()?.logging) return;
+  await client.setLoggingLevel(def.debug ? 'debug' : 'info', { signal }).catch(() => {});
+}
+
+async function refusalsAsErrors<T>(answer: () => Promise<T>): Promise<T> {
+  try {
+    return await answer();
+  } catch (error) {
+    if (error instanceof HostRefusal) throw new McpError(ErrorCode.InvalidRequest, error.message);
+    throw error;
+  }
+}

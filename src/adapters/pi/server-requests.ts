@@ -1,0 +1,34 @@
+// How Pi answers what a server asks: elicitation through Pi's dialogs, roots from the session's
+// working directory, sampling on Pi's model.
+
+import { pathToFileURL } from 'node:url';
+import type { HostRequests } from '../mcp/connection-port.ts';
+import type { PiContext } from './bridge.ts';
+import { createElicitor } from './elicitation.ts';
+import { createSampler } from './sampling.ts';
+
+export interface PiServerRequests {
+  forServer(server: string): HostRequests;
+  /** A new Pi session: sampling approvals are asked for again. */
+  newSession(): void;
+}
+
+export function piServerRequests(currentContext: () => PiContext | undefined): PiServerRequests {
+  const elicit = createElicitor(currentContext);
+  const sampler = createSampler(currentContext);
+  return {
+    newSession: sampler.forgetApprovals,
+    forServer: (server) => ({
+      elicit: (request, signal) => elicit(server, request, signal),
+      sample: (request, signal) => sampler.sample(server, request, signal),
+      roots: () => {
+        const cwd = currentContext()?.cwd ?? process.cwd();
+        return [{ uri: pathToFileURL(cwd).href, name: 'working directory' }];
+      },
+    }),
+  };
+}
+
+export function isPiContext(value: unknown): value is PiContext {
+  return typeof value === 'object' && value !== null && 'ui' in value && 'hasUI' in value;
+}
