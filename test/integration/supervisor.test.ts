@@ -205,7 +205,7 @@ describe('supervisor with real servers', () => {
     const echo = pi.tools.get('live__echo')!;
     expect(echo.description).toBe('Echoes the text back at the given volume.');
     expect(echo.parameters).toMatchObject({ required: ['text', 'volume'] });
-    expect(echo.exposure).toBeUndefined();
+    expect(echo.exposure).toBe('deferred');
     expect(pi.tools.get('live__environment')!.exposure).toBe('hidden');
     expect(pi.activeMcp()).toContain('live__echo');
     expect(pi.activeMcp()).not.toContain('live__environment');
