@@ -1,43 +1,18 @@
 // The `pi-mcp-actors` CLI as a user runs it: the real bin, a temp agent dir, real fixture servers.
 
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stdioFixture } from '../fixtures/servers/spawn.ts';
-
-const BIN = resolve(import.meta.dirname, '../../bin/pi-mcp-actors.mjs');
+import { type CliRun, runCliBin } from '../support/output-channels.ts';
 
 let root: string;
 let agentDir: string;
 let project: string;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], stdin?: string): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: project,
-      env: { PATH: process.env.PATH, HOME: root, PI_CODING_AGENT_DIR: agentDir },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
-  });
+function cli(args: string[], stdin?: string): Promise<CliRun> {
+  return runCliBin(args, { cwd: project, home: root, agentDir }, stdin);
 }
 
 function config(servers: Record<string, unknown>, file = join(agentDir, 'mcp.json')) {

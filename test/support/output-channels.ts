@@ -20,13 +20,15 @@ export interface CliRun {
 export function runCliBin(
   args: string[],
   dirs: { cwd: string; home: string; agentDir: string },
+  stdin = '',
 ): Promise<CliRun> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: dirs.cwd,
       env: { PATH: process.env.PATH, HOME: dirs.home, PI_CODING_AGENT_DIR: dirs.agentDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.end(stdin);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
