@@ -38,7 +38,7 @@ export const OAuthSchema = Type.Object(
     }),
     privateKey: Type.String({
       description:
-        'PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`…) of `clientId` for `private_key_jwt` client authentication (RFC 7523): each token request carries a short-lived JWT signed with it instead of a secret (interpolated, e.g. `"${MY_CLIENT_KEY}"`; never shown or logged).',
+        'PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`…) of `clientId` for `private_key_jwt` client authentication (RFC 7523): each token request carries a short-lived JWT signed with it instead of a secret (interpolated from an environment variable; never shown or logged).',
     }),
     privateKeyFile: Type.String({
       description:
