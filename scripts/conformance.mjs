@@ -50,8 +50,8 @@ const SCENARIOS = [
   { scenario: 'auth/offline-access-scope' },
   { scenario: 'auth/offline-access-not-supported' },
   { scenario: 'auth/client-credentials-basic' },
-  // Not run by default (run them by name to see them fail):
-  //   auth/client-credentials-jwt: private_key_jwt client authentication (RFC 7523) has no config key here.
+  { scenario: 'auth/client-credentials-jwt' },
+  // Not run by default (run it by name to see it fail):
   //   auth/cross-app-access-complete-flow: needs RFC 8693 token exchange + RFC 7523 JWT bearer grant,
   //     which SDK v1's auth() does not do (also in the SDK's own conformance baseline).
   // 0.2.0-alpha.12: its 2025-11-25 client requirement set (auth/* aside) and the non-scored extra.

@@ -9,7 +9,7 @@
 //                            client secrets, `!command` output): from then on they are redacted everywhere
 //   addServerSecrets(defs)   remember every secret a config names (the runtime calls it on each load)
 //   secretsOfDefinition(def) what a server definition holds: env values, headers (and the token after
-//                            `Bearer`), bearerToken, oauth.clientSecret, URL and argument credentials
+//                            `Bearer`), bearerToken, oauth.clientSecret, oauth.privateKey, URL and argument credentials
 //
 // The set is process-wide on purpose: a token learned by one part (a sign-in, a config load) is
 // hidden by every other part without plumbing. It only grows (bounded; the oldest are dropped first).
@@ -127,6 +127,7 @@ export function secretsOfDefinition(def: ServerDefinition): string[] {
   }
   if (def.bearerToken !== undefined) found.push(def.bearerToken);
   if (def.oauth?.clientSecret !== undefined) found.push(def.oauth.clientSecret);
+  if (def.oauth?.privateKey !== undefined) found.push(...pemSecrets(def.oauth.privateKey));
   if (def.url !== undefined) found.push(...urlSecrets(def.url));
   found.push(...argSecrets(def.args ?? []));
   return [
@@ -237,4 +238,10 @@ export function argSecrets(args: readonly string[]): string[] {
     }
   });
   return out;
+}
+
+/** A PEM key, whole and line by line (a log may wrap or quote it), without its BEGIN/END lines. */
+function pemSecrets(pem: string): string[] {
+  const lines = pem.split(/\r?\n|\\n/).map((line) => line.trim());
+  return [pem, ...lines.filter((line) => line && !line.startsWith('-----'))];
 }

@@ -39,6 +39,7 @@ export const CAPTURE_STATS_DEFAULTS = {
 
 export const OAUTH_DEFAULTS = {
   grantType: 'authorization_code',
+  signingAlgorithm: 'RS256',
 } as const;
 
 export const USER_CONFIG_FILE = 'mcp.json';

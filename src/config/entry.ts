@@ -244,14 +244,17 @@ function checkOAuth(
   }
   if (
     oauth.grantType === 'client_credentials' &&
-    (oauth.clientId === undefined || oauth.clientSecret === undefined)
+    (oauth.clientId === undefined ||
+      (oauth.clientSecret === undefined &&
+        oauth.privateKey === undefined &&
+        oauth.privateKeyFile === undefined))
   ) {
     report(
       'error',
       'invalid-server',
-      'oauth.grantType "client_credentials" needs oauth.clientId and oauth.clientSecret',
+      'oauth.grantType "client_credentials" needs oauth.clientId and oauth.clientSecret (or oauth.privateKey / oauth.privateKeyFile)',
       at(originOf('oauth')),
-      `Add clientId and clientSecret (e.g. "clientSecret": "\${MY_CLIENT_SECRET}").`,
+      `Add clientId and clientSecret (e.g. "clientSecret": "\${MY_CLIENT_SECRET}"), or a private key for private_key_jwt.`,
     );
   }
 }

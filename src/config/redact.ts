@@ -24,6 +24,7 @@ export function redactDefinition(def: ServerDefinition): Record<string, unknown>
     copy.oauth = {
       ...def.oauth,
       ...(def.oauth.clientSecret === undefined ? {} : { clientSecret: REDACTED }),
+      ...(def.oauth.privateKey === undefined ? {} : { privateKey: REDACTED }),
     };
   }
   return copy;

@@ -185,6 +185,8 @@ function resolveAuth(
     const strings = [
       'clientId',
       'clientSecret',
+      'privateKey',
+      'signingAlgorithm',
       'scope',
       'redirectUri',
       'clientName',
@@ -196,8 +198,12 @@ function resolveAuth(
     for (const key of strings) {
       const value = raw[key];
       if (typeof value !== 'string') continue;
-      const interpolated = key === 'clientId' || key === 'clientSecret' ? text(value, 'oauth', [key]) : value;
+      const interpolated = INTERPOLATED_OAUTH_KEYS.has(key) ? text(value, 'oauth', [key]) : value;
       if (interpolated !== undefined) oauth[key] = interpolated;
+    }
+    if (typeof raw.privateKeyFile === 'string') {
+      const file = text(raw.privateKeyFile, 'oauth', ['privateKeyFile'], true);
+      if (file !== undefined) oauth.privateKeyFile = isAbsolute(file) ? file : resolve(context.cwd, file);
     }
     // Pi's built-in key for the same thing.
     if (oauth.redirectUri === undefined && typeof raw.callbackUrl === 'string')
@@ -221,6 +227,8 @@ function resolveAuth(
     definition.oauth = oauth;
   }
 }
+
+const INTERPOLATED_OAUTH_KEYS = new Set(['clientId', 'clientSecret', 'privateKey']);
 
 function transportOf(fields: ServerFields): Transport {
   if (fields.type === 'sse') return 'sse';

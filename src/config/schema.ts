@@ -25,7 +25,7 @@ export const OAuthSchema = Type.Object(
   optional({
     grantType: Type.Enum(['authorization_code', 'client_credentials'], {
       description:
-        '`authorization_code`: you sign in once in a browser (`/mcp-auth <server>` or `pi-mcp-actors login <server>`). `client_credentials`: a machine client; tokens are fetched on connect, no browser; needs `clientId` and `clientSecret`.',
+        '`authorization_code`: you sign in once in a browser (`/mcp-auth <server>` or `pi-mcp-actors login <server>`). `client_credentials`: a machine client; tokens are fetched on connect, no browser; needs `clientId` and either `clientSecret` or a private key (`privateKey` / `privateKeyFile`).',
       default: OAUTH_DEFAULTS.grantType,
     }),
     clientId: Type.String({
@@ -35,6 +35,19 @@ export const OAuthSchema = Type.Object(
     clientSecret: Type.String({
       description:
         "Secret of `clientId` (interpolated; never shown or logged); sent the way the server's metadata advertises (`client_secret_basic` or `client_secret_post`).",
+    }),
+    privateKey: Type.String({
+      description:
+        'PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`…) of `clientId` for `private_key_jwt` client authentication (RFC 7523): each token request carries a short-lived JWT signed with it instead of a secret (interpolated from an environment variable; never shown or logged).',
+    }),
+    privateKeyFile: Type.String({
+      description:
+        'Path of a PEM file holding the `privateKey` (interpolated; `~` expands, a relative path is taken from the working directory like `cwd`); read at each token request.',
+    }),
+    signingAlgorithm: Type.String({
+      description:
+        'JWS algorithm of the `private_key_jwt` client assertion, matching the key: `RS256`, `RS384`, `RS512`, `PS256`…, `ES256`, `ES384`, `ES512`.',
+      default: OAUTH_DEFAULTS.signingAlgorithm,
     }),
     scope: Type.String({
       description:

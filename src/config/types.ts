@@ -23,6 +23,12 @@ export interface OAuthConfig {
   grantType: 'authorization_code' | 'client_credentials';
   clientId?: string;
   clientSecret?: string;
+  /** PKCS#8 PEM private key for `private_key_jwt` client authentication (RFC 7523); a secret. */
+  privateKey?: string;
+  /** Absolute path of a PEM file holding `privateKey`; read when a token is requested. */
+  privateKeyFile?: string;
+  /** JWS algorithm of the client assertion (`RS256` when absent). */
+  signingAlgorithm?: string;
   scope?: string;
   redirectUri?: string;
   callbackPort?: number;

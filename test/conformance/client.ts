@@ -38,6 +38,8 @@ function oauthConfig(): OAuthConfig {
     oauth.clientMetadataUrl = 'https://conformance-test.local/client-metadata.json';
   if (context.client_id) oauth.clientId = context.client_id;
   if (context.client_secret) oauth.clientSecret = context.client_secret;
+  if (context.private_key_pem) oauth.privateKey = context.private_key_pem;
+  if (context.signing_algorithm) oauth.signingAlgorithm = context.signing_algorithm;
   if (scenario.startsWith('auth/client-credentials')) oauth.grantType = 'client_credentials';
   return oauth;
 }

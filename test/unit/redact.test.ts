@@ -111,3 +111,22 @@ describe('redact answers repeated texts from memory', () => {
     expect(redact(text)).toBe(`session ${REDACTED} is open`);
   });
 });
+
+describe('secretsOfDefinition with a private_key_jwt key', () => {
+  it('lists the PEM key whole and each of its base64 lines, not the BEGIN/END lines', () => {
+    const pem =
+      '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqG\nSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n';
+    const def = definition({
+      name: 'machine',
+      transport: 'http',
+      url: 'https://mcp.example.com/mcp',
+      auth: 'oauth',
+      oauth: { grantType: 'client_credentials', clientId: 'client-id-1', privateKey: pem },
+    });
+    const secrets = secretsOfDefinition(def);
+    expect(secrets).toEqual(
+      expect.arrayContaining([pem, 'MIGHAgEAMBMGByqGSM49AgEGCCqG', 'SM49AwEHBG0wawIBAQQg']),
+    );
+    expect(secrets.some((s) => s.startsWith('-----BEGIN') && !s.includes('\n'))).toBe(false);
+  });
+});

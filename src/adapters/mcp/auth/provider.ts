@@ -14,6 +14,7 @@
 
 import { randomBytes } from 'node:crypto';
 import {
+  type AddClientAuthentication,
   auth,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
@@ -26,6 +27,7 @@ import type {
 import type { SignInRecord, StoredTokens, TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import { addSecrets } from '../../../redact.ts';
+import { privateKeyJwtAuth, usesPrivateKey } from './client-assertion.ts';
 
 export const CLIENT_NAME = 'pi-mcp-actors';
 /** Refresh this long before the access token expires (at most half its lifetime). */
@@ -68,6 +70,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     private readonly baseFetch: FetchLike = fetch,
   ) {
     this.serverUrl = def.url ?? '';
+    this.addClientAuthentication = privateKeyJwtAuth(def.oauth);
   }
 
   get redirectUrl(): string | undefined {
@@ -88,12 +91,19 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       redirect_uris: redirect ? [redirect] : [],
       grant_types: this.clientCredentials ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
       response_types: this.clientCredentials ? [] : ['code'],
-      token_endpoint_auth_method: oauth?.clientSecret ? 'client_secret_post' : 'none',
+      token_endpoint_auth_method: usesPrivateKey(oauth)
+        ? 'private_key_jwt'
+        : oauth?.clientSecret
+          ? 'client_secret_post'
+          : 'none',
       ...(oauth?.scope ? { scope: oauth.scope } : {}),
       ...(oauth?.clientUri ? { client_uri: oauth.clientUri } : {}),
       ...(oauth?.logoUri ? { logo_uri: oauth.logoUri } : {}),
     };
   }
+
+  /** `private_key_jwt` (RFC 7523) when a private key is configured; else the SDK sends the secret. */
+  readonly addClientAuthentication: AddClientAuthentication | undefined;
 
   /** Why connecting needs a sign-in, once auth() gave up. */
   signInNeed(): SignInNeed | undefined {
