@@ -86,7 +86,9 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   get clientMetadata(): OAuthClientMetadata {
     const oauth = this.def.oauth;
     const redirect = this.redirectUrl;
-    return {
+    const metadata = {
+      // SEP-837: a client on the user's machine with a loopback redirect registers as native.
+      application_type: 'native',
       client_name: oauth?.clientName ?? CLIENT_NAME,
       redirect_uris: redirect ? [redirect] : [],
       grant_types: this.clientCredentials ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
@@ -100,6 +102,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       ...(oauth?.clientUri ? { client_uri: oauth.clientUri } : {}),
       ...(oauth?.logoUri ? { logo_uri: oauth.logoUri } : {}),
     };
+    return metadata;
   }
 
   /** `private_key_jwt` (RFC 7523) when a private key is configured; else the SDK sends the secret. */
