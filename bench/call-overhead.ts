@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ensureConnected } from '../src/actors/ensure-connected.ts';
+import { silentHost } from '../src/actors/host-port.ts';
 import { createRuntime } from '../src/actors/session-actor.ts';
 import { connectMcp } from '../src/adapters/mcp/index.ts';
 import type { LoadedConfig } from '../src/config/types.ts';
@@ -102,14 +103,7 @@ export async function runCallOverhead(): Promise<CallOverheadResult> {
   const config: LoadedConfig = loadedConfig([definition]);
   const tempDir = mkdtempSync(join(tmpdir(), 'bench-calls-'));
   const runtime = createRuntime({
-    host: {
-      registerTool() {},
-      withdrawTool() {},
-      registerToolSearch() {},
-      setActiveMcpTools() {},
-      setStatus() {},
-      notify() {},
-    },
+    host: silentHost(),
     connector: connectMcp,
     loadConfig: () => config,
     logger: nullLogger,

@@ -21,3 +21,15 @@ export interface HostPort {
   setStatus(text: string | undefined): void;
   notify(message: string, level: NotifyLevel): void;
 }
+
+/** A host that shows nothing and registers nowhere (the CLI, benchmarks, tests); `overrides` replace parts. */
+export function silentHost(overrides: Partial<HostPort> = {}): HostPort {
+  return {
+    registerTool() {},
+    registerToolSearch() {},
+    setActiveMcpTools() {},
+    setStatus() {},
+    notify() {},
+    ...overrides,
+  };
+}

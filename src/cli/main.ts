@@ -7,7 +7,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureConnected } from '../actors/ensure-connected.ts';
-import type { HostPort } from '../actors/host-port.ts';
+import { silentHost } from '../actors/host-port.ts';
 import { describeServers } from '../actors/server-status.ts';
 import { createRuntime, type Runtime } from '../actors/session-actor.ts';
 import { createAuthPort } from '../adapters/mcp/auth/sign-in.ts';
@@ -79,23 +79,12 @@ export function parseCliArgs(argv: string[]): CliOptions | string {
   return options.command ? options : USAGE;
 }
 
-function cliHost(): HostPort {
-  return {
-    registerTool() {},
-    withdrawTool() {},
-    registerToolSearch() {},
-    setActiveMcpTools() {},
-    setStatus() {},
-    notify() {},
-  };
-}
-
 async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Promise<Runtime> {
   const env = process.env;
   const homeDir = homedir();
   const agentDir = agentDirFrom(env, homeDir);
   const runtime = createRuntime({
-    host: cliHost(),
+    host: silentHost(),
     auth,
     connector: withNpxResolution(
       createMcpConnector({ tokenStore: auth.store }),

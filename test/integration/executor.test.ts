@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
-import type { HostPort } from '../../src/actors/host-port.ts';
+import { silentHost } from '../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../src/actors/session-actor.ts';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import type { LoadedConfig, ServerDefinition } from '../../src/config/types.ts';
@@ -19,14 +19,7 @@ import { loadedConfig } from '../support/config.ts';
 let tempDir: string;
 let runtime: Runtime;
 
-const host: HostPort = {
-  registerTool() {},
-  registerToolSearch() {},
-  withdrawTool() {},
-  setActiveMcpTools() {},
-  setStatus() {},
-  notify() {},
-};
+const host = silentHost();
 
 async function start(servers: ServerDefinition[], settings: Partial<LoadedConfig['settings']> = {}) {
   const config = loadedConfig(servers, settings);

@@ -3,6 +3,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock, waitFor } from 'xstate';
+import { silentHost } from '../../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
 import {
   type PiCustomFactory,
@@ -45,7 +46,7 @@ async function startRuntime(): Promise<Runtime> {
   const config = loadedConfig([definition({ name: 'alpha' }), definition({ name: 'beta' })]);
   const scripted = scriptedConnector();
   runtime = createRuntime({
-    host: { registerTool() {}, registerToolSearch() {}, setActiveMcpTools() {}, setStatus() {}, notify() {} },
+    host: silentHost(),
     connector: scripted.connector,
     loadConfig: () => config,
     logger: nullLogger,

@@ -4,7 +4,7 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
-import type { HostPort } from '../../../src/actors/host-port.ts';
+import { silentHost } from '../../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
 import {
   createPanelController,
@@ -75,17 +75,14 @@ async function start(servers: ServerDefinition[], skipped = false) {
       fix: 'trust the project in Pi',
     });
   }
-  const host: HostPort = {
-    registerTool() {},
-    registerToolSearch() {},
+  const host = silentHost({
     setActiveMcpTools: (names) => {
       active = names;
     },
     setStatus: (line) => {
       status = line;
     },
-    notify() {},
-  };
+  });
   runtime = createRuntime({
     host,
     connector: scripted.connector,
