@@ -146,15 +146,18 @@ describe('supervisor with real servers', () => {
     await first.pi.emit('session_shutdown', {});
     await waitForServerProcesses(0);
 
-    const { pi } = boot();
-    // Every cached tool is registered at session_start from the cache alone, before any runtime work
-    // (so Pi's codemode reaches them); only the direct one is active.
+    const { pi, bridge } = boot();
+    // At session_start, from the cache alone, only what the first request declares is registered
+    // (each registration costs Pi a rebuild of its tool registry); only the direct one is active.
     await pi.emit('session_start', {});
     expect(pi.activeMcp()).toEqual(['ToolSearch', 'one__echo']);
-    const registered = [...pi.tools.keys()].filter((n) => n.includes('__'));
-    expect(registered).toContain('one__echo');
-    expect(registered).toContain('one__add');
-    expect(registered).toContain('two__add');
+    const mcpTools = () => [...pi.tools.keys()].filter((n) => n.includes('__')).sort();
+    expect(mcpTools()).toEqual(['one__echo']);
+    // The runtime registers the deferred rest (callable by codemode and ctx.executeTool), still no process.
+    await bridge.runtime();
+    expect(mcpTools()).toEqual(expect.arrayContaining(['one__add', 'one__echo', 'two__add', 'two__echo']));
+    expect(mcpTools().length).toBeGreaterThan(4);
+    expect(pi.activeMcp()).toEqual(['ToolSearch', 'one__echo']);
     expect(serverProcesses()).toHaveLength(0);
     const found = await pi.callTool('ToolSearch', { query: 'select:two__add' });
     expect(pi.tools.has('one__add')).toBe(true);
@@ -164,6 +167,34 @@ describe('supervisor with real servers', () => {
     await waitForServerProcesses(1);
     expect(text(await pi.callTool('two__add', { a: 1, b: 2 }))).toContain('3');
     expect(serverProcesses()).toHaveLength(1);
+  });
+
+  it('when codemode scripts can call MCP tools, every cached tool is registered at session_start', async () => {
+    writeUserConfig({
+      mcpServers: { one: stdio([], { exposure: 'codemode' }), two: stdio(['--name', 'two']) },
+    });
+    const warm = boot();
+    await warm.pi.emit('session_start', {});
+    await waitFor((await warm.bridge.runtime()).actor, (s) =>
+      Boolean(s.context.catalogs.one && s.context.catalogs.two),
+    );
+    await warm.pi.emit('session_shutdown', {});
+    await waitForServerProcesses(0);
+
+    // A server asks for codemode: Pi's codemode tool is activated and reaches every tool from the start.
+    const served = boot();
+    await served.pi.emit('session_start', {});
+    expect([...served.pi.tools.keys()]).toEqual(expect.arrayContaining(['one__echo', 'two__echo']));
+    await served.pi.emit('session_shutdown', {});
+
+    // The user has Pi's codemode on: the same, with no server asking for it.
+    writeUserConfig({ mcpServers: { two: stdio(['--name', 'two']) } });
+    const { pi } = boot();
+    pi.active.push('codemode');
+    await pi.emit('session_start', {});
+    expect([...pi.tools.keys()]).toEqual(expect.arrayContaining(['two__echo', 'two__add']));
+    expect(pi.activeMcp()).toEqual(['ToolSearch']);
+    expect(serverProcesses()).toHaveLength(0);
   });
 
   it('a list_changed adds the new tool, registered but inactive, and ToolSearch keeps its description', async () => {

@@ -37,7 +37,13 @@ import type { Connector } from '../mcp/connection-port.ts';
 import type { PiCustomUi } from './panel.ts';
 import { promptCommand } from './prompts.ts';
 import { isPiContext, piServerRequests } from './server-requests.ts';
-import { PI_CODEMODE_TOOL, type PiToolModel, piToolModel, wantsCodemode } from './tool-model.ts';
+import {
+  codemodeReachesTools,
+  PI_CODEMODE_TOOL,
+  type PiToolModel,
+  piToolModel,
+  wantsCodemode,
+} from './tool-model.ts';
 
 export interface PiUi extends Partial<PiCustomUi> {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
@@ -297,10 +303,13 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
         live = rt;
         await guarded('session_start', () => rt.start(current));
         // Off the critical path, one after the other: the search index, then the MCP SDK.
+        // A session that has ended starts no import: one in progress would hold Pi's exit.
+        const open = () => request === current;
         setImmediate(() => {
+          if (!open()) return;
           void runtimeModule()
             .then(({ warmUp }) => warmUp(rt))
-            .then(() => options.preloadConnector?.())
+            .then(() => (open() ? options.preloadConnector?.() : undefined))
             .catch((e: unknown) => logger.warn(`warm-up: ${String(e)}`));
         });
       }
@@ -425,9 +434,12 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     const outbound = redactingHost(host);
     reportConfigDiagnostics(config, logger, outbound.notify);
     outbound.registerToolSearch(description);
-    // Every known tool is registered now (deferred ones stay undeclared), so Pi's codemode scripts and
-    // ctx.executeTool reach them from the first request, before the runtime has started.
-    for (const entry of catalog.entries) outbound.registerTool(entry);
+    // Pi rebuilds its whole tool registry on every registration, so only what the first request needs is
+    // registered now: the direct tools, and every tool when codemode scripts can call them. The runtime
+    // registers the deferred rest once the request is on its way (or at the first tool call).
+    const everyTool = codemodeReachesTools(config.servers, pi.getActiveTools());
+    for (const entry of catalog.entries)
+      if (everyTool || entry.exposure === 'direct') outbound.registerTool(entry);
     const direct = catalog.entries.filter((entry) => entry.exposure === 'direct');
     outbound.setActiveMcpTools(direct.map((entry) => entry.name));
   }

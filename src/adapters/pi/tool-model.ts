@@ -44,3 +44,8 @@ export function wantsCodemode(servers: readonly ServerDefinition[]): boolean {
     (s) => s.exposure === 'codemode' || s.toolExposure.some((rule) => rule.exposure === 'codemode'),
   );
 }
+
+/** Whether Pi's codemode scripts can call MCP tools this session: a server asks for it, or it is on. */
+export function codemodeReachesTools(servers: readonly ServerDefinition[], activeTools: string[]): boolean {
+  return wantsCodemode(servers) || activeTools.includes(PI_CODEMODE_TOOL);
+}
