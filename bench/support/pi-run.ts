@@ -23,6 +23,11 @@ export interface PiRun {
   arrivals: number[];
   /** ms after spawn at which request i had been answered (the whole SSE written, after any thinking). */
   answered: number[];
+  /**
+   * CPU time (ms) Pi's main thread had used when request i arrived (Linux /proc schedstat; empty
+   * elsewhere): unlike wall time, it does not grow with the machine's load.
+   */
+  cpuAtArrivalMs: number[];
   wallMs: number;
   peakRssMb: number;
   maxProcesses: number;
@@ -55,10 +60,14 @@ export async function runPiTimed(opts: PiRunOptions): Promise<PiRun> {
   const bodies: ChatRequestBody[] = [];
   const arrivals: number[] = [];
   const answered: number[] = [];
+  const cpuAtArrivalMs: number[] = [];
   let spawnedAt = 0;
+  let piPid: number | undefined;
   const llm = await startFakeLlm({
     script: async (body, index) => {
       arrivals[index] = performance.now() - spawnedAt;
+      const cpu = piPid === undefined ? undefined : mainThreadCpuMs(piPid);
+      if (cpu !== undefined) cpuAtArrivalMs[index] = cpu;
       bodies[index] = body;
       if (opts.thinkMs) await new Promise((resolve) => setTimeout(resolve, opts.thinkMs));
       const step = opts.step(body, index);
@@ -86,6 +95,7 @@ export async function runPiTimed(opts: PiRunOptions): Promise<PiRun> {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  piPid = child.pid;
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
@@ -140,8 +150,19 @@ export async function runPiTimed(opts: PiRunOptions): Promise<PiRun> {
     bodies,
     arrivals,
     answered,
+    cpuAtArrivalMs,
     wallMs,
     peakRssMb: Math.round(peakKb / 102.4) / 10,
     maxProcesses,
   };
+}
+
+/** On-CPU time of a process's main thread in ms (the first field of /proc/PID/schedstat is ns). */
+function mainThreadCpuMs(pid: number): number | undefined {
+  try {
+    const ns = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+    return Number.isFinite(ns) && ns > 0 ? ns / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
 }
