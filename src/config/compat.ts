@@ -177,8 +177,16 @@ export const SETTINGS_COMPAT: Record<string, CompatKey> = {
     'pi-mcp-adapter',
     'is not applied; `/mcp-auth <server>` retries with the loaded credentials',
   ),
-  oauthCredentialStore: dropped('pi-mcp-adapter', 'is not applied'),
-  oauthDir: dropped('pi-mcp-adapter', 'is not applied'),
+  oauthCredentialStore: {
+    from: 'pi-mcp-adapter',
+    does: 'its sign-ins are read (never written) from its encrypted files `<agentDir>/mcp-oauth-encrypted/` with `PI_MCP_ADAPTER_OAUTH_FILE_KEY`; the OS keyring it uses otherwise is not read (sign in once more; the needs-auth error says so)',
+    map: () => undefined,
+  },
+  oauthDir: {
+    from: 'pi-mcp-adapter',
+    does: 'its legacy plaintext `<dir>/sha256-<name hash>/tokens.json` sign-ins are read from there (`MCP_OAUTH_DIR` wins; default `<agentDir>/mcp-oauth`), never written',
+    map: () => undefined,
+  },
   authRequiredMessage: dropped('pi-mcp-adapter', 'is not applied; failed calls name `/mcp-auth <server>`'),
   sampling: dropped('pi-mcp-adapter', 'is not applied: servers’ sampling requests are declined'),
   samplingAutoApprove: dropped('pi-mcp-adapter', 'is not applied: servers’ sampling requests are declined'),
