@@ -110,7 +110,7 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
   tasks: dropped('pi-mcp-adapter', 'is not applied; MCP Tasks are not polled (calls are synchronous)'),
   bearerTokenStore: dropped(
     'pi-mcp-adapter',
-    'is not read (its OS credential store is not ours); use `bearerTokenEnv` or `bearerToken`',
+    'is not read: pi-mcp-adapter keeps these tokens only in the OS keyring (no file store), which needs a native module to read; give the token with `bearerTokenEnv` or `bearerToken`',
   ),
   searchKeywords: dropped(
     'pi-mcp-adapter',
