@@ -173,10 +173,11 @@ export const SETTINGS_COMPAT: Record<string, CompatKey> = {
     'pi-mcp-adapter',
     'has no counterpart: tools carry a Pi `namespace` per server',
   ),
-  autoAuth: dropped(
-    'pi-mcp-adapter',
-    'is not applied; `/mcp-auth <server>` retries with the loaded credentials',
-  ),
+  autoAuth: {
+    from: 'pi-mcp-adapter',
+    does: 'where Pi can wait for a browser (interactive, RPC), a call or ToolSearch that finds a server waiting for a sign-in starts the sign-in of `/mcp-auth <server>` and runs once more when it succeeds; in print and JSON mode the error names `/mcp-auth <server>`',
+    map: () => undefined,
+  },
   oauthCredentialStore: {
     from: 'pi-mcp-adapter',
     does: 'its sign-ins are read (never written) from its encrypted files `<agentDir>/mcp-oauth-encrypted/` with `PI_MCP_ADAPTER_OAUTH_FILE_KEY`; the OS keyring it uses otherwise is not read (sign in once more; the needs-auth error says so)',

@@ -259,6 +259,11 @@ export const SettingsSchema = Type.Object(
       description: 'Record call statistics: true, or `{ path, flushDelayMs }`.',
       default: SETTINGS_DEFAULTS.captureStats,
     }),
+    autoAuth: Type.Boolean({
+      description:
+        'pi-mcp-adapter: with Pi’s UI, a call or ToolSearch that finds a server waiting for a sign-in starts it (as /mcp-auth) and runs once more.',
+      default: false,
+    }),
     oauthDir: Type.String({
       description:
         'pi-mcp-adapter: where its legacy plaintext `tokens.json` sign-ins are (relative to the project); read, never written.',

@@ -109,6 +109,7 @@ export function buildSettings(
   if (typeof requestTimeout === 'number') settings.requestTimeoutMs = requestTimeout;
   const limit = get('outputLimitBytes');
   if (typeof limit === 'number') settings.outputLimitBytes = limit;
+  if (get('autoAuth') === true) settings.autoAuth = true;
   const oauthDir = get('oauthDir');
   // As pi-mcp-adapter resolves it: against the project, no interpolation.
   if (typeof oauthDir === 'string' && oauthDir.trim())
