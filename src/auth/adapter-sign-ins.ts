@@ -2,7 +2,7 @@
 // It keeps one entry per server name (account `sha256-<hex of the name>`), bound to the server URL
 // it was made for, in one of three places:
 //   - the OS keyring (its default; service `pi-mcp-adapter.oauth`): a native module would be needed
-//     to read it, so it is not read here; `keyringNote` says what to do instead;
+//     to read it, so it is not read here; `unreadableSignInNote` says what to do instead;
 //   - AES-256-GCM files `<agentDir>/mcp-oauth-encrypted/<account>/credentials.json`, keyed by the
 //     environment variable PI_MCP_ADAPTER_OAUTH_FILE_KEY (`settings.oauthCredentialStore:
 //     "encrypted-file"`);
@@ -76,11 +76,17 @@ export function readAdapterSignIn(
 }
 
 /**
- * Why a server with no readable sign-in may still have one in pi-mcp-adapter: its default store is
- * the OS keyring. Said when the user has pi-mcp-adapter in Pi's packages and does not use its
- * encrypted-file store.
+ * Why a server with no readable sign-in may still have one in pi-mcp-adapter: an encrypted file of
+ * its that the key in this environment does not open, or its default store, the OS keyring (said
+ * when pi-mcp-adapter is in Pi's packages and its encrypted-file store is not configured).
  */
-export function keyringNote(source: AdapterSignInSource, name: string): string | undefined {
+export function unreadableSignInNote(source: AdapterSignInSource, name: string): string | undefined {
+  if (fs.existsSync(encryptedFile(source, name))) {
+    return (
+      `pi-mcp-adapter's encrypted sign-in to "${name}" cannot be opened with the ${ADAPTER_FILE_KEY_ENV} ` +
+      'of this environment (unset or another key): set the key it was saved with, or sign in here once more'
+    );
+  }
   if (configured.oauthCredentialStore === 'encrypted-file' || !adapterInstalled(source)) return undefined;
   return (
     `a sign-in to "${name}" made with pi-mcp-adapter stays in the OS keyring, which pi-mcp-actors ` +

@@ -18,8 +18,8 @@ import { addSecrets } from '../redact.ts';
 import {
   type AdapterSignInSource,
   adapterFiles,
-  keyringNote,
   readAdapterSignIn,
+  unreadableSignInNote,
 } from './adapter-sign-ins.ts';
 
 export const TOKEN_STORE_FILE = 'mcp-oauth.json';
@@ -225,7 +225,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         return result;
       });
     },
-    signInElsewhere: (name) => (adapter ? keyringNote(adapter, name) : undefined),
+    signInElsewhere: (name) => (adapter ? unreadableSignInNote(adapter, name) : undefined),
     remove(name, url) {
       return queued(async () => {
         const key = storeKey(name, url);

@@ -457,10 +457,17 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       label: 'MCP gateway',
       description: proxy.proxyToolDescription,
       parameters: proxy.proxyToolParameters,
-      execute: (_id, params, signal) =>
-        withRuntime((runtime) =>
-          proxy.runProxyTool(runtime, params as ProxyParams, signal).then(redactResult),
-        ),
+      execute: (_id, params, signal, _onUpdate, toolCtx) => {
+        if (isPiContext(toolCtx)) ctx = toolCtx;
+        return withRuntime(async (runtime) =>
+          (await runtimeModule()).callWithAutoAuth(
+            runtime,
+            ctx,
+            () => proxy.runProxyTool(runtime, params as ProxyParams, signal).then(redactResult),
+            signal,
+          ),
+        );
+      },
     });
   }
 

@@ -6,7 +6,7 @@ import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useAdapterSignInSettings } from '../../../src/auth/adapter-sign-ins.ts';
 import { createTokenStore, storeKey } from '../../../src/auth/token-store.ts';
 import { redact } from '../../../src/redact.ts';
@@ -162,5 +162,28 @@ describe("pi-mcp-adapter's sign-ins", () => {
     // Its encrypted-file store is read instead: nothing to say.
     useAdapterSignInSettings({ oauthCredentialStore: 'encrypted-file' });
     expect(store().signInElsewhere?.('linear')).toBeUndefined();
+  });
+
+  it('an encrypted sign-in the key of this environment does not open is named, with what to do', () => {
+    writeEncrypted('linear', entry('at-locked'), randomBytes(32));
+    const locked = store({ PI_MCP_ADAPTER_OAUTH_FILE_KEY: randomBytes(32).toString('base64') });
+    expect(locked.get('linear', URL_A)).toBeUndefined();
+    expect(locked.signInElsewhere?.('linear')).toBe(
+      'pi-mcp-adapter\'s encrypted sign-in to "linear" cannot be opened with the PI_MCP_ADAPTER_OAUTH_FILE_KEY of this environment (unset or another key): set the key it was saved with, or sign in here once more',
+    );
+  });
+
+  it("wakes a watcher when pi-mcp-adapter's file for its server appears", async () => {
+    const watching = store();
+    // Our own file exists, so only a watch on theirs can notice.
+    await watching.update('other', URL_A, () => ({ name: 'other', url: URL_A }));
+    let woken = 0;
+    const stop = watching.watch('linear', URL_A, () => woken++);
+    try {
+      writeLegacy(join(agentDir, 'mcp-oauth'), 'linear', entry('at-late'));
+      await vi.waitFor(() => expect(woken).toBe(1), { timeout: 10_000, interval: 100 });
+    } finally {
+      stop();
+    }
   });
 });
