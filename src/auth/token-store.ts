@@ -231,8 +231,11 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         const key = storeKey(name, url);
         let existed = false;
         await writeRecords((records) => {
-          existed = key in records;
+          const foreign = readForeign(name, url);
+          existed = key in records || foreign !== undefined;
           delete records[key];
+          // Their store keeps its sign-in: an empty record here says the user signed out of it.
+          if (foreign) records[key] = { name, url: normalizeUrl(url), updatedAt: Date.now() };
         });
         return existed;
       });

@@ -144,6 +144,20 @@ describe("pi-mcp-adapter's sign-ins", () => {
     expect(ours.get('linear', URL_A)?.tokens?.access_token).toBe('at-refreshed');
   });
 
+  it('signing out here stops using their sign-in (their file stays); a new sign-in here is used', async () => {
+    const file = writeLegacy(join(agentDir, 'mcp-oauth'), 'linear', entry('at-out'));
+    const before = readFileSync(file, 'utf8');
+    const ours = store();
+    expect(await ours.remove('linear', URL_A)).toBe(true);
+    expect(ours.get('linear', URL_A)?.tokens).toBeUndefined();
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    await ours.update('linear', URL_A, (current) => ({
+      ...current!,
+      tokens: { access_token: 'at-new-here', token_type: 'Bearer' },
+    }));
+    expect(ours.get('linear', URL_A)?.tokens?.access_token).toBe('at-new-here');
+  });
+
   it('every token, client secret and the file key read are redacted from then on', () => {
     const key = randomBytes(32);
     writeEncrypted('linear', entry('tok-enc-redact-1'), key);
