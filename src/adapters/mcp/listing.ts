@@ -2,10 +2,12 @@
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
+  ErrorCode,
   ListPromptsResultSchema,
   ListResourcesResultSchema,
   ListResourceTemplatesResultSchema,
   ListToolsResultSchema,
+  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerDefinition } from '../../config/types.ts';
 import type {
@@ -44,6 +46,8 @@ export async function loadCatalog(
   const optional = <T>(method: string, list: Promise<T>, fallback: T): Promise<T> =>
     list.catch((error) => {
       if (signal.aborted) throw error;
+      // Not implementing an optional list is normal (many resource servers have no templates).
+      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return fallback;
       warn(`${method} failed, continuing without: ${error instanceof Error ? error.message : String(error)}`);
       return fallback;
     });
