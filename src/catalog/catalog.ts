@@ -52,6 +52,8 @@ export interface Catalog {
 }
 
 const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: 'object', properties: {} };
+/** Property names every major model API accepts. */
+const PARAMETER_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export function resourceToolName(resource: { name: string; uri: string }): string {
   const base = (resource.name || resource.uri)
@@ -118,6 +120,14 @@ function candidatesOf(
     if (seen.has(tool)) {
       warnings.push(
         `${def.name}: resource template ${template.uriTemplate} not exposed: a tool is already named ${tool}`,
+      );
+      continue;
+    }
+    // Model APIs refuse a whole request when one parameter name is outside this pattern.
+    const unusable = templateVariables(template.uriTemplate).find((v) => !PARAMETER_NAME.test(v.name));
+    if (unusable) {
+      warnings.push(
+        `${def.name}: resource template ${template.uriTemplate} not exposed: its variable "${unusable.name}" cannot be a tool parameter name`,
       );
       continue;
     }

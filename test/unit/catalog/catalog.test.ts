@@ -133,6 +133,7 @@ describe('buildCatalog', () => {
             },
             { uriTemplate: 'repo://{owner}/{+path}{?ref,depth}', name: 'file' },
             { uriTemplate: 'demo://search{?q}', name: 'search' },
+            { uriTemplate: 'demo://odd/{caf%C3%A9}', name: 'odd' },
           ],
         },
         {
@@ -171,6 +172,10 @@ describe('buildCatalog', () => {
     expect(c.warnings).toContain(
       'everything: resource template demo://search{?q} not exposed: a tool is already named read_search',
     );
+    expect(c.warnings).toContain(
+      'everything: resource template demo://odd/{caf%C3%A9} not exposed: its variable "caf%C3%A9" cannot be a tool parameter name',
+    );
+    expect(c.byName.has('everything__read_odd')).toBe(false);
     expect(c.entries.some((e) => e.server === 'quiet')).toBe(false);
   });
 
