@@ -38,6 +38,10 @@ export function writeReport(r: BenchResults, dir: string): void {
     '',
     'Absolute times on a shared 2-core machine are noisy; every figure is shown with a reference measured in the same run, and the ratio ours / reference is what to compare between runs. Raw samples are in `results.json`.',
     '',
+    m.command.includes('--entry=source')
+      ? "In the real-Pi runs Pi loads this extension from the checkout's TypeScript sources (`--entry=source`), through its jiti."
+      : 'In the real-Pi runs Pi loads this extension as installed: `package.json`, `extension.ts` and the `dist/` bundle built by `scripts/build.mjs` (`--entry=source` measures the checkout instead).',
+    '',
   );
 
   if (r.targets) {

@@ -3,6 +3,7 @@
 // bench/results/REPORT.md and the SVG charts beside it; the search eval's own output goes to
 // bench/results/raw/ (git-ignored).
 //   npx tsx bench/run.ts [--only=calls,startup,search,tokens,memory,pi,reliability] [--runs=N] [--load-ms=N]
+//                        [--entry=source]
 // Never part of `npm test`. Needs the npm registry on a fresh clone (Pi, the five servers, pi-mcp-adapter).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,8 @@ const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : und
 const runsArg = argv.find((a) => a.startsWith('--runs='));
 const PI_RUNS = runsArg ? Number(runsArg.slice('--runs='.length)) : 5;
 const wanted = (name: string) => !only || only.has(name);
+// Real-Pi runs load the installed bundle unless `--entry=source` (bench/support/installed.ts).
+if (argv.includes('--entry=source')) process.env.BENCH_ENTRY = 'source';
 const loadMsArg = argv.find((a) => a.startsWith('--load-ms='));
 const LOAD_MS = loadMsArg ? Number(loadMsArg.slice('--load-ms='.length)) : 60_000;
 

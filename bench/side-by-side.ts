@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { node22Path } from '../scripts/pi-paths.mjs';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
 import { type ChatRequestBody, messageText, toolResultMessages } from '../test/e2e/harness/fake-llm.ts';
-import { EXTENSION_ENTRY } from './startup.ts';
+import { extensionEntry } from './support/installed.ts';
 import { runPiTimed, type Step } from './support/pi-run.ts';
 import { ADAPTER_DIR, SERVERS_DIR, serverEntry } from './support/provision.ts';
 import { median, round } from './support/stats.ts';
@@ -218,7 +218,7 @@ export async function runSideBySide(
         const problems: string[] = [];
         const run = await runPiTimed({
           dir: dirs.get(v)!,
-          extensions: v === 'ours' ? [EXTENSION_ENTRY] : v === 'adapter' ? [ADAPTER_DIR] : [],
+          extensions: v === 'ours' ? [extensionEntry()] : v === 'adapter' ? [ADAPTER_DIR] : [],
           prompt: 'Find the echo tool, call it, and tell me what it said.',
           step: scriptFor(v, problems),
           timeoutMs: 120_000,
@@ -336,7 +336,7 @@ export async function runColdStart(runs: number, variants: readonly Variant[] = 
       for (const v of usable.map((_, i) => usable[(i + round_) % usable.length]!)) {
         const run = await runPiTimed({
           dir: dirs.get(v)!,
-          extensions: v === 'ours' ? [EXTENSION_ENTRY] : v === 'adapter' ? [ADAPTER_DIR] : [],
+          extensions: v === 'ours' ? [extensionEntry()] : v === 'adapter' ? [ADAPTER_DIR] : [],
           prompt: 'Say hello.',
           step: () => ({ text: 'Hello.' }),
           timeoutMs: 120_000,

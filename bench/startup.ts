@@ -12,10 +12,9 @@ import { loadConfig } from '../src/config/load.ts';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
 import { RecordingPi } from '../test/support/recording-pi.ts';
 import type { CatalogFile } from './support/catalogs.ts';
+import { extensionEntry } from './support/installed.ts';
 import { runPiTimed } from './support/pi-run.ts';
 import { median, ratio, round, type Summary, summarize } from './support/stats.ts';
-
-export const EXTENSION_ENTRY = join(import.meta.dirname, '..', 'src', 'index.ts');
 
 /** An isolated agent dir whose mcp.json lists these servers (lazy npx entries) and whose cache holds their tools. */
 export async function cachedAgentDir(
@@ -147,7 +146,7 @@ async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStar
       for (const side of order) {
         const run = await runPiTimed({
           dir: side === 'ours' ? dir : bare,
-          extensions: side === 'ours' ? [EXTENSION_ENTRY] : [],
+          extensions: side === 'ours' ? [extensionEntry()] : [],
           prompt: 'Say hello.',
           step: () => ({ text: 'Hello.' }),
           timeoutMs: 60_000,
