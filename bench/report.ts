@@ -240,7 +240,10 @@ export function writeReport(r: BenchResults, dir: string): void {
           ],
         ),
         '',
-        `Ratio ${x(p.firstRequestRatio)}, +${f(p.firstRequestDeltaMs)} ms.${p.errors.length ? ` Failed runs: ${p.errors.length}.` : ''}`,
+        `Ratio ${x(p.firstRequestRatio)}, +${f(p.firstRequestDeltaMs)} ms.${p.errors.length ? ` Failed runs: ${p.errors.length}.` : ''}` +
+          (p.firstRequestCpuDeltaMs === undefined
+            ? ''
+            : ` CPU time of Pi's main thread up to the first request (less sensitive to load): ${f(p.noMcp.medianFirstCpuMs!)} ms alone, ${f(p.ours.medianFirstCpuMs!)} ms with the extension, ${p.firstRequestCpuDeltaMs >= 0 ? '+' : '−'}${f(Math.abs(p.firstRequestCpuDeltaMs))} ms.`),
         '',
         figure('startup-pi.svg', {
           title: `Real Pi: time to the first model request (${p.servers} cached servers)`,

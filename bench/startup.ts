@@ -120,14 +120,26 @@ async function inProcess(
   };
 }
 
+export interface RealPiSide {
+  firstRequestMs: number[];
+  wallMs: number[];
+  medianFirstMs: number;
+  medianWallMs: number;
+  /** CPU time Pi's main thread had used when the first request arrived (Linux only). */
+  firstRequestCpuMs?: number[];
+  medianFirstCpuMs?: number;
+}
+
 export interface RealPiStartup {
   runs: number;
   servers: number;
   cacheUsed: boolean;
-  noMcp: { firstRequestMs: number[]; wallMs: number[]; medianFirstMs: number; medianWallMs: number };
-  ours: { firstRequestMs: number[]; wallMs: number[]; medianFirstMs: number; medianWallMs: number };
+  noMcp: RealPiSide;
+  ours: RealPiSide;
   firstRequestRatio: number;
   firstRequestDeltaMs: number;
+  /** The same gap in CPU time of Pi's main thread (grows far less with the machine's load than wall time). */
+  firstRequestCpuDeltaMs?: number;
   errors: string[];
 }
 
@@ -135,8 +147,8 @@ async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStar
   const { dir } = await cachedAgentDir(catalogs);
   const bare = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1' });
   const sides = {
-    noMcp: { first: [] as number[], wall: [] as number[] },
-    ours: { first: [] as number[], wall: [] as number[] },
+    noMcp: { first: [] as number[], wall: [] as number[], cpu: [] as number[] },
+    ours: { first: [] as number[], wall: [] as number[], cpu: [] as number[] },
   };
   const errors: string[] = [];
   let cacheUsed = true;
@@ -164,17 +176,21 @@ async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStar
         if (i === 0) continue; // warm-up (disk cache, jiti cache)
         sides[side].first.push(run.arrivals[0]);
         sides[side].wall.push(run.wallMs);
+        if (run.cpuAtArrivalMs[0] !== undefined) sides[side].cpu.push(run.cpuAtArrivalMs[0]);
       }
     }
   } finally {
     dir.cleanup();
     bare.cleanup();
   }
-  const pack = (s: { first: number[]; wall: number[] }) => ({
+  const pack = (s: { first: number[]; wall: number[]; cpu: number[] }): RealPiSide => ({
     firstRequestMs: s.first.map((x) => round(x, 1)),
     wallMs: s.wall.map((x) => round(x, 1)),
     medianFirstMs: round(median(s.first), 1),
     medianWallMs: round(median(s.wall), 1),
+    ...(s.cpu.length
+      ? { firstRequestCpuMs: s.cpu.map((x) => round(x, 1)), medianFirstCpuMs: round(median(s.cpu), 1) }
+      : {}),
   });
   const noMcp = pack(sides.noMcp);
   const ours = pack(sides.ours);
@@ -186,6 +202,9 @@ async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStar
     ours,
     firstRequestRatio: ratio(ours.medianFirstMs, noMcp.medianFirstMs),
     firstRequestDeltaMs: round(ours.medianFirstMs - noMcp.medianFirstMs, 1),
+    ...(ours.medianFirstCpuMs !== undefined && noMcp.medianFirstCpuMs !== undefined
+      ? { firstRequestCpuDeltaMs: round(ours.medianFirstCpuMs - noMcp.medianFirstCpuMs, 1) }
+      : {}),
     errors,
   };
 }
