@@ -66,6 +66,8 @@ const JSON_REASONS: Record<string, string> = {
 };
 
 function parseJsonText(text: string): ParseResult {
+  const plain = plainJson(text);
+  if (plain !== undefined) return { ok: true, empty: false, value: plain.value, duplicateKeys: [] };
   const { parseTree, printParseErrorCode, stripComments } = jsoncParser();
   const errors: ParseError[] = [];
   let root: Node | undefined;
@@ -90,6 +92,40 @@ function parseJsonText(text: string): ParseResult {
   } catch {
     return { ok: false, line: 1, column: 1, reason: 'the document is too deeply nested to read' };
   }
+}
+
+/**
+ * Plain JSON without duplicate keys, the usual file, is read by JSON.parse (own `__proto__` keys
+ * included), which spares loading the JSONC parser on Pi's way to the first request. Comments, trailing
+ * commas, errors and duplicates (fewer keys parsed than written) take the JSONC path for their details.
+ */
+function plainJson(text: string): { value: unknown } | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return keysWritten(text) === keysParsed(value) ? { value } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Object keys in valid JSON text: the strings followed by a colon. */
+function keysWritten(text: string): number {
+  let keys = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '"') continue;
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    let next = i + 1;
+    while (next < text.length && /\s/.test(text[next]!)) next++;
+    if (text[next] === ':') keys++;
+  }
+  return keys;
+}
+
+function keysParsed(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, item) => n + keysParsed(item), 0);
+  if (typeof value !== 'object' || value === null) return 0;
+  return Object.values(value).reduce((n: number, item) => n + keysParsed(item), Object.keys(value).length);
 }
 
 function nodeValue(node: Node, path: PathSegment[], duplicates: PathSegment[][]): unknown {

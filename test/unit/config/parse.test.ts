@@ -51,6 +51,20 @@ describe('parseConfigText', () => {
     });
   });
 
+  it('reads plain JSON the same way, strings holding quotes, colons and braces included', () => {
+    const text = '{"a\\"b": "x: {\\"y\\": 1}", "c": [{"d": null}, "e:"], "f" : {}}';
+    expect(parseConfigText(text, 'json')).toEqual({
+      ok: true,
+      empty: false,
+      value: { 'a"b': 'x: {"y": 1}', c: [{ d: null }, 'e:'], f: {} },
+      duplicateKeys: [],
+    });
+    expect(parseConfigText('{"k\\"": 1, "k\\"": 2}', 'json')).toMatchObject({
+      value: { 'k"': 2 },
+      duplicateKeys: [['k"']],
+    });
+  });
+
   it('keeps __proto__ as an own key', () => {
     const result = parseConfigText('{"__proto__": {"polluted": true}}', 'json');
     if (!result.ok || result.empty) throw new Error('expected a value');
