@@ -6,11 +6,6 @@ import type { KnownCatalog } from '../machines/session.machine.ts';
 import { mcpResultToPi, type PiContent } from '../tools/content.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 
-/** The slash command of a server's prompt: /mcp__<server>__<prompt>. */
-export function promptCommandName(server: string, prompt: string): string {
-  return `mcp__${server}__${prompt.replace(/\s+/g, '_')}`;
-}
-
 export type PromptOutcome = { ok: true; content: PiContent[] } | { ok: false; error: string };
 
 export class RegisteredPrompts {

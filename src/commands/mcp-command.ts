@@ -2,7 +2,7 @@
 // the TUI.
 
 import { waitFor } from 'xstate';
-import { promptCommandName } from '../actors/prompts.ts';
+import { promptCommandName } from '../actors/prompt-command-name.ts';
 import { describeServers, stateOf } from '../actors/server-status.ts';
 import type { Runtime } from '../actors/session-actor.ts';
 import { redact } from '../redact.ts';

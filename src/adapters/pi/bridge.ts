@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { readSession, type SessionStartup } from '../../actors/describe-session.ts';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
 import { redactingHost, redactResult } from '../../actors/outbound.ts';
-import { promptCommandName } from '../../actors/prompts.ts';
+import { promptCommandName } from '../../actors/prompt-command-name.ts';
 import { reportConfigDiagnostics } from '../../actors/report-diagnostics.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
 import { tokenStoreFor } from '../../auth/default-store.ts';
