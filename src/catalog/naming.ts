@@ -105,7 +105,21 @@ interface PrefixInfo {
   faithful: boolean;
 }
 
+const prefixes = new Map<string, PrefixInfo>();
+
+/** The same for every tool of a server: worked out once per server and mode. */
 function prefixInfo(server: string, mode: ToolPrefixMode): PrefixInfo {
+  const key = `${mode}:${server}`;
+  let info = prefixes.get(key);
+  if (info === undefined) {
+    if (prefixes.size > 10_000) prefixes.clear();
+    info = computePrefixInfo(server, mode);
+    prefixes.set(key, info);
+  }
+  return info;
+}
+
+function computePrefixInfo(server: string, mode: ToolPrefixMode): PrefixInfo {
   if (mode === 'none') return { prefix: '', faithful: true };
   let base = server;
   if (mode === 'short') {
@@ -125,8 +139,11 @@ export function serverPrefix(server: string, prefix: ToolPrefixMode): string {
   return prefixInfo(server, prefix).prefix;
 }
 
+/** Tool names that need no change (nearly all): the catalog is built on Pi's way to the first request. */
+const SAFE_TOOL_PART = /^[A-Za-z0-9_-]*$/;
+
 function sanitizeToolPart(tool: string): string {
-  return replaceInvalid(toAscii(tool), /[A-Za-z0-9_-]/);
+  return SAFE_TOOL_PART.test(tool) ? tool : replaceInvalid(toAscii(tool), /[A-Za-z0-9_-]/);
 }
 
 const VALID_START = /^[A-Za-z_]/;
