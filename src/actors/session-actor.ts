@@ -27,6 +27,7 @@ import {
   sessionMachine,
 } from '../machines/session.machine.ts';
 import { addServerSecrets, redactDeep } from '../redact.ts';
+import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
@@ -59,6 +60,8 @@ export interface RuntimeOptions {
   auth?: AuthPort;
   /** How the host answers a server's requests (elicitation, sampling, roots); none: not declared. */
   serverRequests?: (server: string) => HostRequests;
+  /** Asks the user whether an `approveTools` call may run; none: such calls fail closed. */
+  askApproval?: AskApproval;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
 }
@@ -102,6 +105,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** `generation:server` pairs whose instructions the model has read this session. */
   const instructed = new Set<string>();
   let describedGeneration = -1;
+  const approvals = createToolApprovals(options.askApproval);
 
   function catalogOf(context: SessionContext): Catalog {
     const key = catalogKey(context);
@@ -169,6 +173,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             options.readSession?.(input.request) ??
             readSession(options.loadConfig(input.request), options.cache);
           addServerSecrets(config.servers);
+          approvals.reset();
           const capture = config.settings.captureStats;
           await stats?.dispose();
           stats = capture
@@ -351,6 +356,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           settings: context.config?.settings ?? defaultSettings(),
           tempDir: options.tempDir,
           ...(stats ? { stats } : {}),
+          approve: (entry, signal) => {
+            const definition = context.config?.servers.find((d) => d.name === entry.server);
+            return definition ? approvals.check(definition, entry, signal) : Promise.resolve(undefined);
+          },
         },
         name,
         args,

@@ -116,10 +116,6 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
     'pi-mcp-adapter',
     'is not used; ToolSearch ranks by names, descriptions and its own synonyms',
   ),
-  approveTools: dropped(
-    'pi-mcp-adapter',
-    'is not enforced: there is no approval prompt here (Pi’s `tool_call` permission extensions apply to MCP tools)',
-  ),
   trace: dropped('pi-mcp-adapter', 'is not written; `debug: true` logs the server’s stderr'),
   pluginDataDir: dropped('pi-mcp-adapter', 'is internal to Agent Plugins and ignored'),
   literalEnv: dropped('pi-mcp-adapter', 'is internal to Agent Plugins and ignored'),
@@ -183,7 +179,6 @@ export const SETTINGS_COMPAT: Record<string, CompatKey> = {
   sampling: dropped('pi-mcp-adapter', 'is not applied: servers’ sampling requests are declined'),
   samplingAutoApprove: dropped('pi-mcp-adapter', 'is not applied: servers’ sampling requests are declined'),
   elicitation: dropped('pi-mcp-adapter', 'is not applied: servers’ elicitation requests are declined'),
-  approveTools: dropped('pi-mcp-adapter', 'is not enforced (no approval prompt here)'),
   trace: dropped('pi-mcp-adapter', 'is not written'),
   jev: dropped('pi-mcp-adapter', 'is not used (no remote semantic search)'),
   hostConfigDiscovery: dropped('pi-mcp-adapter', 'is not applied; list other clients in `imports`'),

@@ -29,6 +29,7 @@ export const SETTINGS_DEFAULTS = {
   captureStats: false as const,
   proxyTool: false,
   outputLimitBytes: 50 * 1024,
+  approveTools: false as boolean | string[],
 } as const;
 
 /** `captureStats: true` means this. `path` is relative to the agent dir. */
@@ -57,5 +58,6 @@ export function defaultSettings(): Settings {
     outputLimitBytes: SETTINGS_DEFAULTS.outputLimitBytes,
     directTools: SERVER_DEFAULTS.directTools as boolean,
     requestTimeoutMs: SERVER_DEFAULTS.requestTimeoutMs,
+    approveTools: SETTINGS_DEFAULTS.approveTools,
   };
 }

@@ -44,6 +44,7 @@ export interface ServerFields {
   toolExposure?: Record<string, 'direct' | 'deferred' | 'codemode' | 'hidden'>;
   debug?: boolean;
   inheritEnv?: boolean;
+  approveTools?: boolean | string[];
 }
 
 export interface ServerSpec {

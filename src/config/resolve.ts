@@ -100,6 +100,8 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
   };
   if (fields.description !== undefined) definition.description = fields.description;
   if (fields.includeTools !== undefined) definition.includeTools = [...fields.includeTools];
+  const approveTools = fields.approveTools ?? settings.approveTools;
+  if (approveTools !== false) definition.approveTools = approveTools;
 
   if (stdio) {
     const command = text(fields.command ?? '', 'command', [], true);

@@ -214,6 +214,11 @@ export const ServerSchema = Type.Object(
         'Per-tool exposure: `{ "pattern": "direct" }`; exact names beat patterns, first pattern wins.',
       default: {},
     }),
+    approveTools: Type.Union([Type.Boolean(), StringList], {
+      description:
+        'Ask the user before a matching tool runs (Allow once / for this session / this server for this session / Deny): true = every tool, or glob patterns over the tool name (as the server names it, as registered `<server>__<tool>`, or pi-mcp-adapter’s `<server>_<tool>`); false = never. Overrides `settings.approveTools`. Without an interactive UI a matching call fails with an error saying so.',
+      'x-default': '`settings.approveTools`',
+    }),
     debug: Type.Boolean({
       description:
         "Log the server's stderr, and ask it (`logging/setLevel`) for `debug`-level log messages instead of `info`.",
@@ -279,6 +284,11 @@ export const SettingsSchema = Type.Object(
       maximum: 1024 ** 3,
       description: 'Tool output above this many bytes is cut and the full text written to a temp file.',
       default: SETTINGS_DEFAULTS.outputLimitBytes,
+    }),
+    approveTools: Type.Union([Type.Boolean(), StringList], {
+      description:
+        'Default `approveTools` of every server (pi-mcp-adapter): true = ask before every MCP tool call, or glob patterns of the tools to ask about.',
+      default: SETTINGS_DEFAULTS.approveTools,
     }),
   }),
   {

@@ -107,6 +107,9 @@ export function buildSettings(
   if (typeof direct === 'boolean') settings.directTools = direct;
   const requestTimeout = get('requestTimeoutMs');
   if (typeof requestTimeout === 'number') settings.requestTimeoutMs = requestTimeout;
+  const approve = get('approveTools');
+  if (typeof approve === 'boolean' || Array.isArray(approve))
+    settings.approveTools = Array.isArray(approve) ? [...approve] : approve;
   const limit = get('outputLimitBytes');
   if (typeof limit === 'number') settings.outputLimitBytes = limit;
 

@@ -85,6 +85,8 @@ export interface ServerDefinition {
   exposure: Exposure;
   /** Per-tool exposure, first matching pattern wins; exact names beat patterns. */
   toolExposure: Array<{ pattern: string; exposure: Exposure }>;
+  /** Ask the user before these tools run: true = all, a list = glob patterns; absent or false = none. */
+  approveTools?: boolean | string[];
   debug: boolean;
   /** The metadata cache identity, computed like pi-mcp-adapter from the entry as written. */
   configHash?: string;
@@ -105,6 +107,8 @@ export interface Settings {
   directTools: boolean;
   /** Default `requestTimeoutMs` of servers that set neither it nor `timeout`. */
   requestTimeoutMs: number;
+  /** Default `approveTools` of servers that do not set it. */
+  approveTools: boolean | string[];
   /** Direct tools requested by the MCP_DIRECT_TOOLS environment variable, already parsed. */
   directToolsEnv?: DirectToolsSpec;
 }

@@ -26,6 +26,8 @@ export interface ExecutorDeps {
   settings: Settings;
   tempDir: string;
   stats?: CallStats;
+  /** The `approveTools` gate: undefined lets the call run, a text refuses it (src/tools/approval.ts). */
+  approve?(entry: CatalogEntry, signal?: AbortSignal): Promise<string | undefined>;
 }
 
 export function errorResult(text: string, details: Record<string, unknown> = {}): ToolResult {
@@ -110,6 +112,9 @@ export async function executeTool(
       { server: entry.server },
     );
   }
+  const refused = await deps.approve?.(entry, signal);
+  if (refused !== undefined)
+    return errorResult(refused, { server: entry.server, tool: entry.tool, approved: false });
   const started = deps.stats ? performance.now() : 0;
   const ready = await ensureConnected(actor, signal ? { signal } : {});
   if (!ready.ok)

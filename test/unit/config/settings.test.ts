@@ -62,6 +62,7 @@ describe('defaults', () => {
       outputLimitBytes: 51_200,
       directTools: false,
       requestTimeoutMs: 60_000,
+      approveTools: false,
     });
     expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);
     expect(SERVER_DEFAULTS.healthCheckMs).toBe(30_000);

@@ -116,6 +116,7 @@ describe('pi-mcp-adapter format (JSONC) in the user file', () => {
       outputLimitBytes: 65536,
       directTools: false,
       requestTimeoutMs: 60_000,
+      approveTools: false,
     });
     expect(config.files).toContainEqual({
       file: join(l.home, '.cursor/mcp.json'),
