@@ -16,7 +16,7 @@ import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalo
 import { mayHaveDirectTools } from '../catalog/exposure.ts';
 import { plainText } from '../catalog/terminal-text.ts';
 import { defaultSettings } from '../config/defaults.ts';
-import type { LoadedConfig } from '../config/types.ts';
+import type { LoadedConfig, Settings } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
 import {
   type KnownCatalog,
@@ -40,6 +40,7 @@ import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
 import { RegisteredTools } from './registered-tools.ts';
 import { reportConfigDiagnostics } from './report-diagnostics.ts';
 import { serverLogicWith } from './server-actor.ts';
+import { allowedRequests } from './server-requests.ts';
 import { describeServers, statusLine } from './server-status.ts';
 import { signInAndConnect } from './sign-in.ts';
 import { type Clock, unrefClock } from './unref-clock.ts';
@@ -59,7 +60,7 @@ export interface RuntimeOptions {
   /** OAuth sign-in and the store the server actors watch. */
   auth?: AuthPort;
   /** How the host answers a server's requests (elicitation, sampling, roots); none: not declared. */
-  serverRequests?: (server: string) => HostRequests;
+  serverRequests?: (server: string, settings: Settings) => HostRequests;
   /** Asks the user whether an `approveTools` call may run; none: such calls fail closed. */
   askApproval?: AskApproval;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
@@ -153,8 +154,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let stats: CallStats | undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
+    const settings = actor.getSnapshot().context.config?.settings ?? defaultSettings();
     const host: HostRequests = {
-      ...options.serverRequests?.(name),
+      ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings),
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
     };
     const connection = await options.connector(definition, { ...connectOptions, host });

@@ -30,6 +30,9 @@ export const SETTINGS_DEFAULTS = {
   proxyTool: false,
   outputLimitBytes: 50 * 1024,
   approveTools: false as boolean | string[],
+  sampling: true,
+  samplingAutoApprove: false,
+  elicitation: true,
 } as const;
 
 /** `captureStats: true` means this. `path` is relative to the agent dir. */
@@ -59,5 +62,8 @@ export function defaultSettings(): Settings {
     directTools: SERVER_DEFAULTS.directTools as boolean,
     requestTimeoutMs: SERVER_DEFAULTS.requestTimeoutMs,
     approveTools: SETTINGS_DEFAULTS.approveTools,
+    sampling: SETTINGS_DEFAULTS.sampling,
+    samplingAutoApprove: SETTINGS_DEFAULTS.samplingAutoApprove,
+    elicitation: SETTINGS_DEFAULTS.elicitation,
   };
 }

@@ -290,6 +290,21 @@ export const SettingsSchema = Type.Object(
         'Default `approveTools` of every server (pi-mcp-adapter): true = ask before every MCP tool call, or glob patterns of the tools to ask about.',
       default: SETTINGS_DEFAULTS.approveTools,
     }),
+    sampling: Type.Boolean({
+      description:
+        'Let servers sample on Pi’s model (`sampling/createMessage`, each server approved by you once per session); false = the sampling capability is not declared to servers (pi-mcp-adapter).',
+      default: SETTINGS_DEFAULTS.sampling,
+    }),
+    samplingAutoApprove: Type.Boolean({
+      description:
+        'Sampling runs without asking you; also without an interactive UI (print, JSON mode), where it is otherwise refused (pi-mcp-adapter).',
+      default: SETTINGS_DEFAULTS.samplingAutoApprove,
+    }),
+    elicitation: Type.Boolean({
+      description:
+        'Let servers ask you for input (forms, links) through Pi’s dialogs; false = the elicitation capability is not declared to servers (pi-mcp-adapter).',
+      default: SETTINGS_DEFAULTS.elicitation,
+    }),
   }),
   {
     additionalProperties: true,

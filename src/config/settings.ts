@@ -110,6 +110,10 @@ export function buildSettings(
   const approve = get('approveTools');
   if (typeof approve === 'boolean' || Array.isArray(approve))
     settings.approveTools = Array.isArray(approve) ? [...approve] : approve;
+  for (const key of ['sampling', 'samplingAutoApprove', 'elicitation'] as const) {
+    const value = get(key);
+    if (typeof value === 'boolean') settings[key] = value;
+  }
   const limit = get('outputLimitBytes');
   if (typeof limit === 'number') settings.outputLimitBytes = limit;
 

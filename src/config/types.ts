@@ -109,6 +109,12 @@ export interface Settings {
   requestTimeoutMs: number;
   /** Default `approveTools` of servers that do not set it. */
   approveTools: boolean | string[];
+  /** Servers may sample on Pi's model (the capability is declared). */
+  sampling: boolean;
+  /** Sampling needs no approval, and works without UI. */
+  samplingAutoApprove: boolean;
+  /** Servers may ask the user for input (the capability is declared). */
+  elicitation: boolean;
   /** Direct tools requested by the MCP_DIRECT_TOOLS environment variable, already parsed. */
   directToolsEnv?: DirectToolsSpec;
 }

@@ -63,6 +63,9 @@ describe('defaults', () => {
       directTools: false,
       requestTimeoutMs: 60_000,
       approveTools: false,
+      sampling: true,
+      samplingAutoApprove: false,
+      elicitation: true,
     });
     expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);
     expect(SERVER_DEFAULTS.healthCheckMs).toBe(30_000);

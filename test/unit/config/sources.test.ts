@@ -117,6 +117,9 @@ describe('pi-mcp-adapter format (JSONC) in the user file', () => {
       directTools: false,
       requestTimeoutMs: 60_000,
       approveTools: false,
+      sampling: true,
+      samplingAutoApprove: false,
+      elicitation: true,
     });
     expect(config.files).toContainEqual({
       file: join(l.home, '.cursor/mcp.json'),
