@@ -130,15 +130,19 @@ export function buildCatalog(
   options: { toolPrefix: ToolPrefix; directToolsEnv?: DirectToolsSpec; previous?: Catalog },
 ): Catalog {
   const warnings: string[] = [];
+  const prefixOf = new Map(servers.map((s) => [s.definition.name, s.definition.toolPrefix]));
   const candidates = servers.flatMap((s) =>
-    candidatesOf(s, options.toolPrefix, options.directToolsEnv, warnings),
+    candidatesOf(s, s.definition.toolPrefix ?? options.toolPrefix, options.directToolsEnv, warnings),
   );
   const previousNames = new Map<string, string>();
   for (const e of options.previous?.entries ?? []) previousNames.set(pairKey(e.server, e.tool), e.name);
 
   const fresh = candidates.filter((c) => !previousNames.has(pairKey(c.server, c.tool)));
   const naming = assignToolNames(
-    fresh.map((c) => ({ server: c.server, tool: c.tool })),
+    fresh.map((c) => {
+      const prefix = prefixOf.get(c.server);
+      return { server: c.server, tool: c.tool, ...(prefix ? { prefix } : {}) };
+    }),
     options.toolPrefix,
     [...previousNames.values()],
   );

@@ -87,10 +87,6 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
       return 'has an unknown value and is ignored (the transport is inferred from "url")';
     },
   },
-  toolPrefix: dropped(
-    'pi-mcp-adapter',
-    'per server is not supported; names follow `settings.toolPrefix` (`<server>__<tool>`) and stay stable',
-  ),
   socket: dropped(
     'pi-mcp-adapter',
     'is not supported (no rmcp-mux socket transport here): with a `command` or `url` beside it, that is used; an entry with only `socket` is skipped',

@@ -45,6 +45,7 @@ export interface ServerFields {
   debug?: boolean;
   inheritEnv?: boolean;
   approveTools?: boolean | string[];
+  toolPrefix?: 'server' | 'short' | 'none' | 'mcp';
 }
 
 export interface ServerSpec {

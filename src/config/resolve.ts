@@ -102,6 +102,7 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
   if (fields.includeTools !== undefined) definition.includeTools = [...fields.includeTools];
   const approveTools = fields.approveTools ?? settings.approveTools;
   if (approveTools !== false) definition.approveTools = approveTools;
+  if (fields.toolPrefix !== undefined) definition.toolPrefix = fields.toolPrefix;
 
   if (stdio) {
     const command = text(fields.command ?? '', 'command', [], true);

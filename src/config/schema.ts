@@ -219,6 +219,11 @@ export const ServerSchema = Type.Object(
         'Ask the user before a matching tool runs (Allow once / for this session / this server for this session / Deny): true = every tool, or glob patterns over the tool name (as the server names it, as registered `<server>__<tool>`, or pi-mcp-adapter’s `<server>_<tool>`); false = never. Overrides `settings.approveTools`. Without an interactive UI a matching call fails with an error saying so.',
       'x-default': '`settings.approveTools`',
     }),
+    toolPrefix: Type.Enum(['server', 'short', 'none', 'mcp'], {
+      description:
+        'This server’s tool name prefix, overriding `settings.toolPrefix` (pi-mcp-adapter); same values. Not part of the cache identity.',
+      'x-default': '`settings.toolPrefix`',
+    }),
     debug: Type.Boolean({
       description:
         "Log the server's stderr, and ask it (`logging/setLevel`) for `debug`-level log messages instead of `info`.",
@@ -246,8 +251,9 @@ export const CaptureStatsSchema = Type.Object(
 
 export const SettingsSchema = Type.Object(
   optional({
-    toolPrefix: Type.Enum(['server', 'short', 'none'], {
-      description: 'Tool name prefix: `<server>__<tool>`, a shortened server name, or none.',
+    toolPrefix: Type.Enum(['server', 'short', 'none', 'mcp'], {
+      description:
+        'Tool name prefix: `<server>__<tool>`, a shortened server name (without an `mcp` affix), none, or `mcp__<server>__<tool>`. A name taken by another tool gets a short hash suffix and a warning; no tool is lost.',
       default: SETTINGS_DEFAULTS.toolPrefix,
     }),
     idleTimeout: Type.Number({

@@ -2,7 +2,7 @@
 // producer; defaults are applied there, once, so consumers never guess.
 
 export type Lifecycle = 'lazy' | 'eager' | 'keep-alive';
-export type ToolPrefix = 'server' | 'short' | 'none';
+export type ToolPrefix = 'server' | 'short' | 'none' | 'mcp';
 /**
  * How a tool reaches the model (Pi's tool model): always active; found through ToolSearch; also
  * callable from Pi's codemode scripts (and found through ToolSearch); or not at all.
@@ -87,6 +87,8 @@ export interface ServerDefinition {
   toolExposure: Array<{ pattern: string; exposure: Exposure }>;
   /** Ask the user before these tools run: true = all, a list = glob patterns; absent or false = none. */
   approveTools?: boolean | string[];
+  /** This server's own `toolPrefix` (pi-mcp-adapter); absent: `settings.toolPrefix`. */
+  toolPrefix?: ToolPrefix;
   debug: boolean;
   /** The metadata cache identity, computed like pi-mcp-adapter from the entry as written. */
   configHash?: string;

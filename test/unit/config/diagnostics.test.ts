@@ -321,7 +321,7 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
       level: 'error',
       path: 'settings.toolPrefix',
       message:
-        'settings.toolPrefix must be one of "server", "short", "none", got "servers"; this value is ignored.',
+        'settings.toolPrefix must be one of "server", "short", "none", "mcp", got "servers"; this value is ignored.',
       fix: 'Did you mean "server"?',
     },
     also: (config) => expect(config.settings.toolPrefix).toBe('server'),
