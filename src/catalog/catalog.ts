@@ -5,6 +5,7 @@
 import type { JsonSchema, ResourceDescriptor, ToolDescriptor } from '../adapters/mcp/connection-port.ts';
 import type { DirectToolsSpec, Exposure, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
+import { matchesToolPattern } from './name-patterns.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
 import { MAX_DESCRIPTION_CHARS, plainText } from './terminal-text.ts';
 
@@ -23,6 +24,8 @@ export interface CatalogEntry {
   exposure: Exclude<Exposure, 'hidden'>;
   /** The MCP tool annotations its server declared (readOnlyHint, destructiveHint, …). */
   annotations?: Record<string, unknown>;
+  /** Extra words ToolSearch matches (`searchKeywords`); never shown to the model. */
+  keywords?: string[];
 }
 
 export interface ServerTools {
@@ -119,6 +122,15 @@ function serverAbout(s: ServerTools): string | undefined {
   return parts.length > 0 ? parts.join('\n') : undefined;
 }
 
+/** The words of every `searchKeywords` pattern the tool matches, once each. */
+function keywordsOf(map: Record<string, string[]> | undefined, entry: CatalogEntry): string[] {
+  if (!map) return [];
+  const words = Object.entries(map).flatMap(([pattern, values]) =>
+    matchesToolPattern(entry, [pattern]) ? values.map((v) => v.trim()).filter(Boolean) : [],
+  );
+  return [...new Set(words)];
+}
+
 const pairKey = (server: string, tool: string) => `${server}\u0000${tool}`;
 
 /**
@@ -130,6 +142,7 @@ export function buildCatalog(
   options: { toolPrefix: ToolPrefix; directToolsEnv?: DirectToolsSpec; previous?: Catalog },
 ): Catalog {
   const warnings: string[] = [];
+  const definitions = new Map(servers.map((s) => [s.definition.name, s.definition]));
   const prefixOf = new Map(servers.map((s) => [s.definition.name, s.definition.toolPrefix]));
   const candidates = servers.flatMap((s) =>
     candidatesOf(s, s.definition.toolPrefix ?? options.toolPrefix, options.directToolsEnv, warnings),
@@ -157,6 +170,8 @@ export function buildCatalog(
     if (!name || BUILTIN_TOOL_NAMES.has(name)) continue;
     const entry: CatalogEntry = { name, ...c };
     if (c.uri === undefined) delete entry.uri;
+    const keywords = keywordsOf(definitions.get(c.server)?.searchKeywords, entry);
+    if (keywords.length > 0) entry.keywords = keywords;
     entries.push(entry);
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -103,14 +103,13 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
     'pi-mcp-adapter',
     'is not applied; the MCP SDK negotiates the protocol version (part of the cache identity only)',
   ),
-  tasks: dropped('pi-mcp-adapter', 'is not applied; MCP Tasks are not polled (calls are synchronous)'),
+  tasks: dropped(
+    'pi-mcp-adapter',
+    'is not applied: it configures the MCP Tasks extension (spec 2026-07-28), which the MCP SDK v1 used here does not speak; tool calls run synchronously and wait for their result',
+  ),
   bearerTokenStore: dropped(
     'pi-mcp-adapter',
     'is not read (its OS credential store is not ours); use `bearerTokenEnv` or `bearerToken`',
-  ),
-  searchKeywords: dropped(
-    'pi-mcp-adapter',
-    'is not used; ToolSearch ranks by names, descriptions and its own synonyms',
   ),
   trace: dropped('pi-mcp-adapter', 'is not written; `debug: true` logs the server’s stderr'),
   pluginDataDir: dropped('pi-mcp-adapter', 'is internal to Agent Plugins and ignored'),

@@ -46,6 +46,7 @@ export interface ServerFields {
   inheritEnv?: boolean;
   approveTools?: boolean | string[];
   toolPrefix?: 'server' | 'short' | 'none' | 'mcp';
+  searchKeywords?: Record<string, string[]>;
 }
 
 export interface ServerSpec {

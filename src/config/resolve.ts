@@ -103,6 +103,8 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
   const approveTools = fields.approveTools ?? settings.approveTools;
   if (approveTools !== false) definition.approveTools = approveTools;
   if (fields.toolPrefix !== undefined) definition.toolPrefix = fields.toolPrefix;
+  if (fields.searchKeywords !== undefined && Object.keys(fields.searchKeywords).length > 0)
+    definition.searchKeywords = fields.searchKeywords;
 
   if (stdio) {
     const command = text(fields.command ?? '', 'command', [], true);

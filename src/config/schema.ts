@@ -219,6 +219,11 @@ export const ServerSchema = Type.Object(
         'Ask the user before a matching tool runs (Allow once / for this session / this server for this session / Deny): true = every tool, or glob patterns over the tool name (as the server names it, as registered `<server>__<tool>`, or pi-mcp-adapter’s `<server>_<tool>`); false = never. Overrides `settings.approveTools`. Without an interactive UI a matching call fails with an error saying so.',
       'x-default': '`settings.approveTools`',
     }),
+    searchKeywords: Type.Record(Type.String(), StringList, {
+      description:
+        'Extra words ToolSearch matches for tools: `{ "tool-or-glob": ["keyword", …] }` (patterns as in `approveTools`; every matching entry adds its words). Never shown to the model.',
+      default: {},
+    }),
     toolPrefix: Type.Enum(['server', 'short', 'none', 'mcp'], {
       description:
         'This server’s tool name prefix, overriding `settings.toolPrefix` (pi-mcp-adapter); same values. Not part of the cache identity.',

@@ -87,6 +87,8 @@ export interface ServerDefinition {
   toolExposure: Array<{ pattern: string; exposure: Exposure }>;
   /** Ask the user before these tools run: true = all, a list = glob patterns; absent or false = none. */
   approveTools?: boolean | string[];
+  /** Extra ToolSearch words per tool pattern (pi-mcp-adapter); never shown to the model. */
+  searchKeywords?: Record<string, string[]>;
   /** This server's own `toolPrefix` (pi-mcp-adapter); absent: `settings.toolPrefix`. */
   toolPrefix?: ToolPrefix;
   debug: boolean;

@@ -4,7 +4,7 @@
 // changed server entry asks again.
 
 import type { CatalogEntry } from '../catalog/catalog.ts';
-import { matchesAny } from '../catalog/glob.ts';
+import { matchesToolPattern } from '../catalog/name-patterns.ts';
 import type { ServerDefinition } from '../config/types.ts';
 
 /** The user's answer; `no-ui` when nobody can be asked (print or JSON mode, no TTY, no host dialog). */
@@ -21,24 +21,11 @@ export interface ApprovalRequest {
 
 export type AskApproval = (request: ApprovalRequest, signal?: AbortSignal) => Promise<ApprovalAnswer>;
 
-/**
- * The names a pattern is matched against: the tool as the server names it, as registered here
- * (`<server>__<tool>`), and pi-mcp-adapter's `<server>_<tool>`, short and `mcp__` forms, so the
- * patterns of an existing pi-mcp-adapter config keep matching.
- */
-export function approvalNames(server: string, tool: string, registered: string): string[] {
-  const dotless = tool.replace(/\./g, '_');
-  const prefixes = [server, server.replace(/-?mcp$/i, '') || 'mcp', `mcp__${server}`].map((p) =>
-    p.replace(/[^A-Za-z0-9_]/g, '_'),
-  );
-  return [...new Set([tool, registered, ...prefixes.map((p) => `${p}_${dotless}`)])];
-}
-
 export function needsApproval(definition: ServerDefinition, entry: CatalogEntry): boolean {
   const rule = definition.approveTools;
   if (rule === true) return true;
   if (!Array.isArray(rule) || rule.length === 0) return false;
-  return approvalNames(entry.server, entry.tool, entry.name).some((name) => matchesAny(name, rule));
+  return matchesToolPattern(entry, rule);
 }
 
 export function createToolApprovals(ask: AskApproval | undefined) {

@@ -3,12 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { CatalogEntry } from '../../../src/catalog/catalog.ts';
-import {
-  type ApprovalAnswer,
-  approvalNames,
-  createToolApprovals,
-  needsApproval,
-} from '../../../src/tools/approval.ts';
+import { toolNameCandidates } from '../../../src/catalog/name-patterns.ts';
+import { type ApprovalAnswer, createToolApprovals, needsApproval } from '../../../src/tools/approval.ts';
 import { loadMemory, server, USER_FILE } from '../config/helpers.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -46,7 +42,7 @@ describe('which calls need approval', () => {
     expect(needsApproval(gh(['delete_?epo']), del)).toBe(true);
     expect(needsApproval(gh(['delete_*']), entry('github-mcp', 'list_repos'))).toBe(false);
     expect(needsApproval(gh(['delete']), del)).toBe(false);
-    expect(approvalNames('docs', 'a.b', 'docs__a_b')).toContain('docs_a_b');
+    expect(toolNameCandidates('docs', 'a.b', 'docs__a_b')).toContain('docs_a_b');
   });
 
   it('a server’s own approveTools overrides settings.approveTools; false turns it off', () => {
