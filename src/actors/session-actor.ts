@@ -10,6 +10,7 @@ import {
   waitFor,
 } from 'xstate';
 import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
+import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
@@ -152,6 +153,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let cacheWrites: Promise<void> = Promise.resolve();
   /** Call statistics (settings.captureStats), per session. */
   let stats: CallStats | undefined;
+  /** The protocol trace of `trace` servers, one file per session. */
+  let trace: TraceLog | undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
     const settings = actor.getSnapshot().context.config?.settings ?? defaultSettings();
@@ -159,7 +162,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings),
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
     };
-    const connection = await options.connector(definition, { ...connectOptions, host });
+    const connection = await options.connector(definition, {
+      ...connectOptions,
+      host,
+      ...(trace ? { trace } : {}),
+    });
     openConnections.add(connection);
     const close = connection.close.bind(connection);
     connection.close = () => close().finally(() => openConnections.delete(connection));
@@ -176,6 +183,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             readSession(options.loadConfig(input.request), options.cache);
           addServerSecrets(config.servers);
           approvals.reset();
+          await trace?.flush();
+          trace = config.servers.some((d) => d.trace)
+            ? createTraceLog(traceFile(input.request.cwd, config.settings.trace.file), config.settings.trace)
+            : undefined;
           const capture = config.settings.captureStats;
           await stats?.dispose();
           stats = capture
@@ -204,6 +215,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async () => {
         const closing = [...openConnections].map((c) => c.close());
         await Promise.allSettled([...closing, cacheWrites, stats?.dispose()]);
+        await trace?.flush();
       }),
     },
     actions: {

@@ -111,7 +111,6 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
     'pi-mcp-adapter',
     'is not read (its OS credential store is not ours); use `bearerTokenEnv` or `bearerToken`',
   ),
-  trace: dropped('pi-mcp-adapter', 'is not written; `debug: true` logs the server’s stderr'),
   pluginDataDir: dropped('pi-mcp-adapter', 'is internal to Agent Plugins and ignored'),
   literalEnv: dropped('pi-mcp-adapter', 'is internal to Agent Plugins and ignored'),
 };
@@ -171,7 +170,6 @@ export const SETTINGS_COMPAT: Record<string, CompatKey> = {
   oauthCredentialStore: dropped('pi-mcp-adapter', 'is not applied'),
   oauthDir: dropped('pi-mcp-adapter', 'is not applied'),
   authRequiredMessage: dropped('pi-mcp-adapter', 'is not applied; failed calls name `/mcp-auth <server>`'),
-  trace: dropped('pi-mcp-adapter', 'is not written'),
   jev: dropped('pi-mcp-adapter', 'is not used (no remote semantic search)'),
   hostConfigDiscovery: dropped('pi-mcp-adapter', 'is not applied; list other clients in `imports`'),
   ancestorConfigRoots: dropped('pi-mcp-adapter', 'is not applied'),

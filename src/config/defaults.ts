@@ -35,6 +35,13 @@ export const SETTINGS_DEFAULTS = {
   elicitation: true,
 } as const;
 
+/** pi-mcp-adapter's trace bounds. */
+export const TRACE_DEFAULTS = {
+  enabled: false,
+  maxBytes: 256 * 1024,
+  maxEvents: 10_000,
+} as const;
+
 /** `captureStats: true` means this. `path` is relative to the agent dir. */
 export const CAPTURE_STATS_DEFAULTS = {
   fileName: 'mcp-stats.json',
@@ -65,5 +72,10 @@ export function defaultSettings(): Settings {
     sampling: SETTINGS_DEFAULTS.sampling,
     samplingAutoApprove: SETTINGS_DEFAULTS.samplingAutoApprove,
     elicitation: SETTINGS_DEFAULTS.elicitation,
+    trace: {
+      enabled: TRACE_DEFAULTS.enabled,
+      maxBytes: TRACE_DEFAULTS.maxBytes,
+      maxEvents: TRACE_DEFAULTS.maxEvents,
+    },
   };
 }

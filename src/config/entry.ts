@@ -47,6 +47,7 @@ export interface ServerFields {
   approveTools?: boolean | string[];
   toolPrefix?: 'server' | 'short' | 'none' | 'mcp';
   searchKeywords?: Record<string, string[]>;
+  trace?: boolean;
 }
 
 export interface ServerSpec {

@@ -103,6 +103,7 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
   const approveTools = fields.approveTools ?? settings.approveTools;
   if (approveTools !== false) definition.approveTools = approveTools;
   if (fields.toolPrefix !== undefined) definition.toolPrefix = fields.toolPrefix;
+  if (fields.trace ?? settings.trace.enabled) definition.trace = true;
   if (fields.searchKeywords !== undefined && Object.keys(fields.searchKeywords).length > 0)
     definition.searchKeywords = fields.searchKeywords;
 

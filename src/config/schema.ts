@@ -3,7 +3,13 @@
 // `x-default` is the documented default when it is not a single static value.
 
 import { type TSchema, Type } from '@sinclair/typebox';
-import { CAPTURE_STATS_DEFAULTS, OAUTH_DEFAULTS, SERVER_DEFAULTS, SETTINGS_DEFAULTS } from './defaults.ts';
+import {
+  CAPTURE_STATS_DEFAULTS,
+  OAUTH_DEFAULTS,
+  SERVER_DEFAULTS,
+  SETTINGS_DEFAULTS,
+  TRACE_DEFAULTS,
+} from './defaults.ts';
 
 const EXPOSURES = ['direct', 'deferred', 'codemode', 'hidden'];
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
@@ -219,6 +225,11 @@ export const ServerSchema = Type.Object(
         'Ask the user before a matching tool runs (Allow once / for this session / this server for this session / Deny): true = every tool, or glob patterns over the tool name (as the server names it, as registered `<server>__<tool>`, or pi-mcp-adapter’s `<server>_<tool>`); false = never. Overrides `settings.approveTools`. Without an interactive UI a matching call fails with an error saying so.',
       'x-default': '`settings.approveTools`',
     }),
+    trace: Type.Boolean({
+      description:
+        'Write a metadata-only protocol trace of this server (method, direction, id, size, timing; never payloads, arguments, results, URLs or auth) to the session’s trace file (see `settings.trace`).',
+      'x-default': '`settings.trace.enabled`',
+    }),
     searchKeywords: Type.Record(Type.String(), StringList, {
       description:
         'Extra words ToolSearch matches for tools: `{ "tool-or-glob": ["keyword", …] }` (patterns as in `approveTools`; every matching entry adds its words). Never shown to the model.',
@@ -236,6 +247,37 @@ export const ServerSchema = Type.Object(
     }),
   }),
   { additionalProperties: true },
+);
+
+export const TraceSettingsSchema = Type.Object(
+  optional({
+    enabled: Type.Boolean({
+      description: 'Trace every server that does not set `trace: false`.',
+      default: TRACE_DEFAULTS.enabled,
+    }),
+    file: Type.String({
+      description: 'The JSONL file (relative to the project folder); it starts empty each session.',
+      'x-default': '`.pi/mcp-traces/mcp-<time>-<random>.jsonl`, one per session',
+    }),
+    maxBytes: Type.Integer({
+      minimum: 1,
+      maximum: 1024 ** 3,
+      description: 'Tracing stops when the file would grow past this size.',
+      default: TRACE_DEFAULTS.maxBytes,
+    }),
+    maxEvents: Type.Integer({
+      minimum: 1,
+      maximum: MAX_MS,
+      description: 'Tracing stops after this many lines.',
+      default: TRACE_DEFAULTS.maxEvents,
+    }),
+  }),
+  {
+    additionalProperties: true,
+    description:
+      'Metadata-only JSONL protocol trace (pi-mcp-adapter): `{ enabled, file, maxBytes, maxEvents }`; a server’s own `trace` overrides `enabled`.',
+    'x-default': 'off',
+  },
 );
 
 export const CaptureStatsSchema = Type.Object(
@@ -301,6 +343,7 @@ export const SettingsSchema = Type.Object(
         'Default `approveTools` of every server (pi-mcp-adapter): true = ask before every MCP tool call, or glob patterns of the tools to ask about.',
       default: SETTINGS_DEFAULTS.approveTools,
     }),
+    trace: TraceSettingsSchema,
     sampling: Type.Boolean({
       description:
         'Let servers sample on Pi’s model (`sampling/createMessage`, each server approved by you once per session); false = the sampling capability is not declared to servers (pi-mcp-adapter).',

@@ -114,6 +114,13 @@ export function buildSettings(
     const value = get(key);
     if (typeof value === 'boolean') settings[key] = value;
   }
+  const trace = get('trace');
+  if (isPlainObject(trace)) {
+    if (typeof trace.enabled === 'boolean') settings.trace.enabled = trace.enabled;
+    if (typeof trace.file === 'string' && trace.file !== '') settings.trace.file = trace.file;
+    if (typeof trace.maxBytes === 'number') settings.trace.maxBytes = trace.maxBytes;
+    if (typeof trace.maxEvents === 'number') settings.trace.maxEvents = trace.maxEvents;
+  }
   const limit = get('outputLimitBytes');
   if (typeof limit === 'number') settings.outputLimitBytes = limit;
 

@@ -87,6 +87,8 @@ export interface ServerDefinition {
   toolExposure: Array<{ pattern: string; exposure: Exposure }>;
   /** Ask the user before these tools run: true = all, a list = glob patterns; absent or false = none. */
   approveTools?: boolean | string[];
+  /** Write a metadata-only protocol trace (server `trace`, else `settings.trace.enabled`); absent = no. */
+  trace?: boolean;
   /** Extra ToolSearch words per tool pattern (pi-mcp-adapter); never shown to the model. */
   searchKeywords?: Record<string, string[]>;
   /** This server's own `toolPrefix` (pi-mcp-adapter); absent: `settings.toolPrefix`. */
@@ -119,6 +121,8 @@ export interface Settings {
   samplingAutoApprove: boolean;
   /** Servers may ask the user for input (the capability is declared). */
   elicitation: boolean;
+  /** The protocol trace file: as configured (`file` relative to the session's folder) and its bounds. */
+  trace: { enabled: boolean; file?: string; maxBytes: number; maxEvents: number };
   /** Direct tools requested by the MCP_DIRECT_TOOLS environment variable, already parsed. */
   directToolsEnv?: DirectToolsSpec;
 }

@@ -66,6 +66,7 @@ describe('defaults', () => {
       sampling: true,
       samplingAutoApprove: false,
       elicitation: true,
+      trace: { enabled: false, maxBytes: 262_144, maxEvents: 10_000 },
     });
     expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);
     expect(SERVER_DEFAULTS.healthCheckMs).toBe(30_000);
