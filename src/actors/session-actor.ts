@@ -370,9 +370,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           settings: context.config?.settings ?? defaultSettings(),
           tempDir: options.tempDir,
           ...(stats ? { stats } : {}),
-          approve: (entry, signal) => {
+          approve: (entry, callArgs, signal) => {
             const definition = context.config?.servers.find((d) => d.name === entry.server);
-            return definition ? approvals.check(definition, entry, signal) : Promise.resolve(undefined);
+            return definition
+              ? approvals.check(definition, entry, callArgs, signal)
+              : Promise.resolve(undefined);
           },
         },
         name,

@@ -6,6 +6,7 @@
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { matchesToolPattern } from '../catalog/name-patterns.ts';
 import type { ServerDefinition } from '../config/types.ts';
+import { redactDeep } from '../redact.ts';
 
 /** The user's answer; `no-ui` when nobody can be asked (print or JSON mode, no TTY, no host dialog). */
 export type ApprovalAnswer = 'once' | 'session' | 'server' | 'deny' | 'no-ui';
@@ -17,6 +18,8 @@ export interface ApprovalRequest {
   /** The name the model called. */
   name: string;
   kind: CatalogEntry['kind'];
+  /** The call's arguments as one line (secrets redacted, cut), for the user to judge. */
+  preview: string;
 }
 
 export type AskApproval = (request: ApprovalRequest, signal?: AbortSignal) => Promise<ApprovalAnswer>;
@@ -38,13 +41,20 @@ export function createToolApprovals(ask: AskApproval | undefined) {
     async check(
       definition: ServerDefinition,
       entry: CatalogEntry,
+      args: Record<string, unknown>,
       signal?: AbortSignal,
     ): Promise<string | undefined> {
       if (!needsApproval(definition, entry)) return undefined;
       const server = `${identity(definition)}\0`;
       const tool = `${server}${entry.tool}`;
       if (grants.has(server) || grants.has(tool)) return undefined;
-      const request = { server: entry.server, tool: entry.tool, name: entry.name, kind: entry.kind };
+      const request = {
+        server: entry.server,
+        tool: entry.tool,
+        name: entry.name,
+        kind: entry.kind,
+        preview: argumentsPreview(args),
+      };
       const answer = ask ? await ask(request, signal).catch((): ApprovalAnswer => 'deny') : 'no-ui';
       if (answer === 'session') grants.add(tool);
       if (answer === 'server') grants.add(server);
@@ -55,6 +65,18 @@ export function createToolApprovals(ask: AskApproval | undefined) {
 }
 
 export type ToolApprovals = ReturnType<typeof createToolApprovals>;
+
+const PREVIEW_CHARS = 300;
+
+function argumentsPreview(args: Record<string, unknown>): string {
+  let text: string;
+  try {
+    text = JSON.stringify(redactDeep(args)) ?? '{}';
+  } catch {
+    text = '(arguments that cannot be shown)';
+  }
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+}
 
 function refusalText(
   definition: ServerDefinition,

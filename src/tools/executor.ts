@@ -27,7 +27,11 @@ export interface ExecutorDeps {
   tempDir: string;
   stats?: CallStats;
   /** The `approveTools` gate: undefined lets the call run, a text refuses it (src/tools/approval.ts). */
-  approve?(entry: CatalogEntry, signal?: AbortSignal): Promise<string | undefined>;
+  approve?(
+    entry: CatalogEntry,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<string | undefined>;
 }
 
 export function errorResult(text: string, details: Record<string, unknown> = {}): ToolResult {
@@ -112,7 +116,7 @@ export async function executeTool(
       { server: entry.server },
     );
   }
-  const refused = await deps.approve?.(entry, signal);
+  const refused = await deps.approve?.(entry, args, signal);
   if (refused !== undefined)
     return errorResult(refused, { server: entry.server, tool: entry.tool, approved: false });
   const started = deps.stats ? performance.now() : 0;

@@ -61,7 +61,7 @@ describe('approveTools in the real Pi', () => {
     const dialogs = rpc.records.filter(isApproval);
     expect(dialogs).toHaveLength(2);
     expect(dialogs[0]).toMatchObject({
-      title: 'MCP server "fx" tool echo wants to run (approveTools). Allow it?',
+      title: 'MCP server "fx" tool echo wants to run (approveTools). Allow it?\n{"text":"first call"}',
       options: ['Allow once', 'Allow for this session', 'Allow this server for this session', 'Deny'],
     });
     expect(toolResultFor(world.llm.requests[2]!.body, 'call_first')).toContain('first call');

@@ -74,7 +74,7 @@ describe('approveTools in Pi', () => {
     expect(pi.dialogs).toEqual([
       {
         method: 'select',
-        title: 'MCP server "fx" tool echo wants to run (approveTools). Allow it?',
+        title: 'MCP server "fx" tool echo wants to run (approveTools). Allow it?\n{"text":"hi"}',
         options: ['Allow once', 'Allow for this session', 'Allow this server for this session', 'Deny'],
       },
       expect.objectContaining({ method: 'select' }),

@@ -1,6 +1,7 @@
 // The `approveTools` question through Pi's select dialog. One dialog at a time (parallel calls wait
 // their turn); without UI (print, JSON, no dialogs) nobody can be asked and the call fails closed.
 
+import { plainText } from '../../catalog/terminal-text.ts';
 import type { ApprovalAnswer, AskApproval } from '../../tools/approval.ts';
 import type { PiContext, PiDialogs } from './bridge.ts';
 
@@ -21,7 +22,7 @@ export function createToolApprover(currentContext: () => PiContext | undefined):
       if (!ui) return 'no-ui';
       const what = request.kind === 'resource' ? 'read' : 'run';
       const choice = await ui.select(
-        `MCP server "${request.server}" tool ${request.tool} wants to ${what} (approveTools). Allow it?`,
+        `MCP server "${request.server}" tool ${request.tool} wants to ${what} (approveTools). Allow it?\n${plainText(request.preview, 400)}`,
         Object.keys(APPROVAL_CHOICES),
         signal ? { signal } : {},
       );

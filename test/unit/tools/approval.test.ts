@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogEntry } from '../../../src/catalog/catalog.ts';
 import { toolNameCandidates } from '../../../src/catalog/name-patterns.ts';
+import { addSecrets } from '../../../src/redact.ts';
 import { type ApprovalAnswer, createToolApprovals, needsApproval } from '../../../src/tools/approval.ts';
 import { loadMemory, server, USER_FILE } from '../config/helpers.ts';
 
@@ -91,32 +92,46 @@ describe('session grants', () => {
 
   it('Allow once asks again next time; Allow for this session remembers the tool only', async () => {
     const { approvals, asked } = withAnswers('once', 'session');
-    expect(await approvals.check(def, entry('gh', 'a'))).toBeUndefined();
-    expect(await approvals.check(def, entry('gh', 'a'))).toBeUndefined();
-    expect(await approvals.check(def, entry('gh', 'a'))).toBeUndefined();
+    expect(await approvals.check(def, entry('gh', 'a'), {})).toBeUndefined();
+    expect(await approvals.check(def, entry('gh', 'a'), {})).toBeUndefined();
+    expect(await approvals.check(def, entry('gh', 'a'), {})).toBeUndefined();
     expect(asked).toEqual(['a', 'a']);
-    expect(await approvals.check(def, entry('gh', 'b'))).toMatch(/user denied the call to gh__b/);
+    expect(await approvals.check(def, entry('gh', 'b'), {})).toMatch(/user denied the call to gh__b/);
     expect(asked).toEqual(['a', 'a', 'b']);
   });
 
   it('Allow this server remembers every tool of the server until its config changes or the session ends', async () => {
     const { approvals, asked } = withAnswers('server', 'server', 'deny');
-    expect(await approvals.check(def, entry('gh', 'a'))).toBeUndefined();
-    expect(await approvals.check(def, entry('gh', 'b'))).toBeUndefined();
+    expect(await approvals.check(def, entry('gh', 'a'), {})).toBeUndefined();
+    expect(await approvals.check(def, entry('gh', 'b'), {})).toBeUndefined();
     expect(asked).toEqual(['a']);
     const changed = { ...def, args: ['--other'] };
-    expect(await approvals.check(changed, entry('gh', 'b'))).toBeUndefined();
+    expect(await approvals.check(changed, entry('gh', 'b'), {})).toBeUndefined();
     expect(asked).toEqual(['a', 'b']);
     approvals.reset();
-    expect(await approvals.check(def, entry('gh', 'a'))).toMatch(/denied/);
+    expect(await approvals.check(def, entry('gh', 'a'), {})).toMatch(/denied/);
+  });
+
+  it('the question carries the arguments as one line, cut when long, known secrets redacted', async () => {
+    const previews: string[] = [];
+    const approvals = createToolApprovals(async (request) => {
+      previews.push(request.preview);
+      return 'once';
+    });
+    addSecrets(['ghp_previewSecret123']);
+    await approvals.check(def, entry('gh', 'a'), { repo: 'pi', token: 'ghp_previewSecret123' });
+    await approvals.check(def, entry('gh', 'a'), { body: 'x'.repeat(1000) });
+    expect(previews[0]).toBe('{"repo":"pi","token":"***"}');
+    expect(previews[1]).toHaveLength(300);
+    expect(previews[1]!.endsWith('…')).toBe(true);
   });
 
   it('without anyone to ask, the call fails closed and says how to allow it', async () => {
-    const refusal = await createToolApprovals(undefined).check(def, entry('gh', 'a'));
+    const refusal = await createToolApprovals(undefined).check(def, entry('gh', 'a'), {});
     expect(refusal).toContain("gh__a needs the user's approval");
     expect(refusal).toContain('"approveTools" of server "gh" at mcpServers.gh in /home/u/.pi/agent/mcp.json');
     expect(refusal).toContain('no interactive UI');
-    const noUi = await createToolApprovals(async () => 'no-ui').check(def, entry('gh', 'a'));
+    const noUi = await createToolApprovals(async () => 'no-ui').check(def, entry('gh', 'a'), {});
     expect(noUi).toBe(refusal);
   });
 });
