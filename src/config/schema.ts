@@ -194,7 +194,7 @@ export const ServerSchema = Type.Object(
         "Request timeout in seconds (Pi's built-in format); `requestTimeoutMs` wins when both are set.",
     }),
     exposeResources: Type.Boolean({
-      description: 'Expose MCP resources as read tools.',
+      description: 'Expose MCP resources and resource templates as read tools.',
       default: SERVER_DEFAULTS.exposeResources,
     }),
     directTools: Type.Union([Type.Boolean(), StringList], {

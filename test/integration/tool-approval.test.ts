@@ -103,6 +103,8 @@ describe('approveTools in Pi', () => {
     expect(pi.dialogs).toHaveLength(2);
     pi.dialog = () => 'Deny';
     expect(text(await pi.callTool('other__add', { a: 1, b: 1 }))).toMatch(/denied/);
+    // Pi ends the old session before it starts the new one.
+    await pi.emit('session_shutdown', {});
     await pi.emit('session_start', { reason: 'new' });
     await waitFor(
       (await bridges[0]!.runtime()).actor,
