@@ -20,7 +20,7 @@ export function createToolApprover(currentContext: () => PiContext | undefined):
       const interactive = ctx?.hasUI && ctx.mode !== 'print' && ctx.mode !== 'json';
       const ui = interactive && typeof ctx.ui.select === 'function' ? (ctx.ui as PiDialogs) : undefined;
       if (!ui) return 'no-ui';
-      const what = request.kind === 'resource' ? 'read' : 'run';
+      const what = request.kind === 'tool' ? 'run' : 'read';
       const choice = await ui.select(
         `MCP server "${request.server}" tool ${request.tool} wants to ${what} (approveTools). Allow it?\n${plainText(request.preview, 400)}`,
         Object.keys(APPROVAL_CHOICES),
