@@ -11,6 +11,7 @@ import {
 } from 'xstate';
 import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
+import { useAdapterSignInSettings } from '../auth/adapter-sign-ins.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
@@ -187,6 +188,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           trace = config.servers.some((d) => d.trace)
             ? createTraceLog(traceFile(input.request.cwd, config.settings.trace.file), config.settings.trace)
             : undefined;
+          useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
           const capture = config.settings.captureStats;
           await stats?.dispose();
           stats = capture

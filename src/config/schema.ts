@@ -317,6 +317,19 @@ export const SettingsSchema = Type.Object(
       description: 'Record call statistics: true, or `{ path, flushDelayMs }`.',
       default: SETTINGS_DEFAULTS.captureStats,
     }),
+    autoAuth: Type.Boolean({
+      description:
+        'pi-mcp-adapter: with Pi’s UI, a call or ToolSearch that finds a server waiting for a sign-in starts it (as /mcp-auth) and runs once more.',
+      default: false,
+    }),
+    oauthDir: Type.String({
+      description:
+        'pi-mcp-adapter: where its legacy plaintext `tokens.json` sign-ins are (relative to the project); read, never written.',
+    }),
+    oauthCredentialStore: Type.Literal('encrypted-file', {
+      description:
+        'pi-mcp-adapter: its sign-ins are in its encrypted files (read with `PI_MCP_ADAPTER_OAUTH_FILE_KEY`), not the OS keyring.',
+    }),
     directTools: Type.Boolean({
       description: 'Default `directTools` of every server (pi-mcp-adapter; `"search"` is read as false).',
       default: SERVER_DEFAULTS.directTools,

@@ -123,6 +123,10 @@ export interface Settings {
   elicitation: boolean;
   /** The protocol trace file: as configured (`file` relative to the session's folder) and its bounds. */
   trace: { enabled: boolean; file?: string; maxBytes: number; maxEvents: number };
+  /** Sign in when a call or search finds a server waiting for it (with a UI), then run once more. */
+  autoAuth?: boolean;
+  /** pi-mcp-adapter's sign-in store, as its settings name it (its sign-ins are read from there). */
+  adapterSignIns?: { oauthDir?: string; oauthCredentialStore?: 'encrypted-file' };
   /** Direct tools requested by the MCP_DIRECT_TOOLS environment variable, already parsed. */
   directToolsEnv?: DirectToolsSpec;
 }
