@@ -10,6 +10,7 @@ import {
   waitFor,
 } from 'xstate';
 import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
+import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
 import { useAdapterSignInSettings } from '../auth/adapter-sign-ins.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
@@ -17,7 +18,7 @@ import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalo
 import { mayHaveDirectTools } from '../catalog/exposure.ts';
 import { plainText } from '../catalog/terminal-text.ts';
 import { defaultSettings } from '../config/defaults.ts';
-import type { LoadedConfig } from '../config/types.ts';
+import type { LoadedConfig, Settings } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
 import {
   type KnownCatalog,
@@ -28,6 +29,7 @@ import {
   sessionMachine,
 } from '../machines/session.machine.ts';
 import { addServerSecrets, redactDeep } from '../redact.ts';
+import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
@@ -40,6 +42,7 @@ import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
 import { RegisteredTools } from './registered-tools.ts';
 import { reportConfigDiagnostics } from './report-diagnostics.ts';
 import { serverLogicWith } from './server-actor.ts';
+import { allowedRequests } from './server-requests.ts';
 import { describeServers, statusLine } from './server-status.ts';
 import { signInAndConnect } from './sign-in.ts';
 import { type Clock, unrefClock } from './unref-clock.ts';
@@ -59,7 +62,9 @@ export interface RuntimeOptions {
   /** OAuth sign-in and the store the server actors watch. */
   auth?: AuthPort;
   /** How the host answers a server's requests (elicitation, sampling, roots); none: not declared. */
-  serverRequests?: (server: string) => HostRequests;
+  serverRequests?: (server: string, settings: Settings) => HostRequests;
+  /** Asks the user whether an `approveTools` call may run; none: such calls fail closed. */
+  askApproval?: AskApproval;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
 }
@@ -103,6 +108,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** `generation:server` pairs whose instructions the model has read this session. */
   const instructed = new Set<string>();
   let describedGeneration = -1;
+  const approvals = createToolApprovals(options.askApproval);
 
   function catalogOf(context: SessionContext): Catalog {
     const key = catalogKey(context);
@@ -148,13 +154,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let cacheWrites: Promise<void> = Promise.resolve();
   /** Call statistics (settings.captureStats), per session. */
   let stats: CallStats | undefined;
+  /** The protocol trace of `trace` servers, one file per session. */
+  let trace: TraceLog | undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
+    const settings = actor.getSnapshot().context.config?.settings ?? defaultSettings();
     const host: HostRequests = {
-      ...options.serverRequests?.(name),
+      ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings),
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
     };
-    const connection = await options.connector(definition, { ...connectOptions, host });
+    const connection = await options.connector(definition, {
+      ...connectOptions,
+      host,
+      ...(trace ? { trace } : {}),
+    });
     openConnections.add(connection);
     const close = connection.close.bind(connection);
     connection.close = () => close().finally(() => openConnections.delete(connection));
@@ -170,6 +183,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             options.readSession?.(input.request) ??
             readSession(options.loadConfig(input.request), options.cache);
           addServerSecrets(config.servers);
+          approvals.reset();
+          await trace?.flush();
+          trace = config.servers.some((d) => d.trace)
+            ? createTraceLog(traceFile(input.request.cwd, config.settings.trace.file), config.settings.trace)
+            : undefined;
           useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
           const capture = config.settings.captureStats;
           await stats?.dispose();
@@ -199,6 +217,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async () => {
         const closing = [...openConnections].map((c) => c.close());
         await Promise.allSettled([...closing, cacheWrites, stats?.dispose()]);
+        await trace?.flush();
       }),
     },
     actions: {
@@ -353,6 +372,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           settings: context.config?.settings ?? defaultSettings(),
           tempDir: options.tempDir,
           ...(stats ? { stats } : {}),
+          approve: (entry, callArgs, signal) => {
+            const definition = context.config?.servers.find((d) => d.name === entry.server);
+            return definition
+              ? approvals.check(definition, entry, callArgs, signal)
+              : Promise.resolve(undefined);
+          },
         },
         name,
         args,

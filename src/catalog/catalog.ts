@@ -10,6 +10,7 @@ import type {
 } from '../adapters/mcp/connection-port.ts';
 import type { DirectToolsSpec, Exposure, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
+import { matchesToolPattern } from './name-patterns.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
 import { MAX_DESCRIPTION_CHARS, plainText } from './terminal-text.ts';
 import { templateVariables } from './uri-template.ts';
@@ -31,6 +32,8 @@ export interface CatalogEntry {
   exposure: Exclude<Exposure, 'hidden'>;
   /** The MCP tool annotations its server declared (readOnlyHint, destructiveHint, …). */
   annotations?: Record<string, unknown>;
+  /** Extra words ToolSearch matches (`searchKeywords`); never shown to the model. */
+  keywords?: string[];
 }
 
 export interface ServerTools {
@@ -177,6 +180,15 @@ function serverAbout(s: ServerTools): string | undefined {
   return parts.length > 0 ? parts.join('\n') : undefined;
 }
 
+/** The words of every `searchKeywords` pattern the tool matches, once each. */
+function keywordsOf(map: Record<string, string[]> | undefined, entry: CatalogEntry): string[] {
+  if (!map) return [];
+  const words = Object.entries(map).flatMap(([pattern, values]) =>
+    matchesToolPattern(entry, [pattern]) ? values.map((v) => v.trim()).filter(Boolean) : [],
+  );
+  return [...new Set(words)];
+}
+
 const pairKey = (server: string, tool: string) => `${server}\u0000${tool}`;
 
 /**
@@ -188,15 +200,20 @@ export function buildCatalog(
   options: { toolPrefix: ToolPrefix; directToolsEnv?: DirectToolsSpec; previous?: Catalog },
 ): Catalog {
   const warnings: string[] = [];
+  const definitions = new Map(servers.map((s) => [s.definition.name, s.definition]));
+  const prefixOf = new Map(servers.map((s) => [s.definition.name, s.definition.toolPrefix]));
   const candidates = servers.flatMap((s) =>
-    candidatesOf(s, options.toolPrefix, options.directToolsEnv, warnings),
+    candidatesOf(s, s.definition.toolPrefix ?? options.toolPrefix, options.directToolsEnv, warnings),
   );
   const previousNames = new Map<string, string>();
   for (const e of options.previous?.entries ?? []) previousNames.set(pairKey(e.server, e.tool), e.name);
 
   const fresh = candidates.filter((c) => !previousNames.has(pairKey(c.server, c.tool)));
   const naming = assignToolNames(
-    fresh.map((c) => ({ server: c.server, tool: c.tool })),
+    fresh.map((c) => {
+      const prefix = prefixOf.get(c.server);
+      return { server: c.server, tool: c.tool, ...(prefix ? { prefix } : {}) };
+    }),
     options.toolPrefix,
     [...previousNames.values()],
   );
@@ -212,6 +229,8 @@ export function buildCatalog(
     const entry: CatalogEntry = { name, ...c };
     if (c.uri === undefined) delete entry.uri;
     if (c.uriTemplate === undefined) delete entry.uriTemplate;
+    const keywords = keywordsOf(definitions.get(c.server)?.searchKeywords, entry);
+    if (keywords.length > 0) entry.keywords = keywords;
     entries.push(entry);
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -21,6 +21,8 @@ export type ToolPrefixMode = ToolPrefix;
 export interface ToolNameRequest {
   server: string;
   tool: string;
+  /** This server's own `toolPrefix`, when it overrides the one for all. */
+  prefix?: ToolPrefixMode;
 }
 
 /** `name` is the name registered with Pi. */
@@ -121,6 +123,11 @@ function prefixInfo(server: string, mode: ToolPrefixMode): PrefixInfo {
 
 function computePrefixInfo(server: string, mode: ToolPrefixMode): PrefixInfo {
   if (mode === 'none') return { prefix: '', faithful: true };
+  if (mode === 'mcp') {
+    // pi-mcp-adapter's `mcp` mode: `mcp__` before the server-mode prefix (`mcp__<server>__<tool>`).
+    const inner = prefixInfo(server, 'server');
+    return { prefix: `mcp__${inner.prefix}`, faithful: inner.faithful };
+  }
   let base = server;
   if (mode === 'short') {
     let stripped = server;
@@ -241,11 +248,15 @@ export function assignToolNames(
       );
       continue;
     }
-    unique.set(key, { server: request.server, tool: request.tool });
+    unique.set(key, {
+      server: request.server,
+      tool: request.tool,
+      ...(request.prefix ? { prefix: request.prefix } : {}),
+    });
   }
 
   // Canonical order, so that the outcome does not depend on the order of the requests.
-  const candidates = [...unique.values()].map((request) => buildCandidate(request, prefix));
+  const candidates = [...unique.values()].map((request) => buildCandidate(request, request.prefix ?? prefix));
   candidates.sort((a, b) => Number(b.faithful) - Number(a.faithful) || compareRequests(a.request, b.request));
 
   const taken = new Set<string>(reservedKeys.keys());

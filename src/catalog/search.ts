@@ -18,6 +18,8 @@ export interface SearchDoc {
   description?: string;
   inputSchema?: Record<string, unknown>;
   serverDescription?: string;
+  /** Extra words configured for the tool (`searchKeywords`). */
+  keywords?: string[];
 }
 
 export interface SearchHit {
@@ -53,6 +55,8 @@ const FIELD_WEIGHTS: Record<FieldKey, { weight: number; b: number }> = {
   body: { weight: 0.35, b: 0.75 },
   params: { weight: 0.5, b: 0.5 },
   paramText: { weight: 0.15, b: 0.75 },
+  // Configured words, as strong as a title's (pi-mcp-adapter weighs them like a description).
+  keywords: { weight: 1.5, b: 0.3 },
 };
 
 /** Query-word expansion. */
@@ -627,6 +631,7 @@ export function searchIndexOf(catalog: Catalog): SearchIndex {
         ...(e.title ? { title: e.title } : {}),
         inputSchema: e.inputSchema,
         serverDescription: catalog.serverDescriptions.get(e.server),
+        ...(e.keywords ? { keywords: e.keywords } : {}),
       })),
     );
     catalogIndexes.set(catalog, index);

@@ -90,10 +90,6 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
       return 'has an unknown value and is ignored (the transport is inferred from "url")';
     },
   },
-  toolPrefix: dropped(
-    'pi-mcp-adapter',
-    'per server is not supported; names follow `settings.toolPrefix` (`<server>__<tool>`) and stay stable',
-  ),
   socket: dropped(
     'pi-mcp-adapter',
     'is not supported (no rmcp-mux socket transport here): with a `command` or `url` beside it, that is used; an entry with only `socket` is skipped',
@@ -110,7 +106,10 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
     'pi-mcp-adapter',
     'is not applied; the MCP SDK negotiates the protocol version (part of the cache identity only)',
   ),
-  tasks: dropped('pi-mcp-adapter', 'is not applied; MCP Tasks are not polled (calls are synchronous)'),
+  tasks: dropped(
+    'pi-mcp-adapter',
+    'is not applied: it configures the MCP Tasks extension (spec 2026-07-28), which the MCP SDK v1 used here does not speak; tool calls run synchronously and wait for their result',
+  ),
   bearerTokenStore: {
     from: 'pi-mcp-adapter',
     does: 'is not read: pi-mcp-adapter keeps these tokens only in the OS keyring (no file store), which needs a native module to read; give the token with `bearerTokenEnv` or `bearerToken` (without one, `auth: "bearer"` is read as no auth, with a warning, and the server is kept)',
@@ -127,15 +126,6 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
       };
     },
   },
-  searchKeywords: dropped(
-    'pi-mcp-adapter',
-    'is not used; ToolSearch ranks by names, descriptions and its own synonyms',
-  ),
-  approveTools: dropped(
-    'pi-mcp-adapter',
-    'is not enforced: there is no approval prompt here (Pi’s `tool_call` permission extensions apply to MCP tools)',
-  ),
-  trace: dropped('pi-mcp-adapter', 'is not written; `debug: true` logs the server’s stderr'),
   pluginDataDir: dropped('pi-mcp-adapter', 'is internal to Agent Plugins and ignored'),
   literalEnv: dropped('pi-mcp-adapter', 'is internal to Agent Plugins and ignored'),
 };
@@ -204,11 +194,6 @@ export const SETTINGS_COMPAT: Record<string, CompatKey> = {
     map: () => undefined,
   },
   authRequiredMessage: dropped('pi-mcp-adapter', 'is not applied; failed calls name `/mcp-auth <server>`'),
-  sampling: dropped('pi-mcp-adapter', 'is not applied: servers’ sampling requests are declined'),
-  samplingAutoApprove: dropped('pi-mcp-adapter', 'is not applied: servers’ sampling requests are declined'),
-  elicitation: dropped('pi-mcp-adapter', 'is not applied: servers’ elicitation requests are declined'),
-  approveTools: dropped('pi-mcp-adapter', 'is not enforced (no approval prompt here)'),
-  trace: dropped('pi-mcp-adapter', 'is not written'),
   jev: dropped('pi-mcp-adapter', 'is not used (no remote semantic search)'),
   hostConfigDiscovery: dropped('pi-mcp-adapter', 'is not applied; list other clients in `imports`'),
   ancestorConfigRoots: dropped('pi-mcp-adapter', 'is not applied'),

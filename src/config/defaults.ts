@@ -29,6 +29,17 @@ export const SETTINGS_DEFAULTS = {
   captureStats: false as const,
   proxyTool: false,
   outputLimitBytes: 50 * 1024,
+  approveTools: false as boolean | string[],
+  sampling: true,
+  samplingAutoApprove: false,
+  elicitation: true,
+} as const;
+
+/** pi-mcp-adapter's trace bounds. */
+export const TRACE_DEFAULTS = {
+  enabled: false,
+  maxBytes: 256 * 1024,
+  maxEvents: 10_000,
 } as const;
 
 /** `captureStats: true` means this. `path` is relative to the agent dir. */
@@ -57,5 +68,14 @@ export function defaultSettings(): Settings {
     outputLimitBytes: SETTINGS_DEFAULTS.outputLimitBytes,
     directTools: SERVER_DEFAULTS.directTools as boolean,
     requestTimeoutMs: SERVER_DEFAULTS.requestTimeoutMs,
+    approveTools: SETTINGS_DEFAULTS.approveTools,
+    sampling: SETTINGS_DEFAULTS.sampling,
+    samplingAutoApprove: SETTINGS_DEFAULTS.samplingAutoApprove,
+    elicitation: SETTINGS_DEFAULTS.elicitation,
+    trace: {
+      enabled: TRACE_DEFAULTS.enabled,
+      maxBytes: TRACE_DEFAULTS.maxBytes,
+      maxEvents: TRACE_DEFAULTS.maxEvents,
+    },
   };
 }

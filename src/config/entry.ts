@@ -44,6 +44,10 @@ export interface ServerFields {
   toolExposure?: Record<string, 'direct' | 'deferred' | 'codemode' | 'hidden'>;
   debug?: boolean;
   inheritEnv?: boolean;
+  approveTools?: boolean | string[];
+  toolPrefix?: 'server' | 'short' | 'none' | 'mcp';
+  searchKeywords?: Record<string, string[]>;
+  trace?: boolean;
 }
 
 export interface ServerSpec {

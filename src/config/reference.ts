@@ -24,6 +24,7 @@ import {
   type SchemaNode,
   ServerSchema,
   SettingsSchema,
+  TraceSettingsSchema,
 } from './schema.ts';
 import { isStringish } from './validate.ts';
 
@@ -47,6 +48,9 @@ export function renderConfigReference(): string {
     '### `settings.captureStats` object',
     '',
     keyTable(CaptureStatsSchema),
+    '### `settings.trace` object',
+    '',
+    keyTable(TraceSettingsSchema),
     '### Codex keys (`[mcp_servers.<name>]`)',
     '',
     ruleTable('Codex key', CODEX_RULES),

@@ -100,6 +100,12 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
   };
   if (fields.description !== undefined) definition.description = fields.description;
   if (fields.includeTools !== undefined) definition.includeTools = [...fields.includeTools];
+  const approveTools = fields.approveTools ?? settings.approveTools;
+  if (approveTools !== false) definition.approveTools = approveTools;
+  if (fields.toolPrefix !== undefined) definition.toolPrefix = fields.toolPrefix;
+  if (fields.trace ?? settings.trace.enabled) definition.trace = true;
+  if (fields.searchKeywords !== undefined && Object.keys(fields.searchKeywords).length > 0)
+    definition.searchKeywords = fields.searchKeywords;
 
   if (stdio) {
     const command = text(fields.command ?? '', 'command', [], true);

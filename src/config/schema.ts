@@ -3,7 +3,13 @@
 // `x-default` is the documented default when it is not a single static value.
 
 import { type TSchema, Type } from '@sinclair/typebox';
-import { CAPTURE_STATS_DEFAULTS, OAUTH_DEFAULTS, SERVER_DEFAULTS, SETTINGS_DEFAULTS } from './defaults.ts';
+import {
+  CAPTURE_STATS_DEFAULTS,
+  OAUTH_DEFAULTS,
+  SERVER_DEFAULTS,
+  SETTINGS_DEFAULTS,
+  TRACE_DEFAULTS,
+} from './defaults.ts';
 
 const EXPOSURES = ['direct', 'deferred', 'codemode', 'hidden'];
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
@@ -214,6 +220,26 @@ export const ServerSchema = Type.Object(
         'Per-tool exposure: `{ "pattern": "direct" }`; exact names beat patterns, first pattern wins.',
       default: {},
     }),
+    approveTools: Type.Union([Type.Boolean(), StringList], {
+      description:
+        'Ask the user before a matching tool runs (Allow once / for this session / this server for this session / Deny): true = every tool, or glob patterns over the tool name (as the server names it, as registered `<server>__<tool>`, or pi-mcp-adapter’s `<server>_<tool>`); false = never. Overrides `settings.approveTools`. Without an interactive UI a matching call fails with an error saying so.',
+      'x-default': '`settings.approveTools`',
+    }),
+    trace: Type.Boolean({
+      description:
+        'Write a metadata-only protocol trace of this server (method, direction, id, size, timing; never payloads, arguments, results, URLs or auth) to the session’s trace file (see `settings.trace`).',
+      'x-default': '`settings.trace.enabled`',
+    }),
+    searchKeywords: Type.Record(Type.String(), StringList, {
+      description:
+        'Extra words ToolSearch matches for tools: `{ "tool-or-glob": ["keyword", …] }` (patterns as in `approveTools`; every matching entry adds its words). Never shown to the model.',
+      default: {},
+    }),
+    toolPrefix: Type.Enum(['server', 'short', 'none', 'mcp'], {
+      description:
+        'This server’s tool name prefix, overriding `settings.toolPrefix` (pi-mcp-adapter); same values. Not part of the cache identity.',
+      'x-default': '`settings.toolPrefix`',
+    }),
     debug: Type.Boolean({
       description:
         "Log the server's stderr, and ask it (`logging/setLevel`) for `debug`-level log messages instead of `info`.",
@@ -221,6 +247,37 @@ export const ServerSchema = Type.Object(
     }),
   }),
   { additionalProperties: true },
+);
+
+export const TraceSettingsSchema = Type.Object(
+  optional({
+    enabled: Type.Boolean({
+      description: 'Trace every server that does not set `trace: false`.',
+      default: TRACE_DEFAULTS.enabled,
+    }),
+    file: Type.String({
+      description: 'The JSONL file (relative to the project folder); it starts empty each session.',
+      'x-default': '`.pi/mcp-traces/mcp-<time>-<random>.jsonl`, one per session',
+    }),
+    maxBytes: Type.Integer({
+      minimum: 1,
+      maximum: 1024 ** 3,
+      description: 'Tracing stops when the file would grow past this size.',
+      default: TRACE_DEFAULTS.maxBytes,
+    }),
+    maxEvents: Type.Integer({
+      minimum: 1,
+      maximum: MAX_MS,
+      description: 'Tracing stops after this many lines.',
+      default: TRACE_DEFAULTS.maxEvents,
+    }),
+  }),
+  {
+    additionalProperties: true,
+    description:
+      'Metadata-only JSONL protocol trace (pi-mcp-adapter): `{ enabled, file, maxBytes, maxEvents }`; a server’s own `trace` overrides `enabled`.',
+    'x-default': 'off',
+  },
 );
 
 export const CaptureStatsSchema = Type.Object(
@@ -241,8 +298,9 @@ export const CaptureStatsSchema = Type.Object(
 
 export const SettingsSchema = Type.Object(
   optional({
-    toolPrefix: Type.Enum(['server', 'short', 'none'], {
-      description: 'Tool name prefix: `<server>__<tool>`, a shortened server name, or none.',
+    toolPrefix: Type.Enum(['server', 'short', 'none', 'mcp'], {
+      description:
+        'Tool name prefix: `<server>__<tool>`, a shortened server name (without an `mcp` affix), none, or `mcp__<server>__<tool>`. A name taken by another tool gets a short hash suffix and a warning; no tool is lost.',
       default: SETTINGS_DEFAULTS.toolPrefix,
     }),
     idleTimeout: Type.Number({
@@ -292,6 +350,27 @@ export const SettingsSchema = Type.Object(
       maximum: 1024 ** 3,
       description: 'Tool output above this many bytes is cut and the full text written to a temp file.',
       default: SETTINGS_DEFAULTS.outputLimitBytes,
+    }),
+    approveTools: Type.Union([Type.Boolean(), StringList], {
+      description:
+        'Default `approveTools` of every server (pi-mcp-adapter): true = ask before every MCP tool call, or glob patterns of the tools to ask about.',
+      default: SETTINGS_DEFAULTS.approveTools,
+    }),
+    trace: TraceSettingsSchema,
+    sampling: Type.Boolean({
+      description:
+        'Let servers sample on Pi’s model (`sampling/createMessage`, each server approved by you once per session); false = the sampling capability is not declared to servers (pi-mcp-adapter).',
+      default: SETTINGS_DEFAULTS.sampling,
+    }),
+    samplingAutoApprove: Type.Boolean({
+      description:
+        'Sampling runs without asking you; also without an interactive UI (print, JSON mode), where it is otherwise refused (pi-mcp-adapter).',
+      default: SETTINGS_DEFAULTS.samplingAutoApprove,
+    }),
+    elicitation: Type.Boolean({
+      description:
+        'Let servers ask you for input (forms, links) through Pi’s dialogs; false = the elicitation capability is not declared to servers (pi-mcp-adapter).',
+      default: SETTINGS_DEFAULTS.elicitation,
     }),
   }),
   {

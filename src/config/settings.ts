@@ -107,6 +107,20 @@ export function buildSettings(
   if (typeof direct === 'boolean') settings.directTools = direct;
   const requestTimeout = get('requestTimeoutMs');
   if (typeof requestTimeout === 'number') settings.requestTimeoutMs = requestTimeout;
+  const approve = get('approveTools');
+  if (typeof approve === 'boolean' || Array.isArray(approve))
+    settings.approveTools = Array.isArray(approve) ? [...approve] : approve;
+  for (const key of ['sampling', 'samplingAutoApprove', 'elicitation'] as const) {
+    const value = get(key);
+    if (typeof value === 'boolean') settings[key] = value;
+  }
+  const trace = get('trace');
+  if (isPlainObject(trace)) {
+    if (typeof trace.enabled === 'boolean') settings.trace.enabled = trace.enabled;
+    if (typeof trace.file === 'string' && trace.file !== '') settings.trace.file = trace.file;
+    if (typeof trace.maxBytes === 'number') settings.trace.maxBytes = trace.maxBytes;
+    if (typeof trace.maxEvents === 'number') settings.trace.maxEvents = trace.maxEvents;
+  }
   const limit = get('outputLimitBytes');
   if (typeof limit === 'number') settings.outputLimitBytes = limit;
   if (get('autoAuth') === true) settings.autoAuth = true;

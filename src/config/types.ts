@@ -2,7 +2,7 @@
 // producer; defaults are applied there, once, so consumers never guess.
 
 export type Lifecycle = 'lazy' | 'eager' | 'keep-alive';
-export type ToolPrefix = 'server' | 'short' | 'none';
+export type ToolPrefix = 'server' | 'short' | 'none' | 'mcp';
 /**
  * How a tool reaches the model (Pi's tool model): always active; found through ToolSearch; also
  * callable from Pi's codemode scripts (and found through ToolSearch); or not at all.
@@ -85,6 +85,14 @@ export interface ServerDefinition {
   exposure: Exposure;
   /** Per-tool exposure, first matching pattern wins; exact names beat patterns. */
   toolExposure: Array<{ pattern: string; exposure: Exposure }>;
+  /** Ask the user before these tools run: true = all, a list = glob patterns; absent or false = none. */
+  approveTools?: boolean | string[];
+  /** Write a metadata-only protocol trace (server `trace`, else `settings.trace.enabled`); absent = no. */
+  trace?: boolean;
+  /** Extra ToolSearch words per tool pattern (pi-mcp-adapter); never shown to the model. */
+  searchKeywords?: Record<string, string[]>;
+  /** This server's own `toolPrefix` (pi-mcp-adapter); absent: `settings.toolPrefix`. */
+  toolPrefix?: ToolPrefix;
   debug: boolean;
   /** The metadata cache identity, computed like pi-mcp-adapter from the entry as written. */
   configHash?: string;
@@ -105,6 +113,16 @@ export interface Settings {
   directTools: boolean;
   /** Default `requestTimeoutMs` of servers that set neither it nor `timeout`. */
   requestTimeoutMs: number;
+  /** Default `approveTools` of servers that do not set it. */
+  approveTools: boolean | string[];
+  /** Servers may sample on Pi's model (the capability is declared). */
+  sampling: boolean;
+  /** Sampling needs no approval, and works without UI. */
+  samplingAutoApprove: boolean;
+  /** Servers may ask the user for input (the capability is declared). */
+  elicitation: boolean;
+  /** The protocol trace file: as configured (`file` relative to the session's folder) and its bounds. */
+  trace: { enabled: boolean; file?: string; maxBytes: number; maxEvents: number };
   /** Sign in when a call or search finds a server waiting for it (with a UI), then run once more. */
   autoAuth?: boolean;
   /** pi-mcp-adapter's sign-in store, as its settings name it (its sign-ins are read from there). */

@@ -28,6 +28,12 @@ export interface ExecutorDeps {
   settings: Settings;
   tempDir: string;
   stats?: CallStats;
+  /** The `approveTools` gate: undefined lets the call run, a text refuses it (src/tools/approval.ts). */
+  approve?(
+    entry: CatalogEntry,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<string | undefined>;
 }
 
 export function errorResult(text: string, details: Record<string, unknown> = {}): ToolResult {
@@ -118,10 +124,17 @@ export async function executeTool(
       { server: entry.server },
     );
   }
-  const started = deps.stats ? performance.now() : 0;
+  let started = deps.stats ? performance.now() : 0;
   const ready = await ensureConnected(actor, signal ? { signal } : {});
   if (!ready.ok)
     return errorResult(ready.error.message, { server: entry.server, unavailable: ready.error.kind });
+  // Asked once the server is reachable (as pi-mcp-adapter does): a sign-in and its replay ask once.
+  const asking = deps.stats ? performance.now() : 0;
+  const refused = await deps.approve?.(entry, args, signal);
+  if (refused !== undefined)
+    return errorResult(refused, { server: entry.server, tool: entry.tool, approved: false });
+  // The user's time to answer is not the call's.
+  if (deps.stats) started += performance.now() - asking;
 
   actor.send({ type: 'CALL_STARTED' });
   let ok = false;

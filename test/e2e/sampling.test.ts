@@ -6,7 +6,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { type ChatRequestBody, messageText } from './harness/fake-llm.ts';
 import { EXTENSION, TOOL_SEARCH, toolResultFor } from './harness/mcp.ts';
-import { startPiRpc } from './harness/run-pi.ts';
+import { runPiJson, startPiRpc } from './harness/run-pi.ts';
 import { createWorld, type World } from './harness/world.ts';
 
 const everythingBin = resolve(import.meta.dirname, '../../node_modules/.bin/mcp-server-everything');
@@ -64,4 +64,24 @@ describe('sampling in the real Pi', () => {
     expect(result).toContain('Hi from the model');
     expect(result).toContain('"model": "fake/fake-model"');
   });
+
+  it('settings.samplingAutoApprove: JSON mode (no UI) samples without asking', async () => {
+    world = await createWorld({
+      mcpJson: {
+        settings: { samplingAutoApprove: true },
+        mcpServers: { everything: { command: everythingBin, args: ['stdio'], lifecycle: 'eager' } },
+      },
+      script: [
+        { toolCalls: [{ id: 'call_search', name: TOOL_SEARCH, arguments: { query: `select:${TOOL}` } }] },
+        { toolCalls: [{ id: 'call_sample', name: TOOL, arguments: { prompt: 'Say hi', maxTokens: 42 } }] },
+        { text: 'Hi without a dialog' },
+        { text: 'done' },
+      ],
+    });
+    const run = await runPiJson({ dir: world.dir, extensions: [EXTENSION], prompt: 'Sample something' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(world.llm.errors).toEqual([]);
+    const result = toolResultFor(world.llm.requests[3]!.body, 'call_sample') ?? '';
+    expect(result).toContain('Hi without a dialog');
+  }, 180_000);
 });

@@ -4,6 +4,7 @@
 
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
+import type { TraceLog } from './trace.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -238,6 +239,8 @@ export interface ConnectOptions {
   onStderr?: (line: string) => void;
   /** HTTP: the OAuth sign-in store of this host (default: the user's agent dir). */
   tokenStore?: TokenStore;
+  /** `trace`: where this server's protocol metadata goes (src/adapters/mcp/trace.ts). */
+  trace?: TraceLog;
 }
 
 /** The adapter's entry point, passed to actors through their input. */

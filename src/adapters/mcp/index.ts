@@ -42,11 +42,12 @@ export const connectMcp: Connector = createMcpConnector();
 
 async function connect(
   def: ServerDefinition,
-  { signal, onStderr, tokenStore, host }: ConnectOptions,
+  { signal, onStderr, tokenStore, host, trace }: ConnectOptions,
   connectorOptions: McpConnectorOptions,
 ): Promise<Connection> {
-  const options =
+  let options =
     tokenStore && !connectorOptions.tokenStore ? { ...connectorOptions, tokenStore } : connectorOptions;
+  if (trace && def.trace) options = { ...options, trace };
   const tail = new StderrTail();
   const hub = new EventHub();
   const onStderrLine = (line: string) => {

@@ -25,6 +25,7 @@ import { clientCapabilities, installHostRequests } from './host-requests.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import { StdioProcess } from './stdio-process.ts';
 import { GroupStdioTransport } from './stdio-transport.ts';
+import { type TraceLog, traceTransport } from './trace.ts';
 
 const CLIENT_INFO = { name: 'pi-mcp-actors', version: '0.1.0' };
 
@@ -37,6 +38,8 @@ export interface McpConnectorOptions {
   terminateSessionMs?: number;
   /** HTTP: where OAuth sign-ins live (default: the user's agent dir). */
   tokenStore?: TokenStore;
+  /** `trace: true` servers: the session's protocol trace. */
+  trace?: TraceLog;
 }
 
 export type TransportKind = ServerCatalog['transport'];
@@ -162,6 +165,7 @@ export class SessionOpener {
           : new StreamableHTTPClientTransport(url, { requestInit, ...auth });
     }
     const transport = session.transport;
+    if (this.options.trace) traceTransport(transport, this.options.trace.sink(this.def.name, kind));
     const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
     transport.setProtocolVersion = (version: string) => {
       session.protocolVersion = version;

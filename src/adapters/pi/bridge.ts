@@ -34,6 +34,7 @@ import type { ToolResult } from '../../tools/executor.ts';
 import type { ProxyParams } from '../../tools/proxy-tool.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.ts';
 import type { Connector } from '../mcp/connection-port.ts';
+import { createToolApprover } from './approval.ts';
 import type { PiCustomUi } from './panel.ts';
 import { promptCommand } from './prompts.ts';
 import { isPiContext, piServerRequests } from './server-requests.ts';
@@ -307,6 +308,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
           // Created by the first file written into it (spilled output, blobs); removed at shutdown.
           tempDir,
           serverRequests: serverRequests.forServer,
+          askApproval: createToolApprover(() => ctx),
         }),
       ));
 

@@ -1,7 +1,7 @@
 // sampling/createMessage on Pi's model: the model the request prefers when Pi has it, else Pi's
 // current one. The user approves each server once per session (or once per request); without UI the
-// request is refused with the reason. maxTokens and temperature are passed on; text and images go
-// both ways (audio is described, not sent).
+// request is refused with the reason. settings.samplingAutoApprove skips the question, UI or not.
+// maxTokens and temperature are passed on; text and images go both ways (audio is described, not sent).
 
 import {
   HostRefusal,
@@ -44,16 +44,22 @@ export function createSampler(currentContext: () => PiContext | undefined) {
   return {
     /** A new Pi session asks again. */
     forgetApprovals: () => approved.clear(),
-    async sample(server: string, request: SamplingRequest, signal: AbortSignal): Promise<SamplingAnswer> {
+    /** `autoApprove` (settings.samplingAutoApprove): no question, also without UI. */
+    async sample(
+      server: string,
+      request: SamplingRequest,
+      signal: AbortSignal,
+      autoApprove = false,
+    ): Promise<SamplingAnswer> {
       const ctx = currentContext();
       const registry = ctx?.modelRegistry as PiModelRegistry | undefined;
       const model = pickModel(ctx, request.modelHints);
       if (!registry || !model) throw new HostRefusal('Declined: Pi has no model selected to sample with.');
-      if (!approved.has(server)) {
+      if (!autoApprove && !approved.has(server)) {
         const ui = ctx?.hasUI && typeof ctx.ui.select === 'function' ? (ctx.ui as PiDialogs) : undefined;
         if (!ui) {
           throw new HostRefusal(
-            `Declined: Pi runs without an interactive UI (${ctx?.mode ?? 'non-interactive'} mode), so the user cannot approve a sampling request.`,
+            `Declined: Pi runs without an interactive UI (${ctx?.mode ?? 'non-interactive'} mode), so the user cannot approve a sampling request (settings.samplingAutoApprove: true allows it without asking).`,
           );
         }
         const last = request.messages.at(-1);

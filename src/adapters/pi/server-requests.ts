@@ -2,13 +2,14 @@
 // working directory, sampling on Pi's model.
 
 import { pathToFileURL } from 'node:url';
+import type { Settings } from '../../config/types.ts';
 import type { HostRequests } from '../mcp/connection-port.ts';
 import type { PiContext } from './bridge.ts';
 import { createElicitor } from './elicitation.ts';
 import { createSampler } from './sampling.ts';
 
 export interface PiServerRequests {
-  forServer(server: string): HostRequests;
+  forServer(server: string, settings: Pick<Settings, 'samplingAutoApprove'>): HostRequests;
   /** A new Pi session: sampling approvals are asked for again. */
   newSession(): void;
 }
@@ -18,9 +19,9 @@ export function piServerRequests(currentContext: () => PiContext | undefined): P
   const sampler = createSampler(currentContext);
   return {
     newSession: sampler.forgetApprovals,
-    forServer: (server) => ({
+    forServer: (server, settings) => ({
       elicit: (request, signal) => elicit(server, request, signal),
-      sample: (request, signal) => sampler.sample(server, request, signal),
+      sample: (request, signal) => sampler.sample(server, request, signal, settings.samplingAutoApprove),
       roots: () => {
         const cwd = currentContext()?.cwd ?? process.cwd();
         return [{ uri: pathToFileURL(cwd).href, name: 'working directory' }];

@@ -9,9 +9,19 @@ export interface ToolText {
   description?: string;
   inputSchema?: Record<string, unknown>;
   serverDescription?: string;
+  keywords?: string[];
 }
 
-export const FIELD_KEYS = ['name', 'title', 'server', 'lead', 'body', 'params', 'paramText'] as const;
+export const FIELD_KEYS = [
+  'name',
+  'title',
+  'server',
+  'lead',
+  'body',
+  'params',
+  'paramText',
+  'keywords',
+] as const;
 export type FieldKey = (typeof FIELD_KEYS)[number];
 export type FieldTerms = Record<FieldKey, string[]>;
 
@@ -95,5 +105,6 @@ export function toolFields(doc: ToolText): FieldTerms {
     body: analyze(body),
     params: analyze(schema.names.join(' ')),
     paramText: analyze(schema.text.join(' \n ')),
+    keywords: analyze((doc.keywords ?? []).join(' \n ')),
   };
 }

@@ -38,6 +38,8 @@ const runtimeChanges: Array<[string, Partial<ServerDefinition>]> = [
   ['description', { description: 'GitHub issues and PRs' }],
   ['directTools', { directTools: true }],
   ['exposure', { exposure: 'direct' }],
+  ['toolPrefix', { toolPrefix: 'none' }],
+  ['approveTools', { approveTools: true }],
   ['toolExposure', { toolExposure: [{ pattern: 'get_*', exposure: 'direct' }] }],
   ['source', { source: { file: '/p/.pi/mcp.json', kind: 'project', keyPath: 'mcpServers.github' } }],
 ];

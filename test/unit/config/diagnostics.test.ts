@@ -197,7 +197,7 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     also: (config) => expect(config.servers[0]?.url).toBe('https://a.example/mcp'),
   },
   'compat-key': {
-    files: servers({ a: { command: 'a', directTools: 'search', approveTools: true } }),
+    files: servers({ a: { command: 'a', directTools: 'search', pluginDataDir: '/plugins/a' } }),
     expected: {
       level: 'info',
       message:
@@ -207,7 +207,7 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
       expect(config.servers.map((s) => [s.name, s.directTools])).toEqual([['a', false]]);
       expect(config.diagnostics.map((d) => d.path)).toEqual([
         'mcpServers.a.directTools',
-        'mcpServers.a.approveTools',
+        'mcpServers.a.pluginDataDir',
       ]);
     },
   },
@@ -321,7 +321,7 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
       level: 'error',
       path: 'settings.toolPrefix',
       message:
-        'settings.toolPrefix must be one of "server", "short", "none", got "servers"; this value is ignored.',
+        'settings.toolPrefix must be one of "server", "short", "none", "mcp", got "servers"; this value is ignored.',
       fix: 'Did you mean "server"?',
     },
     also: (config) => expect(config.settings.toolPrefix).toBe('server'),

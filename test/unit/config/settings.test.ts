@@ -62,6 +62,11 @@ describe('defaults', () => {
       outputLimitBytes: 51_200,
       directTools: false,
       requestTimeoutMs: 60_000,
+      approveTools: false,
+      sampling: true,
+      samplingAutoApprove: false,
+      elicitation: true,
+      trace: { enabled: false, maxBytes: 262_144, maxEvents: 10_000 },
     });
     expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);
     expect(SERVER_DEFAULTS.healthCheckMs).toBe(30_000);

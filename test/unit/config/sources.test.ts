@@ -116,6 +116,11 @@ describe('pi-mcp-adapter format (JSONC) in the user file', () => {
       outputLimitBytes: 65536,
       directTools: false,
       requestTimeoutMs: 60_000,
+      approveTools: false,
+      sampling: true,
+      samplingAutoApprove: false,
+      elicitation: true,
+      trace: { enabled: false, maxBytes: 262_144, maxEvents: 10_000 },
     });
     expect(config.files).toContainEqual({
       file: join(l.home, '.cursor/mcp.json'),
