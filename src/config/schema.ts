@@ -127,7 +127,7 @@ export const ServerSchema = Type.Object(
     }),
     inheritEnv: Type.Boolean({
       description:
-        "Pass this process's whole environment to the server (pi-mcp-adapter); false passes only a safe default set (PATH, HOME, …) plus `env`.",
+        "stdio: pass this process's whole environment, then `env` over it (as pi-mcp-adapter and Pi's built-in MCP do); false passes only the MCP SDK's safe set (PATH, HOME, USER, SHELL, TERM, LOGNAME) plus `env`.",
       default: SERVER_DEFAULTS.inheritEnv,
     }),
     cwd: Type.String({
