@@ -91,10 +91,6 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
     'pi-mcp-adapter',
     'per server is not supported; names follow `settings.toolPrefix` (`<server>__<tool>`) and stay stable',
   ),
-  socket: dropped(
-    'pi-mcp-adapter',
-    'is not supported (no rmcp-mux socket transport here): with a `command` or `url` beside it, that is used; an entry with only `socket` is skipped',
-  ),
   caFile: dropped(
     'pi-mcp-adapter',
     'is not applied per server; Node’s trust store is used (set `NODE_EXTRA_CA_CERTS` to add a CA)',

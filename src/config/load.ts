@@ -512,7 +512,9 @@ class Loader {
 
 function looksPartial(entry: RawEntry): boolean {
   if (!isPlainObject(entry.raw) || entry.dialect !== 'native') return false;
-  return !['command', 'url', 'serverUrl', 'type'].some((key) => Object.hasOwn(entry.raw as object, key));
+  return !['command', 'url', 'serverUrl', 'type', 'socket'].some((key) =>
+    Object.hasOwn(entry.raw as object, key),
+  );
 }
 
 function isPartialResult(result: EntryResult): boolean {

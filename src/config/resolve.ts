@@ -101,7 +101,10 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
   if (fields.description !== undefined) definition.description = fields.description;
   if (fields.includeTools !== undefined) definition.includeTools = [...fields.includeTools];
 
-  if (stdio) {
+  if (transport === 'socket') {
+    const socket = text(fields.socket ?? '', 'socket', [], true);
+    if (socket !== undefined) definition.socket = isAbsolute(socket) ? socket : resolve(context.cwd, socket);
+  } else if (stdio) {
     const command = text(fields.command ?? '', 'command', [], true);
     if (command !== undefined) definition.command = command;
     definition.args = (fields.args ?? []).flatMap((arg, index) => {
@@ -231,6 +234,7 @@ function resolveAuth(
 const INTERPOLATED_OAUTH_KEYS = new Set(['clientId', 'clientSecret', 'privateKey']);
 
 function transportOf(fields: ServerFields): Transport {
+  if (fields.socket !== undefined) return 'socket';
   if (fields.type === 'sse') return 'sse';
   if (fields.type === 'stdio' || (fields.type === undefined && fields.command !== undefined)) return 'stdio';
   return 'http';

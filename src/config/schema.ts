@@ -117,6 +117,11 @@ export const ServerSchema = Type.Object(
       minLength: 1,
       description: 'Executable for a stdio server (interpolated, `~` expanded).',
     }),
+    socket: Type.String({
+      minLength: 1,
+      description:
+        'Unix domain socket of a server speaking newline-delimited MCP, e.g. an rmcp-mux service (pi-mcp-adapter; interpolated, `~` expanded, relative to the project). Instead of `command` or `url`; nothing is started or stopped: reconnects follow `lifecycle`.',
+    }),
     args: Type.Array(Stringish, {
       description: 'Command arguments (interpolated, leading `~` expanded).',
       default: [],

@@ -8,7 +8,7 @@ export type ToolPrefix = 'server' | 'short' | 'none';
  * callable from Pi's codemode scripts (and found through ToolSearch); or not at all.
  */
 export type Exposure = 'direct' | 'deferred' | 'codemode' | 'hidden';
-export type Transport = 'stdio' | 'http' | 'sse';
+export type Transport = 'stdio' | 'http' | 'sse' | 'socket';
 
 /** Where a value came from: the file and the JSON path inside it (e.g. `mcpServers.github.args[2]`). */
 export interface SourceRef {
@@ -57,6 +57,8 @@ export interface ServerDefinition {
   /** Configured env only (interpolated); the SDK's default env is added by the adapter. */
   env: Record<string, string>;
   cwd?: string;
+  /** socket: the Unix domain socket's path (interpolated, `~` expanded, absolute). */
+  socket?: string;
   /** Pass the whole process environment (pi-mcp-adapter's `inheritEnv`). */
   inheritEnv: boolean;
   // http / sse

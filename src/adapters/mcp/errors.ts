@@ -43,6 +43,9 @@ export function toConnectError(
       );
     }
   }
+  if (kind === 'socket' && errnoCode(error) !== undefined) {
+    return new ConnectError('network', `Cannot connect to "${name}": ${socketProblem(error, def.socket)}`);
+  }
   if (isAuthError(error)) {
     return new ConnectError('auth', `Server "${name}" needs authentication (HTTP 401)`, { status: 401 });
   }
@@ -166,4 +169,20 @@ export function describe(error: unknown): string {
 
 export function stripMcpPrefix(message: string): string {
   return message.replace(/^MCP error -?\d+: /, '');
+}
+
+/** Why a Unix socket refused us, naming its path (rmcp-mux owns it; we never start it). */
+function socketProblem(error: unknown, path: string | undefined): string {
+  const code = errnoCode(error);
+  const at = `socket ${path}`;
+  if (code === 'ENOENT') return `no ${at} (start the server or rmcp-mux service that listens there)`;
+  if (code === 'ECONNREFUSED') return `nothing listens on ${at} (is its server or rmcp-mux running?)`;
+  if (code === 'EACCES' || code === 'EPERM') return `permission denied on ${at}`;
+  if (code === 'ENOTSOCK') return `${path} is not a socket`;
+  return `${at}: ${describe(error)}`;
+}
+
+function errnoCode(error: unknown): string | undefined {
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : undefined;
 }

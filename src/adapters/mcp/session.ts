@@ -22,6 +22,7 @@ import { ConnectError, type HostRequests, type ServerCatalog } from './connectio
 import { isAuthError, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
 import { clientCapabilities, installHostRequests } from './host-requests.ts';
+import { SocketTransport } from './socket-transport.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import { StdioProcess } from './stdio-process.ts';
 import { GroupStdioTransport } from './stdio-transport.ts';
@@ -67,7 +68,7 @@ export class SessionOpener {
   /** Connects with the configured transport; for URL servers, Streamable HTTP falls back to SSE on 404/405. */
   async open(signal: AbortSignal, only?: TransportKind): Promise<Session> {
     const def = this.def;
-    if (def.transport === 'stdio') return this.attempt('stdio', signal);
+    if (def.transport === 'stdio' || def.transport === 'socket') return this.attempt(def.transport, signal);
     if (!def.url) throw new ConnectError('config', `Server "${def.name}" has no url`);
     try {
       new URL(def.url);
@@ -149,6 +150,9 @@ export class SessionOpener {
         this.tail.addLine(line);
         this.onStderrLine(line);
       });
+    } else if (kind === 'socket') {
+      if (!this.def.socket) throw new ConnectError('config', `Server "${this.def.name}" has no socket`);
+      session.transport = new SocketTransport(this.def.socket, (line) => this.tail.addLine(line));
     } else {
       const url = new URL(this.def.url!);
       const requestInit: RequestInit = { headers: httpHeaders(this.def) };
