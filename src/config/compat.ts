@@ -91,10 +91,6 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
     'pi-mcp-adapter',
     'per server is not supported; names follow `settings.toolPrefix` (`<server>__<tool>`) and stay stable',
   ),
-  caFile: dropped(
-    'pi-mcp-adapter',
-    'is not applied per server; Node’s trust store is used (set `NODE_EXTRA_CA_CERTS` to add a CA)',
-  ),
   requestHeadersCommand: dropped(
     'pi-mcp-adapter',
     'is not run; the static `headers` are sent (their values may name environment variables)',

@@ -26,6 +26,7 @@ export interface ServerFields {
   url?: string;
   serverUrl?: string;
   headers?: Record<string, string | number | boolean>;
+  caFile?: string;
   auth?: 'bearer' | 'oauth' | false;
   bearerToken?: string;
   bearerTokenEnv?: string;
@@ -84,7 +85,7 @@ const OAUTH_KEYS = Object.keys(propertiesOf(OAuthSchema));
 
 const TRANSPORT_KEYS = ['command', 'url', 'serverUrl', 'type', 'socket'];
 const STDIO_ONLY = ['args', 'env', 'cwd'];
-const HTTP_ONLY = ['headers', 'auth', 'bearerToken', 'bearerTokenEnv', 'oauth'];
+const HTTP_ONLY = ['headers', 'caFile', 'auth', 'bearerToken', 'bearerTokenEnv', 'oauth'];
 
 export function validateEntry(input: EntryInput): EntryResult {
   const { name, source } = input;

@@ -133,6 +133,11 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
       }
     }
     definition.headers = map(fields.headers, 'headers');
+    if (fields.caFile !== undefined) {
+      const caFile = text(fields.caFile, 'caFile', [], true);
+      if (caFile !== undefined)
+        definition.caFile = isAbsolute(caFile) ? caFile : resolve(context.cwd, caFile);
+    }
     resolveAuth(fields, definition, text, context, failures, diagnostics, place, name, originOf);
   }
 

@@ -145,6 +145,11 @@ export const ServerSchema = Type.Object(
       description: 'HTTP headers (values interpolated; secret).',
       default: {},
     }),
+    caFile: Type.String({
+      minLength: 1,
+      description:
+        "https servers: PEM file of a private CA (pi-mcp-adapter). Trusted instead of the default roots for the server's origin (its MCP and same-origin OAuth requests); hostname and expiry checks stay on; redirects are not followed. Interpolated, `~` expanded, relative to the project; a missing or invalid file skips the server.",
+    }),
     auth: Type.Union([Type.Enum(['bearer', 'oauth']), Type.Literal(false)], {
       description:
         '`bearer` sends `Authorization: Bearer <token>`; `oauth` signs in with OAuth 2.1 (a URL server with no token of its own does too when it answers 401); false = none.',

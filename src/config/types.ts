@@ -64,6 +64,8 @@ export interface ServerDefinition {
   // http / sse
   url?: string;
   headers: Record<string, string>;
+  /** https: PEM file of the private CA trusted for this server's origin (absolute); replaces the default roots there. */
+  caFile?: string;
   /** `bearer` adds `Authorization: Bearer <bearerToken>`; resolved from bearerToken / bearerTokenEnv. */
   auth?: 'bearer' | 'oauth' | false;
   bearerToken?: string;

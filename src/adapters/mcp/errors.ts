@@ -56,6 +56,13 @@ export function toConnectError(
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return new ConnectError('timeout', `"${name}" did not answer within ${def.startupTimeoutMs} ms`, stderr);
   }
+  const untrusted = kind !== 'stdio' ? untrustedCertificateCode(error) : undefined;
+  if (untrusted !== undefined) {
+    const why = def.caFile
+      ? `its TLS certificate is not signed by the CA in caFile ${def.caFile} (${untrusted})`
+      : `its TLS certificate is not trusted (${untrusted}); if it comes from a private CA, set "caFile" to that CA's PEM file`;
+    return new ConnectError('network', `Cannot reach "${name}": ${why}`);
+  }
   if (kind !== 'stdio' && networkCode(error) !== undefined) {
     return new ConnectError('network', `Cannot reach "${name}": ${describe(error)}`);
   }
@@ -185,4 +192,24 @@ function socketProblem(error: unknown, path: string | undefined): string {
 function errnoCode(error: unknown): string | undefined {
   const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
   return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : undefined;
+}
+
+const UNTRUSTED_CERTIFICATE_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+]);
+
+/** The TLS code when the server's certificate chain is not trusted (fetch wraps it in `cause`). */
+function untrustedCertificateCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Object; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && UNTRUSTED_CERTIFICATE_CODES.has(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

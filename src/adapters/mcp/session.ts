@@ -22,6 +22,7 @@ import { ConnectError, type HostRequests, type ServerCatalog } from './connectio
 import { isAuthError, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
 import { clientCapabilities, installHostRequests } from './host-requests.ts';
+import { serverFetch } from './server-fetch.ts';
 import { SocketTransport } from './socket-transport.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import { StdioProcess } from './stdio-process.ts';
@@ -156,10 +157,12 @@ export class SessionOpener {
     } else {
       const url = new URL(this.def.url!);
       const requestInit: RequestInit = { headers: httpHeaders(this.def) };
+      const fetch = serverFetch(this.def);
       if (usesOAuth(this.def)) {
-        session.oauth = new StoreOAuthProvider(this.def, this.options.tokenStore ?? defaultTokenStore());
+        const store = this.options.tokenStore ?? defaultTokenStore();
+        session.oauth = new StoreOAuthProvider(this.def, store, undefined, fetch);
       }
-      const auth = session.oauth ? { authProvider: session.oauth, fetch: session.oauth.fetch } : {};
+      const auth = session.oauth ? { authProvider: session.oauth, fetch: session.oauth.fetch } : { fetch };
       session.transport =
         kind === 'sse'
           ? new SSEClientTransport(url, { requestInit, ...auth })
