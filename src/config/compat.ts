@@ -91,10 +91,6 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
     'pi-mcp-adapter',
     'per server is not supported; names follow `settings.toolPrefix` (`<server>__<tool>`) and stay stable',
   ),
-  requestHeadersCommand: dropped(
-    'pi-mcp-adapter',
-    'is not run; the static `headers` are sent (their values may name environment variables)',
-  ),
   protocolVersion: dropped(
     'pi-mcp-adapter',
     'is not applied; the MCP SDK negotiates the protocol version (part of the cache identity only)',

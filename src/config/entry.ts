@@ -27,6 +27,12 @@ export interface ServerFields {
   serverUrl?: string;
   headers?: Record<string, string | number | boolean>;
   caFile?: string;
+  requestHeadersCommand?: {
+    command: string;
+    args?: string[];
+    env?: Record<string, string>;
+    timeoutMs?: number;
+  };
   auth?: 'bearer' | 'oauth' | false;
   bearerToken?: string;
   bearerTokenEnv?: string;
@@ -85,7 +91,15 @@ const OAUTH_KEYS = Object.keys(propertiesOf(OAuthSchema));
 
 const TRANSPORT_KEYS = ['command', 'url', 'serverUrl', 'type', 'socket'];
 const STDIO_ONLY = ['args', 'env', 'cwd'];
-const HTTP_ONLY = ['headers', 'caFile', 'auth', 'bearerToken', 'bearerTokenEnv', 'oauth'];
+const HTTP_ONLY = [
+  'headers',
+  'caFile',
+  'requestHeadersCommand',
+  'auth',
+  'bearerToken',
+  'bearerTokenEnv',
+  'oauth',
+];
 
 export function validateEntry(input: EntryInput): EntryResult {
   const { name, source } = input;

@@ -133,6 +133,26 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
       }
     }
     definition.headers = map(fields.headers, 'headers');
+    const headersCommand = fields.requestHeadersCommand;
+    if (headersCommand !== undefined) {
+      const command = text(headersCommand.command, 'requestHeadersCommand', ['command'], true);
+      const args = (headersCommand.args ?? []).map((arg, index) =>
+        text(arg, 'requestHeadersCommand', ['args', index], true),
+      );
+      const env: Record<string, string> = {};
+      for (const [key, value] of Object.entries(headersCommand.env ?? {})) {
+        const resolved = text(value, 'requestHeadersCommand', ['env', key]);
+        if (resolved !== undefined) env[key] = resolved;
+      }
+      if (command !== undefined && args.every((arg) => arg !== undefined)) {
+        definition.requestHeadersCommand = {
+          command,
+          args: args as string[],
+          env,
+          ...(headersCommand.timeoutMs === undefined ? {} : { timeoutMs: headersCommand.timeoutMs }),
+        };
+      }
+    }
     if (fields.caFile !== undefined) {
       const caFile = text(fields.caFile, 'caFile', [], true);
       if (caFile !== undefined)

@@ -145,6 +145,25 @@ export const ServerSchema = Type.Object(
       description: 'HTTP headers (values interpolated; secret).',
       default: {},
     }),
+    requestHeadersCommand: Type.Object(
+      {
+        command: Type.String({ minLength: 1, description: 'Executable (interpolated, `~` expanded).' }),
+        args: Type.Optional(Type.Array(Type.String(), { description: 'Arguments (interpolated).' })),
+        env: Type.Optional(
+          Type.Record(Type.String(), Type.String(), {
+            description: 'Extra environment (values interpolated; secret).',
+          }),
+        ),
+        timeoutMs: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: 60_000, description: 'Limit per run (default 10000).' }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'http/sse servers (pi-mcp-adapter): a trusted command run for every HTTP request (MCP, and OAuth requests of the connection). It reads `{"version":1,"method","url","bodyBase64"}` on stdin and prints a JSON object of header values, set over every other header; exit 0 within `timeoutMs`, at most 64 KiB. The values are secrets. A failure fails that request (a clear connect or call error).',
+      },
+    ),
     caFile: Type.String({
       minLength: 1,
       description:

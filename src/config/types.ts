@@ -45,6 +45,14 @@ export interface OAuthConfig {
   skipIssuerMetadataValidation?: boolean;
 }
 
+export interface RequestHeadersCommand {
+  command: string;
+  args: string[];
+  /** Over this process's environment (values are secrets). */
+  env: Record<string, string>;
+  timeoutMs?: number;
+}
+
 /** One server, fully resolved: interpolated, defaulted, validated. */
 export interface ServerDefinition {
   name: string;
@@ -66,6 +74,8 @@ export interface ServerDefinition {
   headers: Record<string, string>;
   /** https: PEM file of the private CA trusted for this server's origin (absolute); replaces the default roots there. */
   caFile?: string;
+  /** Run for every HTTP request; its JSON output adds headers (pi-mcp-adapter). Interpolated. */
+  requestHeadersCommand?: RequestHeadersCommand;
   /** `bearer` adds `Authorization: Bearer <bearerToken>`; resolved from bearerToken / bearerTokenEnv. */
   auth?: 'bearer' | 'oauth' | false;
   bearerToken?: string;

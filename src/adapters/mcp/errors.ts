@@ -7,6 +7,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerDefinition } from '../../config/types.ts';
 import { SignInRequiredError } from './auth/provider.ts';
 import { ConnectError } from './connection-port.ts';
+import { HeadersCommandError } from './request-headers-command.ts';
 import type { Session, TransportKind } from './session.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import type { StdioProcess } from './stdio-process.ts';
@@ -55,6 +56,10 @@ export function toConnectError(
   }
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return new ConnectError('timeout', `"${name}" did not answer within ${def.startupTimeoutMs} ms`, stderr);
+  }
+  const headersCommand = causeOfType(error, HeadersCommandError);
+  if (headersCommand !== undefined) {
+    return new ConnectError('spawn', `Cannot connect to "${name}": ${headersCommand.message}`);
   }
   const untrusted = kind !== 'stdio' ? untrustedCertificateCode(error) : undefined;
   if (untrusted !== undefined) {
@@ -209,6 +214,15 @@ function untrustedCertificateCode(error: unknown): string | undefined {
   for (let depth = 0; depth < 5 && current instanceof Object; depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && UNTRUSTED_CERTIFICATE_CODES.has(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function causeOfType<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Object; depth++) {
+    if (current instanceof type) return current;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

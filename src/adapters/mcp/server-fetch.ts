@@ -1,5 +1,6 @@
 // The fetch every HTTP request to one server goes through (MCP requests and that server's OAuth
-// discovery, registration and token requests): the private CA of `caFile`, when set.
+// discovery, registration and token requests): the private CA of `caFile`, then the headers of
+// `requestHeadersCommand`, when they are set.
 
 import { readFileSync } from 'node:fs';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -7,6 +8,7 @@ import type { ServerDefinition } from '../../config/types.ts';
 import { caFetch } from './ca-fetch.ts';
 import { ConnectError } from './connection-port.ts';
 import { originOf } from './errors.ts';
+import { headersCommandFetch } from './request-headers-command.ts';
 
 export function serverFetch(def: ServerDefinition): FetchLike {
   let base: FetchLike = fetch;
@@ -20,5 +22,5 @@ export function serverFetch(def: ServerDefinition): FetchLike {
     }
     base = caFetch(ca, originOf(def.url), base);
   }
-  return base;
+  return def.requestHeadersCommand ? headersCommandFetch(def.requestHeadersCommand, base) : base;
 }
