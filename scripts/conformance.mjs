@@ -7,7 +7,7 @@
 // installs, else .cache/node22/bin/node. The suite itself comes from the provisioned cache when present,
 // else `npx -y @modelcontextprotocol/conformance@<version>` (run on that Node 22; the newer suite always
 // comes from npx). Per-scenario results
-// (checks.json, stdout, stderr) go to .cache/conformance/<version>/<scenario>/; a Markdown table ends the
+// (checks.json, stdout, stderr) go to .cache/conformance/<version>/[wire-<spec>/]<scenario>/; a Markdown table ends the
 // output. Exit code 1 if a scenario fails or an expected failure passes.
 
 import { spawn } from 'node:child_process';
@@ -21,8 +21,13 @@ const PINNED = PI_VERSIONS.conformance;
 const SDK_V1 =
   'needs the 2026-07-28 protocol (stateless requests, per-request _meta, Mcp-Method headers, request state), which the MCP SDK v1 (1.32.2) does not speak';
 
+/** The 2026-07-28 auth scenarios' mock MCP server speaks only that revision's stateless requests. */
+const STATELESS_ONLY =
+  'introduced with 2026-07-28: at that wire its MCP server answers our (SDK v1) initialize with HTTP 400 {"code":-32020,"message":"Missing MCP-Protocol-Version header"} (stateless requests only); its auth checks all pass, and the scenario passes at the 2025-11-25 wire';
+
 /**
  * Every client scenario the test command runs, in one list: `suite` defaults to the pinned version;
+ * `specVersion` runs a scenario at that revision's wire (with --force when the scenario is newer);
  * `expectedFailure` says why a scenario cannot pass yet (the run fails if it passes: the note is stale).
  */
 const SCENARIOS = [
@@ -60,6 +65,13 @@ const SCENARIOS = [
   { scenario: 'sse-retry', suite: NEXT },
   { scenario: 'elicitation-sep1034-client-defaults', suite: NEXT },
   { scenario: 'json-schema-2020-12-preservation', suite: NEXT },
+  // Its MCP server lets anyone initialize and answers 401 from tools/list on (the sign-in probe asks it).
+  { scenario: 'auth/scope-step-up', suite: NEXT },
+  // SEP-2207 (offline_access, refresh_token grant type): auth behaviour, the same at either wire.
+  { scenario: 'auth/offline-access-scope', suite: NEXT, specVersion: '2025-11-25' },
+  { scenario: 'auth/offline-access-not-supported', suite: NEXT, specVersion: '2025-11-25' },
+  { scenario: 'auth/offline-access-scope', suite: NEXT, expectedFailure: STATELESS_ONLY },
+  { scenario: 'auth/offline-access-not-supported', suite: NEXT, expectedFailure: STATELESS_ONLY },
   // 0.2.0-alpha.12, 2026-07-28 only.
   { scenario: 'json-schema-ref-no-deref', suite: NEXT },
   { scenario: 'request-metadata', suite: NEXT, expectedFailure: SDK_V1 },
@@ -135,15 +147,26 @@ async function main() {
 
   let failed = 0;
   const table = [];
-  for (const { scenario, suite = PINNED, expectedFailure } of scenarios) {
-    const outDir = join(repoRoot, '.cache', 'conformance', suite, scenario);
+  for (const { scenario, suite = PINNED, specVersion, expectedFailure } of scenarios) {
+    const wire = specVersion ? [`wire-${specVersion}`] : [];
+    const outDir = join(repoRoot, '.cache', 'conformance', suite, ...wire, scenario);
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
     const started = Date.now();
     const [command, prefix] = suiteCommand(suite);
     const { code, output } = await run(
       command,
-      [...prefix, 'client', '--command', clientCommand, '--scenario', scenario, '-o', outDir],
+      [
+        ...prefix,
+        'client',
+        '--command',
+        clientCommand,
+        '--scenario',
+        scenario,
+        ...(specVersion ? ['--spec-version', specVersion, '--force'] : []),
+        '-o',
+        outDir,
+      ],
       env,
     );
     const checksFile = findChecks(outDir);
@@ -154,8 +177,9 @@ async function main() {
     // An expected failure that passes is a stale note: the run fails so the list gets fixed.
     const verdict = expectedFailure ? (passed ? 'XPASS' : 'XFAIL') : passed ? 'PASS' : 'FAIL';
     const counts = `${count('SUCCESS')} passed, ${count('FAILURE')} failed, ${count('WARNING')} warnings`;
-    console.log(`${verdict} ${scenario} (${suite}): ${counts} (${seconds} s)`);
-    table.push({ scenario, suite, verdict, counts, why: expectedFailure ?? '' });
+    const at = specVersion ? `${suite}, wire ${specVersion}` : suite;
+    console.log(`${verdict} ${scenario} (${at}): ${counts} (${seconds} s)`);
+    table.push({ scenario, suite: at, verdict, counts, why: expectedFailure ?? '' });
     if (verdict === 'FAIL' || verdict === 'XPASS') failed++;
     if (verdict === 'FAIL') {
       for (const check of checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')) {

@@ -18,6 +18,7 @@ export function serverTools(context: Pick<SessionContext, 'config' | 'catalogs'>
       definition,
       tools: known.tools,
       resources: known.resources,
+      ...(known.resourceTemplates ? { resourceTemplates: known.resourceTemplates } : {}),
       ...(known.serverInfo?.title ? { title: known.serverInfo.title } : {}),
       ...(known.instructions ? { instructions: known.instructions } : {}),
     };

@@ -10,6 +10,7 @@ import {
   waitFor,
 } from 'xstate';
 import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
+import { useAdapterSignInSettings } from '../auth/adapter-sign-ins.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
@@ -169,6 +170,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             options.readSession?.(input.request) ??
             readSession(options.loadConfig(input.request), options.cache);
           addServerSecrets(config.servers);
+          useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
           const capture = config.settings.captureStats;
           await stats?.dispose();
           stats = capture

@@ -5,7 +5,8 @@
 // every session waiting on it.
 //
 // Tokens a user already has from Pi's built-in MCP (`mcp-auth.json`, same server name and URL) are
-// read when this store has none; the first refresh writes them here. Pi's file is never written.
+// read when this store has none, then pi-mcp-adapter's (./adapter-sign-ins.ts); the first refresh
+// writes them here. Their files are never written.
 // Plain file logic: no SDK, no XState. Nothing here throws on a missing or unreadable file.
 
 import { createHash } from 'node:crypto';
@@ -14,6 +15,12 @@ import { dirname, join } from 'node:path';
 import { acquireFileLock, errorMessage } from '../catalog/cache-lock.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
 import { addSecrets } from '../redact.ts';
+import {
+  type AdapterSignInSource,
+  adapterFiles,
+  readAdapterSignIn,
+  unreadableSignInNote,
+} from './adapter-sign-ins.ts';
 
 export const TOKEN_STORE_FILE = 'mcp-oauth.json';
 export const PI_AUTH_FILE = 'mcp-auth.json';
@@ -43,8 +50,8 @@ export interface SignInRecord {
   discovery?: Record<string, unknown>;
   /** Scope the server asked for (WWW-Authenticate / step-up), requested at the next sign-in. */
   scope?: string;
-  /** Where the record came from when it was read: `pi` = Pi's built-in mcp-auth.json. */
-  source?: 'pi';
+  /** Where the record came from when it was read: Pi's built-in mcp-auth.json, or pi-mcp-adapter's store. */
+  source?: 'pi' | 'pi-mcp-adapter';
   updatedAt?: number;
 }
 
@@ -58,6 +65,8 @@ export interface TokenStore {
     change: (current: SignInRecord | undefined) => SignInRecord | undefined,
   ): Promise<SignInRecord | undefined>;
   remove(name: string, url: string): Promise<boolean>;
+  /** Where the user may have signed in that this store cannot read (said with a needs-auth error). */
+  signInElsewhere?(name: string): string | undefined;
   /** Runs `fn` holding this server's refresh lock (one refresh at a time across processes). */
   withRefreshLock<T>(name: string, url: string, fn: () => Promise<T>): Promise<T>;
   /** Calls `onChange` when this server's tokens change in any process (polls the file's stat). */
@@ -68,7 +77,7 @@ export function storeKey(name: string, url: string): string {
   return `${name}|${normalizeUrl(url)}`;
 }
 
-function normalizeUrl(url: string): string {
+export function normalizeUrl(url: string): string {
   try {
     return String(new URL(url));
   } catch {
@@ -86,6 +95,11 @@ export interface TokenStoreOptions {
   agentDir: string;
   /** Pi's built-in MCP credentials; default `<agentDir>/mcp-auth.json`. `false` = do not read it. */
   piAuthFile?: string | false;
+  /**
+   * pi-mcp-adapter's sign-ins; default this agent dir and process.env (its file key, MCP_OAUTH_DIR).
+   * `false` = do not read them.
+   */
+  adapterSignIns?: AdapterSignInSource | false;
   onWarning?: (message: string) => void;
 }
 
@@ -93,6 +107,10 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
   const file = join(options.agentDir, TOKEN_STORE_FILE);
   const piFile =
     options.piAuthFile === false ? undefined : (options.piAuthFile ?? join(options.agentDir, PI_AUTH_FILE));
+  const adapter =
+    options.adapterSignIns === false
+      ? undefined
+      : (options.adapterSignIns ?? { agentDir: options.agentDir, env: process.env });
   const lockPath = `${file}.lock`;
   let cached: { signature: string; records: Record<string, SignInRecord> } | undefined;
   let writes: Promise<unknown> = Promise.resolve();
@@ -143,8 +161,20 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     return undefined;
   }
 
+  function readAdapter(name: string, url: string): SignInRecord | undefined {
+    if (!adapter) return undefined;
+    const record = readAdapterSignIn(adapter, name, url);
+    if (record) addSecrets(recordSecrets([record]));
+    return record;
+  }
+
+  /** A sign-in of ours, else one the user already has in Pi or pi-mcp-adapter. */
+  function readForeign(name: string, url: string): SignInRecord | undefined {
+    return readPi(name, url) ?? readAdapter(name, url);
+  }
+
   function get(name: string, url: string): SignInRecord | undefined {
-    return readOurs()[storeKey(name, url)] ?? readPi(name, url);
+    return readOurs()[storeKey(name, url)] ?? readForeign(name, url);
   }
 
   async function writeRecords(change: (records: Record<string, SignInRecord>) => void): Promise<void> {
@@ -183,7 +213,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         const key = storeKey(name, url);
         let result: SignInRecord | undefined;
         await writeRecords((records) => {
-          const current = records[key] ?? readPi(name, url);
+          const current = records[key] ?? readForeign(name, url);
           result = change(current === undefined ? undefined : { ...current });
           if (result) addSecrets(recordSecrets([result]));
           if (result === undefined) delete records[key];
@@ -195,13 +225,17 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         return result;
       });
     },
+    signInElsewhere: (name) => (adapter ? unreadableSignInNote(adapter, name) : undefined),
     remove(name, url) {
       return queued(async () => {
         const key = storeKey(name, url);
         let existed = false;
         await writeRecords((records) => {
-          existed = key in records;
+          const foreign = readForeign(name, url);
+          existed = key in records || foreign !== undefined;
           delete records[key];
+          // Their store keeps its sign-in: an empty record here says the user signed out of it.
+          if (foreign) records[key] = { name, url: normalizeUrl(url), updatedAt: Date.now() };
         });
         return existed;
       });
@@ -227,7 +261,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         last = now;
         if (now !== '') onChange();
       };
-      const files = piFile ? [file, piFile] : [file];
+      const files = [file, ...(piFile ? [piFile] : []), ...(adapter ? adapterFiles(adapter, name) : [])];
       for (const path of files) fs.watchFile(path, { interval: WATCH_INTERVAL_MS, persistent: false }, check);
       return () => {
         for (const path of files) fs.unwatchFile(path, check);

@@ -15,6 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import type {
   PromptDescriptor,
   ResourceDescriptor,
+  ResourceTemplateDescriptor,
   ServerCatalog,
   ServerInfo,
   ToolDescriptor,
@@ -47,6 +48,8 @@ export interface CachedServer {
   ttlMs?: number;
   /** Ours only (pi-mcp-adapter ignores it): prompts become slash commands before the server starts. */
   prompts?: PromptDescriptor[];
+  /** Ours only (pi-mcp-adapter ignores it): resource templates become tools before the server starts. */
+  resourceTemplates?: ResourceTemplateDescriptor[];
 }
 
 /** The part of the project logger the cache needs. */
@@ -109,7 +112,10 @@ export function configHash(def: ServerDefinition): string {
 /** The cache entry for a server that just connected (or refreshed its lists). */
 export function cachedServerFromCatalog(
   def: ServerDefinition,
-  catalog: Pick<ServerCatalog, 'tools' | 'resources' | 'serverInfo' | 'instructions' | 'prompts'>,
+  catalog: Pick<
+    ServerCatalog,
+    'tools' | 'resources' | 'resourceTemplates' | 'serverInfo' | 'instructions' | 'prompts'
+  >,
   now: number = Date.now(),
 ): CachedServer {
   const entry: CachedServer = {
@@ -121,6 +127,7 @@ export function cachedServerFromCatalog(
   if (catalog.serverInfo) entry.serverInfo = catalog.serverInfo;
   if (catalog.instructions !== undefined) entry.instructions = catalog.instructions;
   if (catalog.prompts !== undefined) entry.prompts = catalog.prompts;
+  if (catalog.resourceTemplates !== undefined) entry.resourceTemplates = catalog.resourceTemplates;
   return entry;
 }
 
@@ -370,6 +377,7 @@ const EMPTY_OBJECT_SCHEMA = { type: 'object', properties: {} };
 function normalizeEntry(value: unknown): CachedServer | undefined {
   if (!isRecord(value)) return undefined;
   const { configHash: hash, cachedAt, tools, resources, serverInfo, instructions, ttlMs, prompts } = value;
+  const { resourceTemplates } = value;
   if (typeof hash !== 'string' || typeof cachedAt !== 'number' || !Array.isArray(tools)) return undefined;
   const entry: CachedServer = {
     configHash: hash,
@@ -383,6 +391,9 @@ function normalizeEntry(value: unknown): CachedServer | undefined {
   if (typeof instructions === 'string') entry.instructions = instructions;
   if (typeof ttlMs === 'number') entry.ttlMs = ttlMs;
   if (Array.isArray(prompts)) entry.prompts = prompts.filter(isRecord).flatMap(normalizePrompt);
+  if (Array.isArray(resourceTemplates)) {
+    entry.resourceTemplates = resourceTemplates.filter(isRecord).flatMap(normalizeResourceTemplate);
+  }
   return entry;
 }
 
@@ -426,6 +437,15 @@ function normalizeResource(resource: Record<string, unknown>): ResourceDescripto
   return [descriptor];
 }
 
+function normalizeResourceTemplate(template: Record<string, unknown>): ResourceTemplateDescriptor[] {
+  if (typeof template.uriTemplate !== 'string' || typeof template.name !== 'string') return [];
+  const descriptor: ResourceTemplateDescriptor = { uriTemplate: template.uriTemplate, name: template.name };
+  if (typeof template.title === 'string') descriptor.title = template.title;
+  if (typeof template.description === 'string') descriptor.description = template.description;
+  if (typeof template.mimeType === 'string') descriptor.mimeType = template.mimeType;
+  return [descriptor];
+}
+
 /**
  * Our fields over the previous entry of the same server identity, so fields another extension keeps
  * there (pi-mcp-adapter's `prompts`, `ttlMs`, …) survive our rewrite; an entry of another identity
@@ -443,6 +463,7 @@ function serializeEntry(entry: CachedServer, previous: unknown): Record<string, 
   if (entry.serverInfo) out.serverInfo = entry.serverInfo;
   if (entry.instructions !== undefined) out.instructions = entry.instructions;
   if (entry.prompts !== undefined) out.prompts = entry.prompts;
+  if (entry.resourceTemplates !== undefined) out.resourceTemplates = entry.resourceTemplates;
   return out;
 }
 

@@ -2,20 +2,28 @@
 // registered name, exposure and schema. Derived from the servers' catalogs (live or cached); names
 // stay stable within a session so a tool never changes name under the model.
 
-import type { JsonSchema, ResourceDescriptor, ToolDescriptor } from '../adapters/mcp/connection-port.ts';
+import type {
+  JsonSchema,
+  ResourceDescriptor,
+  ResourceTemplateDescriptor,
+  ToolDescriptor,
+} from '../adapters/mcp/connection-port.ts';
 import type { DirectToolsSpec, Exposure, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
 import { MAX_DESCRIPTION_CHARS, plainText } from './terminal-text.ts';
+import { templateVariables } from './uri-template.ts';
 
 export interface CatalogEntry {
   /** Registered (model-facing) name. */
   name: string;
   server: string;
-  /** Original MCP tool name; for resources the derived `read_<name>`. */
+  /** Original MCP tool name; for resources and resource templates the derived `read_<name>`. */
   tool: string;
-  kind: 'tool' | 'resource';
+  kind: 'tool' | 'resource' | 'template';
   uri?: string;
+  /** A resource template's RFC 6570 URI template; the call's arguments fill in its variables. */
+  uriTemplate?: string;
   description: string;
   /** The tool's own display title, when it has one. */
   title?: string;
@@ -29,6 +37,7 @@ export interface ServerTools {
   definition: ServerDefinition;
   tools?: ToolDescriptor[];
   resources?: ResourceDescriptor[];
+  resourceTemplates?: ResourceTemplateDescriptor[];
   /** What the server says about itself at initialize (serverInfo.title, instructions). */
   title?: string;
   instructions?: string;
@@ -43,8 +52,10 @@ export interface Catalog {
 }
 
 const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: 'object', properties: {} };
+/** Property names every major model API accepts. */
+const PARAMETER_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export function resourceToolName(resource: ResourceDescriptor): string {
+export function resourceToolName(resource: { name: string; uri: string }): string {
   const base = (resource.name || resource.uri)
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
@@ -104,7 +115,54 @@ function candidatesOf(
       exposure,
     });
   }
+  for (const template of server.resourceTemplates ?? []) {
+    const tool = resourceToolName({ name: template.name, uri: template.uriTemplate });
+    if (seen.has(tool)) {
+      warnings.push(
+        `${def.name}: resource template ${template.uriTemplate} not exposed: a tool is already named ${tool}`,
+      );
+      continue;
+    }
+    // Model APIs refuse a whole request when one parameter name is outside this pattern.
+    const unusable = templateVariables(template.uriTemplate).find((v) => !PARAMETER_NAME.test(v.name));
+    if (unusable) {
+      warnings.push(
+        `${def.name}: resource template ${template.uriTemplate} not exposed: its variable "${unusable.name}" cannot be a tool parameter name`,
+      );
+      continue;
+    }
+    if (!isToolIncluded(def, tool, prefix)) continue;
+    const exposure = resolveExposure(def, tool, env);
+    if (exposure === 'hidden') continue;
+    seen.add(tool);
+    out.push({
+      server: def.name,
+      tool,
+      kind: 'template',
+      uriTemplate: template.uriTemplate,
+      description: plainText(templateDescription(template), MAX_DESCRIPTION_CHARS),
+      ...(template.title ? { title: plainText(template.title, 200) } : {}),
+      inputSchema: templateSchema(template.uriTemplate),
+      exposure,
+    });
+  }
   return out;
+}
+
+function templateDescription(template: ResourceTemplateDescriptor): string {
+  const mime = template.mimeType ? ` (${template.mimeType})` : '';
+  const about = template.description ? `: ${template.description}` : '';
+  return `Read a resource from the URI template ${template.uriTemplate}${mime}${about}`;
+}
+
+/** One string parameter per template variable; those of a `{?…}`/`{&…}` query part are optional. */
+function templateSchema(uriTemplate: string): JsonSchema {
+  const variables = templateVariables(uriTemplate);
+  const properties = Object.fromEntries(
+    variables.map((v) => [v.name, { type: 'string', description: `The {${v.name}} part of ${uriTemplate}` }]),
+  );
+  const required = variables.filter((v) => v.required).map((v) => v.name);
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
 
 function isObjectSchema(schema: unknown): schema is JsonSchema {
@@ -153,6 +211,7 @@ export function buildCatalog(
     if (!name || BUILTIN_TOOL_NAMES.has(name)) continue;
     const entry: CatalogEntry = { name, ...c };
     if (c.uri === undefined) delete entry.uri;
+    if (c.uriTemplate === undefined) delete entry.uriTemplate;
     entries.push(entry);
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

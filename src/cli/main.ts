@@ -174,12 +174,13 @@ async function tools(runtime: Runtime, options: CliOptions, io: CliIo): Promise<
   if (options.json)
     io.out(
       JSON.stringify(
-        entries.map(({ name, server: s, tool, description, exposure }) => ({
+        entries.map(({ name, server: s, tool, description, exposure, uriTemplate }) => ({
           name,
           server: s,
           tool,
           description,
           exposure,
+          ...(uriTemplate === undefined ? {} : { uriTemplate }),
         })),
         null,
         2,

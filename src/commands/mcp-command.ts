@@ -82,6 +82,11 @@ function renderServer(runtime: Runtime, server: string): string {
     runtime.actor.getSnapshot().context.catalogs[server]?.prompts?.length
   )
     lines.push('Prompts:', prompts);
+  const templates = runtime
+    .catalog()
+    .entries.filter((e) => e.server === server && e.uriTemplate !== undefined)
+    .map((e) => `  ${e.name} — ${e.uriTemplate}`);
+  if (templates.length > 0) lines.push('Resource templates:', ...templates);
   const tail = (context.connection?.stderrTail() ?? context.stderrTail).trimEnd();
   if (tail) {
     lines.push(

@@ -12,10 +12,13 @@ export interface CompatKey {
   does: string;
   /**
    * Rewrites the entry (a copy) for this key's value (removing the key when it is not ours); returns
-   * what was done, or undefined when the value is already ours (no note). Without `map` the key is
-   * dropped with a note saying `does`.
+   * what was done (with `level: 'warning'` when the server cannot work as configured), or undefined
+   * when the value is already ours (no note). Without `map` the key is dropped with a note saying `does`.
    */
-  map?: (value: unknown, entry: Record<string, unknown>) => string | undefined;
+  map?: (
+    value: unknown,
+    entry: Record<string, unknown>,
+  ) => string | { done: string; level: 'warning' } | undefined;
 }
 
 const dropped = (from: CompatSource, does: string): CompatKey => ({ from, does });
@@ -96,10 +99,22 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
     'is not applied; the MCP SDK negotiates the protocol version (part of the cache identity only)',
   ),
   tasks: dropped('pi-mcp-adapter', 'is not applied; MCP Tasks are not polled (calls are synchronous)'),
-  bearerTokenStore: dropped(
-    'pi-mcp-adapter',
-    'is not read (its OS credential store is not ours); use `bearerTokenEnv` or `bearerToken`',
-  ),
+  bearerTokenStore: {
+    from: 'pi-mcp-adapter',
+    does: 'is not read: pi-mcp-adapter keeps these tokens only in the OS keyring (no file store), which needs a native module to read; give the token with `bearerTokenEnv` or `bearerToken` (without one, `auth: "bearer"` is read as no auth, with a warning, and the server is kept)',
+    map: (value, entry) => {
+      delete entry.bearerTokenStore;
+      const tokenless = entry.bearerToken === undefined && entry.bearerTokenEnv === undefined;
+      const why =
+        'is not read: pi-mcp-adapter keeps these tokens only in the OS keyring, which needs a native module to read';
+      if (value !== true || !tokenless || entry.auth !== 'bearer') return why;
+      entry.auth = false;
+      return {
+        done: `${why}; the server is kept without a token: give it with "bearerTokenEnv" or "bearerToken"`,
+        level: 'warning',
+      };
+    },
+  },
   searchKeywords: dropped(
     'pi-mcp-adapter',
     'is not used; ToolSearch ranks by names, descriptions and its own synonyms',
@@ -161,12 +176,21 @@ export const SETTINGS_COMPAT: Record<string, CompatKey> = {
     'pi-mcp-adapter',
     'has no counterpart: tools carry a Pi `namespace` per server',
   ),
-  autoAuth: dropped(
-    'pi-mcp-adapter',
-    'is not applied; `/mcp-auth <server>` retries with the loaded credentials',
-  ),
-  oauthCredentialStore: dropped('pi-mcp-adapter', 'is not applied'),
-  oauthDir: dropped('pi-mcp-adapter', 'is not applied'),
+  autoAuth: {
+    from: 'pi-mcp-adapter',
+    does: 'where Pi can wait for a browser (interactive, RPC), a call or ToolSearch that finds a server waiting for a sign-in starts the sign-in of `/mcp-auth <server>` and runs once more when it succeeds; in print and JSON mode the error names `/mcp-auth <server>`',
+    map: () => undefined,
+  },
+  oauthCredentialStore: {
+    from: 'pi-mcp-adapter',
+    does: 'its sign-ins are read (never written) from its encrypted files `<agentDir>/mcp-oauth-encrypted/` with `PI_MCP_ADAPTER_OAUTH_FILE_KEY`; the OS keyring it uses otherwise is not read (sign in once more; the needs-auth error says so)',
+    map: () => undefined,
+  },
+  oauthDir: {
+    from: 'pi-mcp-adapter',
+    does: 'its legacy plaintext `<dir>/sha256-<name hash>/tokens.json` sign-ins are read from there (`MCP_OAUTH_DIR` wins; default `<agentDir>/mcp-oauth`), never written',
+    map: () => undefined,
+  },
   authRequiredMessage: dropped('pi-mcp-adapter', 'is not applied; failed calls name `/mcp-auth <server>`'),
   sampling: dropped('pi-mcp-adapter', 'is not applied: servers’ sampling requests are declined'),
   samplingAutoApprove: dropped('pi-mcp-adapter', 'is not applied: servers’ sampling requests are declined'),
@@ -202,6 +226,7 @@ export const TOP_LEVEL_COMPAT: Record<string, CompatKey> = {
 export interface CompatNote {
   key: string;
   message: string;
+  level?: 'warning';
 }
 
 /** Applies the tables to a copy of `entry`; returns the rewritten copy and one note per key touched. */
@@ -214,10 +239,11 @@ export function applyCompat(
   for (const [key, value] of Object.entries(entry)) {
     const rule = tables.map((table) => (Object.hasOwn(table, key) ? table[key] : undefined)).find(Boolean);
     if (rule === undefined) continue;
-    let done: string | undefined = rule.does;
+    let done: ReturnType<NonNullable<CompatKey['map']>> = rule.does;
     if (rule.map) done = rule.map(value, out);
     else delete out[key];
-    if (done !== undefined) notes.push({ key, message: `"${key}" (${rule.from}) ${done}` });
+    if (typeof done === 'string') notes.push({ key, message: `"${key}" (${rule.from}) ${done}` });
+    else if (done) notes.push({ key, message: `"${key}" (${rule.from}) ${done.done}`, level: done.level });
   }
   return { entry: out, notes };
 }

@@ -133,7 +133,8 @@ export function validateEntry(input: EntryInput): EntryResult {
   }
   for (const note of translated.notes) report(note.level, note.code, note.message, at(note.key), note.fix);
   const compat = applyCompat(translated.entry, [SERVER_VALUE_COMPAT, SERVER_COMPAT]);
-  for (const note of compat.notes) report('info', 'compat-key', note.message, at(originOf(note.key)));
+  for (const note of compat.notes)
+    report(note.level ?? 'info', 'compat-key', note.message, at(originOf(note.key)));
   for (const key of translated.unknownKeys) {
     const fix = didYouMean(key, dialectKeys(input.dialect));
     report(

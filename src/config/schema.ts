@@ -217,7 +217,7 @@ export const ServerSchema = Type.Object(
         "Request timeout in seconds (Pi's built-in format); `requestTimeoutMs` wins when both are set.",
     }),
     exposeResources: Type.Boolean({
-      description: 'Expose MCP resources as read tools.',
+      description: 'Expose MCP resources and resource templates as read tools.',
       default: SERVER_DEFAULTS.exposeResources,
     }),
     directTools: Type.Union([Type.Boolean(), StringList], {
@@ -287,6 +287,19 @@ export const SettingsSchema = Type.Object(
     captureStats: Type.Union([Type.Boolean(), CaptureStatsSchema], {
       description: 'Record call statistics: true, or `{ path, flushDelayMs }`.',
       default: SETTINGS_DEFAULTS.captureStats,
+    }),
+    autoAuth: Type.Boolean({
+      description:
+        'pi-mcp-adapter: with Pi’s UI, a call or ToolSearch that finds a server waiting for a sign-in starts it (as /mcp-auth) and runs once more.',
+      default: false,
+    }),
+    oauthDir: Type.String({
+      description:
+        'pi-mcp-adapter: where its legacy plaintext `tokens.json` sign-ins are (relative to the project); read, never written.',
+    }),
+    oauthCredentialStore: Type.Literal('encrypted-file', {
+      description:
+        'pi-mcp-adapter: its sign-ins are in its encrypted files (read with `PI_MCP_ADAPTER_OAUTH_FILE_KEY`), not the OS keyring.',
     }),
     directTools: Type.Boolean({
       description: 'Default `directTools` of every server (pi-mcp-adapter; `"search"` is read as false).',

@@ -109,6 +109,13 @@ export function buildSettings(
   if (typeof requestTimeout === 'number') settings.requestTimeoutMs = requestTimeout;
   const limit = get('outputLimitBytes');
   if (typeof limit === 'number') settings.outputLimitBytes = limit;
+  if (get('autoAuth') === true) settings.autoAuth = true;
+  const oauthDir = get('oauthDir');
+  // As pi-mcp-adapter resolves it: against the project, no interpolation.
+  if (typeof oauthDir === 'string' && oauthDir.trim())
+    settings.adapterSignIns = { oauthDir: resolve(context.cwd, oauthDir.trim()) };
+  if (get('oauthCredentialStore') === 'encrypted-file')
+    settings.adapterSignIns = { ...settings.adapterSignIns, oauthCredentialStore: 'encrypted-file' };
 
   const stats = merged.get('captureStats');
   if (stats !== undefined && stats.value !== false) {

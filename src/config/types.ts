@@ -119,6 +119,10 @@ export interface Settings {
   directTools: boolean;
   /** Default `requestTimeoutMs` of servers that set neither it nor `timeout`. */
   requestTimeoutMs: number;
+  /** Sign in when a call or search finds a server waiting for it (with a UI), then run once more. */
+  autoAuth?: boolean;
+  /** pi-mcp-adapter's sign-in store, as its settings name it (its sign-ins are read from there). */
+  adapterSignIns?: { oauthDir?: string; oauthCredentialStore?: 'encrypted-file' };
   /** Direct tools requested by the MCP_DIRECT_TOOLS environment variable, already parsed. */
   directToolsEnv?: DirectToolsSpec;
 }

@@ -13,6 +13,7 @@ import type {
   Connector,
   PromptDescriptor,
   ResourceDescriptor,
+  ResourceTemplateDescriptor,
   ServerCatalog,
   ToolDescriptor,
 } from '../adapters/mcp/connection-port.ts';
@@ -161,7 +162,8 @@ export interface PingInput {
 
 export type RefreshOutput =
   | { list: 'tools'; tools: ToolDescriptor[] }
-  | { list: 'resources'; resources: ResourceDescriptor[] }
+  /** `resourceTemplates` is absent when only their listing failed: the old ones are kept. */
+  | { list: 'resources'; resources: ResourceDescriptor[]; resourceTemplates?: ResourceTemplateDescriptor[] }
   | { list: 'prompts'; prompts: PromptDescriptor[] };
 
 /** The longest backoff wait for a given attempt: base · 2^(attempt-1), capped. */
@@ -404,7 +406,11 @@ export const serverMachine = setup({
           output.list === 'tools'
             ? { ...context.catalog, tools: output.tools }
             : output.list === 'resources'
-              ? { ...context.catalog, resources: output.resources }
+              ? {
+                  ...context.catalog,
+                  resources: output.resources,
+                  ...(output.resourceTemplates ? { resourceTemplates: output.resourceTemplates } : {}),
+                }
               : { ...context.catalog, prompts: output.prompts },
       };
     }),

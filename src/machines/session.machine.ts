@@ -16,7 +16,7 @@ export interface StartRequest {
 
 /** A server's tools and resources as far as we know them (from the cache or a live connection). */
 export type KnownCatalog = Pick<ServerCatalog, 'tools' | 'resources'> &
-  Partial<Pick<ServerCatalog, 'serverInfo' | 'instructions' | 'prompts'>>;
+  Partial<Pick<ServerCatalog, 'serverInfo' | 'instructions' | 'prompts' | 'resourceTemplates'>>;
 
 export interface LoadedSession {
   config: LoadedConfig;

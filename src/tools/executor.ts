@@ -5,11 +5,13 @@
 import { ensureConnected, type ServerActorRef } from '../actors/ensure-connected.ts';
 import type { CallToolResult, Connection } from '../adapters/mcp/connection-port.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
+import { expandUriTemplate } from '../catalog/uri-template.ts';
 import type { Settings } from '../config/types.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';
 import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';
 import type { CallStats } from './stats.ts';
+import { missingTemplateArguments } from './template-arguments.ts';
 import { maybeToon } from './toon.ts';
 
 export interface ToolResult {
@@ -88,6 +90,10 @@ async function invoke(
     const result = await connection.readResource(entry.uri, options);
     return resourceResultToPi(result, { tempDir });
   }
+  if (entry.kind === 'template' && entry.uriTemplate) {
+    const result = await connection.readResource(expandUriTemplate(entry.uriTemplate, args), options);
+    return resourceResultToPi(result, { tempDir });
+  }
   return connection.callTool(entry.tool, args, options);
 }
 
@@ -103,6 +109,8 @@ export async function executeTool(
     return errorResult(
       `Tool ${name} is no longer provided by any MCP server. Use ToolSearch to find a replacement.`,
     );
+  const missing = missingTemplateArguments(entry, args);
+  if (missing) return errorResult(missing, { server: entry.server, tool: entry.tool });
   const actor = deps.server(entry.server);
   if (!actor) {
     return errorResult(

@@ -8,7 +8,8 @@
 // auth/*: the server answers 401; the actor parks in needs-auth and the client signs in as a user
 // would run /mcp-auth (our sign-in flow, the loopback callback; the suite's authorization server
 // approves at once, so "the browser" is a GET of the URL that follows the redirect), then the actor
-// wakes from the sign-in store and connects. A call answered 403 insufficient_scope is a step-up:
+// wakes from the sign-in store and connects (the sign-in probes initialize, then tools/list, for the
+// scope a 401 names). A call answered 403 insufficient_scope is a step-up:
 // sign in again (at most 3 sign-ins in all), then call again.
 
 import { mkdtempSync, rmSync } from 'node:fs';

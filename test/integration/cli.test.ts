@@ -87,6 +87,24 @@ describe('pi-mcp-actors CLI', () => {
     expect((await cli(['tools', 'nope'])).code).toBe(1);
   });
 
+  it('tools --json lists resource templates with their URI template; call reads one', async () => {
+    config({ docs: stdioFixture(['--templates']) });
+    const run = await cli(['tools', 'docs', '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toContainEqual({
+      name: 'docs__read_doc_by_id',
+      server: 'docs',
+      tool: 'read_doc_by_id',
+      description:
+        'Read a resource from the URI template fixture://doc/{id} (text/plain): A fixture document by its number',
+      exposure: 'deferred',
+      uriTemplate: 'fixture://doc/{id}',
+    });
+    const read = await cli(['call', 'docs__read_doc_by_id', '{"id":"4"}']);
+    expect(read.code).toBe(0);
+    expect(read.stdout).toContain('contents of fixture://doc/4');
+  });
+
   it('search answers from a warm cache without starting the server; - reads queries from stdin', async () => {
     const marker = join(root, 'starts.log');
     config({ counted: countedFixture(marker) });

@@ -16,6 +16,7 @@ import {
   type PromptDescriptor,
   type ReadResourceResult,
   type ResourceDescriptor,
+  type ResourceTemplateDescriptor,
   type ServerCatalog,
   type ToolDescriptor,
 } from '../../src/adapters/mcp/connection-port.ts';
@@ -40,6 +41,7 @@ export class FakeConnection implements Connection {
   pingsAborted = 0;
   tools: ToolDescriptor[];
   resources: ResourceDescriptor[] = [];
+  resourceTemplates: ResourceTemplateDescriptor[] = [];
   prompts: PromptDescriptor[] = [];
   private readonly listeners = new Set<(event: ConnectionEvent) => void>();
 
@@ -81,6 +83,10 @@ export class FakeConnection implements Connection {
 
   async listResources(): Promise<ResourceDescriptor[]> {
     return this.resources;
+  }
+
+  async listResourceTemplates(): Promise<ResourceTemplateDescriptor[]> {
+    return this.resourceTemplates;
   }
 
   async callTool(): Promise<CallToolResult> {

@@ -349,6 +349,25 @@ describe('connected', () => {
     expect(h.actor.getSnapshot().context.catalog?.tools.map((t) => t.name)).toEqual(['echo']);
   });
 
+  it('resources/list_changed refreshes the resource templates with the resources; templates that fail to list stay as they were', async () => {
+    const h = startServer();
+    const live = await connect(h);
+    live.resourceTemplates = [{ uriTemplate: 'file:///{name}', name: 'file' }];
+    live.emit({ type: 'resources-changed' });
+    await waitFor(h.actor, (s) => s.context.catalog?.resourceTemplates?.length === 1);
+
+    live.resources = [{ uri: 'file:///a', name: 'a' }];
+    live.listResourceTemplates = async () => {
+      throw new Error('templates are broken today');
+    };
+    live.emit({ type: 'resources-changed' });
+    await waitFor(h.actor, (s) => s.context.catalog?.resources.length === 1);
+    expect(h.actor.getSnapshot().context.catalog?.resourceTemplates).toEqual([
+      { uriTemplate: 'file:///{name}', name: 'file' },
+    ]);
+    expect(h.actor.getSnapshot().context.lastError).toBeUndefined();
+  });
+
   it('prompts/list_changed refreshes the prompt list and reports the new catalog', async () => {
     const h = startServer();
     const reported: string[][] = [];

@@ -24,6 +24,15 @@ export interface ResourceDescriptor {
   mimeType?: string;
 }
 
+/** A resource template (RFC 6570 `uriTemplate`): resources the model reads by filling in variables. */
+export interface ResourceTemplateDescriptor {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
 export interface PromptDescriptor {
   name: string;
   title?: string;
@@ -54,6 +63,8 @@ export interface ServerCatalog {
   capabilities: Record<string, unknown>;
   tools: ToolDescriptor[];
   resources: ResourceDescriptor[];
+  /** Resource templates, when the server offers resources. */
+  resourceTemplates?: ResourceTemplateDescriptor[];
   /** Prompts, when the server offers them. */
   prompts?: PromptDescriptor[];
   /** The transport that worked: `streamable-http` or `sse` for URL servers. */
@@ -119,6 +130,7 @@ export interface Connection {
   readonly pid?: number;
   listTools(signal?: AbortSignal): Promise<ToolDescriptor[]>;
   listResources(signal?: AbortSignal): Promise<ResourceDescriptor[]>;
+  listResourceTemplates(signal?: AbortSignal): Promise<ResourceTemplateDescriptor[]>;
   listPrompts(signal?: AbortSignal): Promise<PromptDescriptor[]>;
   getPrompt(name: string, args: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>;
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;

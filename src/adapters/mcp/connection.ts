@@ -22,6 +22,7 @@ import {
   type PromptDescriptor,
   type ReadResourceResult,
   type ResourceDescriptor,
+  type ResourceTemplateDescriptor,
   type ServerCatalog,
   type ToolDescriptor,
 } from './connection-port.ts';
@@ -42,6 +43,7 @@ import type { EventHub } from './event-hub.ts';
 import {
   listAllPrompts,
   listAllResources,
+  listAllResourceTemplates,
   listAllTools,
   type RequestOptions,
   type SdkTool,
@@ -99,6 +101,12 @@ export class McpConnection implements Connection {
   listResources(signal?: AbortSignal): Promise<ResourceDescriptor[]> {
     return this.run('resources/list', signal, (client) =>
       listAllResources(client, this.requestOptions(signal, this.def.requestTimeoutMs)),
+    );
+  }
+
+  listResourceTemplates(signal?: AbortSignal): Promise<ResourceTemplateDescriptor[]> {
+    return this.run('resources/templates/list', signal, (client) =>
+      listAllResourceTemplates(client, this.requestOptions(signal, this.def.requestTimeoutMs)),
     );
   }
 

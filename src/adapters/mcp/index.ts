@@ -68,7 +68,10 @@ async function connect(
   const session = await opener.open(signal);
   try {
     await applyLogLevel(session.client, def, signal);
-    const { catalog, tools } = await loadCatalog(def, session, signal);
+    const { catalog, tools } = await loadCatalog(def, session, signal, (text) => {
+      tail.addLine(`[pi-mcp-actors] ${text}`);
+      host?.log?.('warning', text);
+    });
     return new McpConnection(def, opener, session, catalog, tools, tail, hub, options);
   } catch (error) {
     await closeSession(session, options, false);

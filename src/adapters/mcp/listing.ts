@@ -2,14 +2,18 @@
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
+  ErrorCode,
   ListPromptsResultSchema,
   ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
   ListToolsResultSchema,
+  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerDefinition } from '../../config/types.ts';
 import type {
   PromptDescriptor,
   ResourceDescriptor,
+  ResourceTemplateDescriptor,
   ServerCatalog,
   ToolDescriptor,
 } from './connection-port.ts';
@@ -18,10 +22,15 @@ import type { Session } from './session.ts';
 /** A server that keeps answering with a cursor is cut off here rather than looping forever. */
 const MAX_PAGES = 1_000;
 
+/**
+ * Lists everything the server offers. `warn` hears about optional lists (resources, templates, prompts)
+ * that failed: the server still connects, without them.
+ */
 export async function loadCatalog(
   def: ServerDefinition,
   session: Session,
   signal: AbortSignal,
+  warn: (text: string) => void = () => {},
 ): Promise<{ catalog: ServerCatalog; tools: SdkTool[] }> {
   const { client } = session;
   const capabilities = (client.getServerCapabilities() ?? {}) as Record<string, unknown>;
@@ -33,20 +42,27 @@ export async function loadCatalog(
         if (signal.aborted) throw error;
         return [];
       });
-  let resources: ResourceDescriptor[] = [];
-  if (capabilities.resources) {
-    // Tools are what matter; a server whose resources/list fails is still usable.
-    resources = await listAllResources(client, requestOptions).catch((error) => {
+  // Tools are what matter; resources, templates and prompts are extras a server may fail to list.
+  const optional = <T>(method: string, list: Promise<T>, fallback: T): Promise<T> =>
+    list.catch((error) => {
       if (signal.aborted) throw error;
-      return [];
+      // Not implementing an optional list is normal (many resource servers have no templates).
+      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return fallback;
+      warn(`${method} failed, continuing without: ${error instanceof Error ? error.message : String(error)}`);
+      return fallback;
     });
+  let resources: ResourceDescriptor[] = [];
+  let resourceTemplates: ResourceTemplateDescriptor[] | undefined;
+  if (capabilities.resources) {
+    resources = await optional('resources/list', listAllResources(client, requestOptions), []);
+    resourceTemplates = await optional(
+      'resources/templates/list',
+      listAllResourceTemplates(client, requestOptions),
+      [],
+    );
   }
-  // Prompts are extras: a server whose prompts/list fails still connects, without them.
   const prompts = capabilities.prompts
-    ? await listAllPrompts(client, requestOptions).catch((error) => {
-        if (signal.aborted) throw error;
-        return undefined;
-      })
+    ? await optional('prompts/list', listAllPrompts(client, requestOptions), undefined)
     : undefined;
   const info = client.getServerVersion();
   const instructions = client.getInstructions();
@@ -64,6 +80,7 @@ export async function loadCatalog(
     capabilities,
     tools: tools.map(toToolDescriptor),
     resources,
+    ...(resourceTemplates ? { resourceTemplates } : {}),
     ...(prompts ? { prompts } : {}),
     transport: session.kind,
     ...(session.protocolVersion === undefined ? {} : { protocolVersion: session.protocolVersion }),
@@ -132,6 +149,27 @@ export async function listAllResources(
     ...(resource.title === undefined ? {} : { title: resource.title }),
     ...(resource.description === undefined ? {} : { description: resource.description }),
     ...(resource.mimeType === undefined ? {} : { mimeType: resource.mimeType }),
+  }));
+}
+
+export async function listAllResourceTemplates(
+  client: Client,
+  options: RequestOptions,
+): Promise<ResourceTemplateDescriptor[]> {
+  const templates = await paginate(async (cursor) => {
+    const page = await client.request(
+      { method: 'resources/templates/list', params: cursor === undefined ? {} : { cursor } },
+      ListResourceTemplatesResultSchema,
+      options,
+    );
+    return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+  });
+  return templates.map((template) => ({
+    uriTemplate: template.uriTemplate,
+    name: template.name,
+    ...(template.title === undefined ? {} : { title: template.title }),
+    ...(template.description === undefined ? {} : { description: template.description }),
+    ...(template.mimeType === undefined ? {} : { mimeType: template.mimeType }),
   }));
 }
 

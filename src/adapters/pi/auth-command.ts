@@ -4,6 +4,7 @@
 // a browser: they say what to run instead.
 
 import type { Runtime } from '../../actors/session-actor.ts';
+import type { SignInResult } from '../../auth/port.ts';
 import { runMcpAuthCommand } from '../../commands/mcp-command.ts';
 import { usesOAuth } from '../mcp/auth/connect-auth.ts';
 import type { PiContext } from './bridge.ts';
@@ -14,11 +15,32 @@ export async function runAuthCommand(args: string, runtime: Runtime, ctx: PiCont
     ? runtime.actor.getSnapshot().context.config?.servers.find((d) => d.name === server)
     : undefined;
   if (!def || !usesOAuth(def)) return runMcpAuthCommand(args, runtime);
-  if (!ctx.hasUI || ctx.mode === 'print' || ctx.mode === 'json') {
+  if (!canWaitForBrowser(ctx)) {
     return `${server}: signing in needs a browser, and ${ctx.mode ?? 'this'} mode cannot wait for one. Run \`npx pi-mcp-actors login ${server}\` in a terminal (or /mcp-auth ${server} in interactive Pi); running sessions pick the sign-in up by themselves.`;
   }
+  const result = await signInWithUi(runtime, server, ctx);
+  // A server with no OAuth settings that turns out not to speak OAuth (a plain 401): retry it with
+  // its configured credentials, as for any static-token server.
+  const implicit = def.auth !== 'oauth' && def.oauth === undefined;
+  if (!result.ok && implicit) return runMcpAuthCommand(args, runtime);
+  return result.message;
+}
+
+/** Pi can show the URL and wait for the browser (interactive and RPC; not print or JSON mode). */
+export function canWaitForBrowser(ctx: PiContext): boolean {
+  return ctx.hasUI && ctx.mode !== 'print' && ctx.mode !== 'json';
+}
+
+/** The sign-in of /mcp-auth: the URL in a notification, the loopback racing a pasted redirect URL. */
+export function signInWithUi(
+  runtime: Runtime,
+  server: string,
+  ctx: PiContext,
+  signal?: AbortSignal,
+): Promise<SignInResult> {
   const ui = ctx.ui;
-  const result = await runtime.signIn(server, {
+  return runtime.signIn(server, {
+    ...(signal ? { signal } : {}),
     showUrl: (url, opened) =>
       ui.notify(
         `Sign in to ${server}${opened ? ' (opened in your browser)' : ''}:\n${url}\nIf your browser cannot reach this machine (SSH), paste the URL it was redirected to.`,
@@ -37,9 +59,4 @@ export async function runAuthCommand(args: string, runtime: Runtime, ctx: PiCont
         }
       : {}),
   });
-  // A server with no OAuth settings that turns out not to speak OAuth (a plain 401): retry it with
-  // its configured credentials, as for any static-token server.
-  const implicit = def.auth !== 'oauth' && def.oauth === undefined;
-  if (!result.ok && implicit) return runMcpAuthCommand(args, runtime);
-  return result.message;
 }

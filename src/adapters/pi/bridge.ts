@@ -214,7 +214,14 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       execute: (_id, params, signal, onUpdate, toolCtx) => {
         // The server may ask the user something during this call: its dialogs go to this context.
         if (isPiContext(toolCtx)) ctx = toolCtx;
-        return withRuntime((runtime) => runtime.callTool(entry.name, params ?? {}, signal, onUpdate));
+        return withRuntime(async (runtime) =>
+          (await runtimeModule()).callWithAutoAuth(
+            runtime,
+            ctx,
+            () => runtime.callTool(entry.name, params ?? {}, signal, onUpdate),
+            signal,
+          ),
+        );
       },
     });
   };
@@ -229,8 +236,17 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       parameters: toolSearchParameters,
       // It may load any MCP tool; Pi uses this to know the call reaches tools (docs/extensions.md).
       reachesTools: () => 'all',
-      execute: (_id, params, signal) =>
-        withRuntime((runtime) => runtime.toolSearch(String(params?.query ?? ''), signal)),
+      execute: (_id, params, signal, _onUpdate, toolCtx) => {
+        if (isPiContext(toolCtx)) ctx = toolCtx;
+        return withRuntime(async (runtime) =>
+          (await runtimeModule()).searchWithAutoAuth(
+            runtime,
+            ctx,
+            () => runtime.toolSearch(String(params?.query ?? ''), signal),
+            signal,
+          ),
+        );
+      },
     });
   };
 
@@ -441,10 +457,17 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       label: 'MCP gateway',
       description: proxy.proxyToolDescription,
       parameters: proxy.proxyToolParameters,
-      execute: (_id, params, signal) =>
-        withRuntime((runtime) =>
-          proxy.runProxyTool(runtime, params as ProxyParams, signal).then(redactResult),
-        ),
+      execute: (_id, params, signal, _onUpdate, toolCtx) => {
+        if (isPiContext(toolCtx)) ctx = toolCtx;
+        return withRuntime(async (runtime) =>
+          (await runtimeModule()).callWithAutoAuth(
+            runtime,
+            ctx,
+            () => proxy.runProxyTool(runtime, params as ProxyParams, signal).then(redactResult),
+            signal,
+          ),
+        );
+      },
     });
   }
 

@@ -9,6 +9,7 @@ import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
 
 export { runMcpAuthCommand, runMcpCommand } from '../../commands/mcp-command.ts';
 export { runAuthCommand } from './auth-command.ts';
+export { callWithAutoAuth, searchWithAutoAuth } from './auto-auth.ts';
 
 export function createPiRuntime(options: RuntimeOptions & { agentDir: string }): Runtime {
   const { agentDir, ...rest } = options;

@@ -5,7 +5,7 @@
 //   exposures; Pi's built-in MCP registers its `codemode` servers the same way);
 // - one `namespace` per server, so codemode's `describeNamespace()` and `searchTools({ namespace })`
 //   find a server's tools by its name or `mcp__<server>`;
-// - the server's MCP tool `annotations` (resources are read-only), for permission extensions.
+// - the server's MCP tool `annotations` (resources and resource templates are read-only), for permission extensions.
 
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import type { ServerDefinition } from '../../config/types.ts';
@@ -30,7 +30,7 @@ export const PI_CODEMODE_TOOL = 'codemode';
 export function piToolModel(entry: CatalogEntry, server: ServerDefinition | undefined): PiToolModel {
   const namespace: PiNamespace = { name: entry.server, aliases: [`mcp__${entry.server}`] };
   if (server?.description) namespace.description = server.description;
-  const annotations = entry.kind === 'resource' ? { readOnlyHint: true } : entry.annotations;
+  const annotations = entry.kind === 'tool' ? entry.annotations : { readOnlyHint: true };
   return {
     exposure: entry.exposure === 'direct' ? 'direct' : 'deferred',
     namespace,

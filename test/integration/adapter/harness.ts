@@ -2,7 +2,12 @@
 // closed after it, and then the test process must have no child processes left (checked in /proc).
 
 import { afterEach, expect, vi } from 'vitest';
-import type { Connection, ConnectionEvent, Connector } from '../../../src/adapters/mcp/connection-port.ts';
+import type {
+  Connection,
+  ConnectionEvent,
+  Connector,
+  HostRequests,
+} from '../../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
 import {
@@ -30,11 +35,17 @@ export function useAdapterHarness(connector: Connector = connectMcp) {
     /** Connects and registers the connection for closing after the test. */
     async connect(
       definition: ServerDefinition,
-      options: { signal?: AbortSignal; onStderr?: (line: string) => void; connector?: Connector } = {},
+      options: {
+        signal?: AbortSignal;
+        onStderr?: (line: string) => void;
+        connector?: Connector;
+        host?: HostRequests;
+      } = {},
     ): Promise<Connection> {
       const connection = await (options.connector ?? connector)(definition, {
         signal: options.signal ?? new AbortController().signal,
         ...(options.onStderr ? { onStderr: options.onStderr } : {}),
+        ...(options.host ? { host: options.host } : {}),
       });
       cleanups.push(() => connection.close());
       if (connection.pid !== undefined) groups.push(connection.pid);

@@ -93,6 +93,56 @@ describe('connect', () => {
     expect(connection.catalog.tools.map((tool) => tool.name)).toEqual(ALL_TOOLS);
   });
 
+  test('lists resource templates over every page; a server without them lists none, quietly', async () => {
+    const connection = await harness.connect(stdioDefinition(['--templates', '--pages', '2']));
+    expect(connection.catalog.resourceTemplates).toEqual([
+      {
+        uriTemplate: 'fixture://doc/{id}',
+        name: 'doc-by-id',
+        description: 'A fixture document by its number',
+        mimeType: 'text/plain',
+      },
+      {
+        uriTemplate: 'fixture://search{?q,limit}',
+        name: 'search',
+        description: 'Searches the fixture documents',
+      },
+      { uriTemplate: 'fixture://files/{+path}', name: 'file', title: 'A file by path' },
+    ]);
+    await vi.waitFor(() => {
+      for (const cursor of ['-', 'page-1']) {
+        expect(connection.stderrTail()).toContain(`fixture: resources/templates/list cursor=${cursor}`);
+      }
+    });
+    expect(await connection.listResourceTemplates()).toHaveLength(3);
+
+    const plain = await harness.connect(stdioDefinition());
+    expect(plain.catalog.resourceTemplates).toEqual([]);
+    expect(plain.stderrTail()).not.toContain('[pi-mcp-actors]');
+  });
+
+  test('still connects when resources/templates/list fails, and says so in the log', async () => {
+    const logged: string[] = [];
+    const connection = await harness.connect(stdioDefinition(['--templates-fail']), {
+      host: { log: (level, text) => logged.push(`${level}: ${text}`) },
+    });
+    expect(connection.catalog.resourceTemplates).toEqual([]);
+    expect(connection.catalog.resources).toHaveLength(6);
+    expect(connection.catalog.tools.map((tool) => tool.name)).toContain('echo');
+    expect(logged).toEqual([
+      expect.stringMatching(
+        /^warning: resources\/templates\/list failed, continuing without: .*templates are broken today/,
+      ),
+    ]);
+    expect(connection.stderrTail()).toContain('[pi-mcp-actors] resources/templates/list failed');
+  });
+
+  test('lists no templates when the server does not offer resources', async () => {
+    const connection = await harness.connect(stdioDefinition(['--no-resources', '--templates']));
+    expect(connection.catalog.resourceTemplates).toBeUndefined();
+    expect(connection.stderrTail()).not.toContain('resources/templates/list');
+  });
+
   test('inheritEnv false: configured env over the SDK default environment only, and cwd', async () => {
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'pi-mcp-cwd-')));
     harness.defer(async () => rmSync(cwd, { recursive: true, force: true }));
@@ -253,6 +303,16 @@ describe('notifications and output', () => {
     );
     expect((await connection.listTools()).map((tool) => tool.name)).toContain('added_1');
     expect((await connection.listResources()).map((resource) => resource.uri)).toContain('fixture://added/1');
+  });
+
+  test('a template added at runtime: resources/list_changed reaches onEvent and the new listing has it', async () => {
+    const connection = await harness.connect(stdioDefinition(['--list-changed', '--templates']));
+    const events = recordEvents(connection);
+    expect(textOf(await connection.callTool('add_template', {}))).toBe('added added-template-1');
+    await vi.waitFor(() => expect(events).toEqual([{ type: 'resources-changed' }]));
+    expect((await connection.listResourceTemplates()).map((t) => t.uriTemplate)).toContain(
+      'fixture://added-template/1/{item}',
+    );
   });
 
   test('a chatty stderr is kept as a bounded tail and streamed to onStderr', async () => {

@@ -194,6 +194,25 @@ describe('OAuth sign-in against the SDK auth fixture', () => {
     }
   });
 
+  it('a server that lets anyone initialize: the sign-in asks for the scope its first refused request names', async () => {
+    const f = await fixture(['--open-initialize']);
+    const def = server(f);
+    const signedIn = await signIn(def);
+    expect(signedIn.ok).toBe(true);
+    // The challenge of tools/list names "mcp"; the metadata would offer "mcp admin".
+    expect(new URL(signedIn.shown).searchParams.get('scope')).toBe('mcp');
+    const connection = await createMcpConnector({ tokenStore: store })(def, {
+      signal: new AbortController().signal,
+    });
+    try {
+      expect((await connection.callTool('whoami', {})).content[0]).toMatchObject({
+        text: expect.stringMatching(/ scopes mcp$/),
+      });
+    } finally {
+      await connection.close();
+    }
+  });
+
   it('pre-registered client with client_secret_basic, issuer with a path, no DCR', async () => {
     const f = await fixture([
       '--no-dcr',

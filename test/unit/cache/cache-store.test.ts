@@ -102,6 +102,24 @@ describe('reading and writing', () => {
     expect(store().read().servers.alpha).toEqual(entry);
   });
 
+  it('keeps resource templates, dropping malformed ones, and a rewrite of the same server keeps them', async () => {
+    const templates = [
+      { uriTemplate: 'demo://item/{id}', name: 'item', description: 'An item', mimeType: 'text/plain' },
+      { uriTemplate: 'demo://search{?q}', name: 'search', title: 'Search' },
+    ];
+    const entry = entryFor('alpha', { resourceTemplates: templates });
+    await store().write({ alpha: entry });
+    expect(store().read().servers.alpha).toEqual(entry);
+    // An entry written by a session that did not list templates leaves the ones on disk alone.
+    await store().write({ alpha: entryFor('alpha', { tools: [] }) });
+    expect(onDisk().servers.alpha.resourceTemplates).toEqual(templates);
+
+    const raw = onDisk();
+    raw.servers.alpha.resourceTemplates.push({ name: 'no template' }, 'junk');
+    writeRaw(JSON.stringify(raw));
+    expect(store().read().servers.alpha?.resourceTemplates).toEqual(templates);
+  });
+
   it('serializes concurrent writes from one store without losing any', async () => {
     const cache = store();
     await Promise.all(Array.from({ length: 20 }, (_, i) => cache.write({ [`s${i}`]: entryFor(`s${i}`) })));
@@ -209,6 +227,17 @@ describe('compatibility with pi-mcp-adapter files', () => {
     expect(after.writtenBy).toBe('pi-mcp-adapter');
     expect(after.servers['chrome-devtools']).toEqual(foreign.servers['chrome-devtools']);
     expect(after.servers.alpha).toEqual(entryFor('alpha'));
+  });
+
+  it('rewriting a server they cached adds our resource templates and keeps their fields', async () => {
+    const theirs = { ...foreign.servers['chrome-devtools'], configHash: configHash(definition('chrome')) };
+    writeRaw(JSON.stringify({ ...foreign, servers: { chrome: theirs } }));
+    const templates = [{ uriTemplate: 'page://{id}', name: 'page' }];
+    await store().write({ chrome: entryFor('chrome', { resourceTemplates: templates }) });
+    const written = onDisk().servers.chrome;
+    expect(written.futureField).toEqual({ kept: true });
+    expect(written.resourceTemplates).toEqual(templates);
+    expect(written.tools).toEqual([echoTool]);
   });
 
   it('writes entries their loader accepts (version 1, configHash, tools with name/description/inputSchema, cachedAt)', async () => {

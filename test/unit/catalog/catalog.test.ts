@@ -117,6 +117,84 @@ describe('buildCatalog', () => {
     expect(resourceToolName({ uri: 'a://b', name: '' })).toBe('read_a_b');
   });
 
+  it('exposes resource templates as read_<name> tools whose parameters are the template variables', () => {
+    const c = buildCatalog(
+      [
+        {
+          definition: definition({ name: 'everything', exposeResources: true }),
+          resources: [{ uri: 'demo://static/search', name: 'search' }],
+          resourceTemplates: [
+            {
+              uriTemplate: 'demo://resource/dynamic/text/{resourceId}',
+              name: 'Dynamic Text Resource',
+              title: 'Dynamic text',
+              description: 'Plaintext made from {resourceId}.',
+              mimeType: 'text/plain',
+            },
+            { uriTemplate: 'repo://{owner}/{+path}{?ref,depth}', name: 'file' },
+            { uriTemplate: 'demo://search{?q}', name: 'search' },
+            { uriTemplate: 'demo://odd/{caf%C3%A9}', name: 'odd' },
+          ],
+        },
+        {
+          definition: definition({ name: 'quiet', exposeResources: false }),
+          resourceTemplates: [{ uriTemplate: 'x://{id}', name: 'one' }],
+        },
+      ],
+      { toolPrefix: 'server' },
+    );
+    expect(c.byName.get('everything__read_dynamic_text_resource')).toEqual({
+      name: 'everything__read_dynamic_text_resource',
+      server: 'everything',
+      tool: 'read_dynamic_text_resource',
+      kind: 'template',
+      uriTemplate: 'demo://resource/dynamic/text/{resourceId}',
+      title: 'Dynamic text',
+      description:
+        'Read a resource from the URI template demo://resource/dynamic/text/{resourceId} (text/plain): Plaintext made from {resourceId}.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          resourceId: {
+            type: 'string',
+            description: 'The {resourceId} part of demo://resource/dynamic/text/{resourceId}',
+          },
+        },
+        required: ['resourceId'],
+      },
+      exposure: 'deferred',
+    });
+    const file = c.byName.get('everything__read_file')!;
+    expect(Object.keys(file.inputSchema.properties as object)).toEqual(['owner', 'path', 'ref', 'depth']);
+    expect(file.inputSchema.required).toEqual(['owner', 'path']);
+    // A template named like a resource is left out, with a warning; the resource keeps the name.
+    expect(c.byName.get('everything__read_search')).toMatchObject({ kind: 'resource' });
+    expect(c.warnings).toContain(
+      'everything: resource template demo://search{?q} not exposed: a tool is already named read_search',
+    );
+    expect(c.warnings).toContain(
+      'everything: resource template demo://odd/{caf%C3%A9} not exposed: its variable "caf%C3%A9" cannot be a tool parameter name',
+    );
+    expect(c.byName.has('everything__read_odd')).toBe(false);
+    expect(c.entries.some((e) => e.server === 'quiet')).toBe(false);
+  });
+
+  it('excludeTools and hidden exposure apply to resource templates by their read_ name', () => {
+    const c = buildCatalog(
+      [
+        {
+          definition: definition({ name: 'a', exposeResources: true, excludeTools: ['read_one'] }),
+          resourceTemplates: [
+            { uriTemplate: 'x://{id}', name: 'one' },
+            { uriTemplate: 'y://{id}', name: 'two' },
+          ],
+        },
+      ],
+      { toolPrefix: 'server' },
+    );
+    expect(c.entries.map((e) => e.name)).toEqual(['a__read_two']);
+  });
+
   it('keeps every name it gave before when the catalog grows, and names newcomers around them', () => {
     const first = buildCatalog([{ definition: definition({ name: 'a' }), tools: tools('run') }], {
       toolPrefix: 'none',

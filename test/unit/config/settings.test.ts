@@ -103,6 +103,29 @@ describe('settings', () => {
     ]);
   });
 
+  it("pi-mcp-adapter's oauthDir (against the project) and oauthCredentialStore say where its sign-ins are", () => {
+    const config = loadMemory({
+      [USER_FILE]: json({ settings: { oauthDir: '.pi/mcp-oauth', oauthCredentialStore: 'encrypted-file' } }),
+    });
+    expect(config.settings.adapterSignIns).toEqual({
+      oauthDir: '/work/app/.pi/mcp-oauth',
+      oauthCredentialStore: 'encrypted-file',
+    });
+    expect(config.diagnostics).toEqual([]);
+    const bad = loadMemory({ [USER_FILE]: json({ settings: { oauthCredentialStore: 'keyring' } }) });
+    expect(bad.settings.adapterSignIns).toBeUndefined();
+    expect(bad.diagnostics.map((d) => d.path)).toEqual(['settings.oauthCredentialStore']);
+  });
+
+  it("pi-mcp-adapter's autoAuth is honoured without a note; off unless true", () => {
+    const on = loadMemory({ [USER_FILE]: json({ settings: { autoAuth: true } }) });
+    expect(on.settings.autoAuth).toBe(true);
+    expect(on.diagnostics).toEqual([]);
+    expect(
+      loadMemory({ [USER_FILE]: json({ settings: { autoAuth: false } }) }).settings.autoAuth,
+    ).toBeUndefined();
+  });
+
   it('unknown keys inside captureStats are reported', () => {
     const config = loadMemory({ [USER_FILE]: json({ settings: { captureStats: { pth: 'x' } } }) });
     expect(config.diagnostics.map((d) => [d.message, d.fix])).toEqual([

@@ -28,6 +28,8 @@ export function needsAuthMessage(def: ServerDefinition, need: SignInNeed | undef
       return `${head}: the server needs scope "${need.scope}": ${run} to grant it`;
     case 'issuer':
       return `${head}: ${need.message}; check the server's URL`;
+    case 'sign-in':
+      return need.elsewhere ? `${head}: ${run}; ${need.elsewhere}` : `${head}: ${run}`;
     default:
       return `${head}: ${run}`;
   }

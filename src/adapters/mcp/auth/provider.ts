@@ -34,7 +34,7 @@ export const CLIENT_NAME = 'pi-mcp-actors';
 export const REFRESH_SKEW_MS = 60_000;
 
 export type SignInNeed =
-  | { kind: 'sign-in' }
+  | { kind: 'sign-in'; elsewhere?: string }
   | { kind: 'refresh-refused' }
   | { kind: 'scope'; scope: string }
   | { kind: 'issuer'; message: string };
@@ -158,7 +158,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     // Connecting without any sign-in: do not register a client nobody asked for.
     if (!this.interactive && !this.clientCredentials && !record?.tokens) {
       if (this.need?.kind !== 'refresh-refused') {
-        this.need = record?.scope ? { kind: 'scope', scope: record.scope } : { kind: 'sign-in' };
+        this.need = record?.scope ? { kind: 'scope', scope: record.scope } : this.signInNeeded(record);
       }
       throw new SignInRequiredError(this.def.name);
     }
@@ -239,8 +239,14 @@ export class StoreOAuthProvider implements OAuthClientProvider {
         );
       }
     } else if (this.need?.kind !== 'refresh-refused') {
-      this.need = { kind: 'sign-in' };
+      this.need = this.signInNeeded(record);
     }
+  }
+
+  /** Never signed in here: say where the user may have signed in that we cannot read. */
+  private signInNeeded(record: SignInRecord | undefined): SignInNeed {
+    const elsewhere = record?.tokens ? undefined : this.store.signInElsewhere?.(this.def.name);
+    return elsewhere ? { kind: 'sign-in', elsewhere } : { kind: 'sign-in' };
   }
 
   /** A 403 insufficient_scope (step-up): remember the scope for the next sign-in. */

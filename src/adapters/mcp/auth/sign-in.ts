@@ -6,7 +6,7 @@
 // its `state` and `iss` (RFC 9207) are checked before the code is exchanged. Tokens land in the store,
 // which wakes every session waiting for them.
 
-import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthPort, SignInIo, SignInResult } from '../../../auth/port.ts';
 import type { TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
@@ -14,6 +14,7 @@ import { addSecrets } from '../../../redact.ts';
 import { describe } from '../errors.ts';
 import { serverFetch } from '../server-fetch.ts';
 import { openBrowser } from './browser.ts';
+import { probeChallenge } from './challenge-probe.ts';
 import { listenForCallback } from './loopback.ts';
 import { StoreOAuthProvider } from './provider.ts';
 
@@ -45,7 +46,7 @@ export async function signInServer(
         ? { ok: true, message: `${name}: signed in with its client credentials.` }
         : { ok: false, message: `${name}: the authorization server did not issue a token.` };
     }
-    const challenge = await probe(serverUrl, baseFetch);
+    const challenge = await probeChallenge(serverUrl, baseFetch);
     const callback = await listenForCallback(callbackPlace(def));
     const stop = new AbortController();
     const onAbort = () => stop.abort();
@@ -128,39 +129,6 @@ function callbackPlace(def: ServerDefinition): { port?: number; path?: string } 
   }
   if (place.port === undefined && oauth?.callbackPort !== undefined) place.port = oauth.callbackPort;
   return place;
-}
-
-/** An unauthenticated request: a 401's WWW-Authenticate names the scope and the metadata URL. */
-async function probe(
-  serverUrl: string,
-  fetchFn: (input: string | URL, init?: RequestInit) => Promise<Response>,
-): Promise<{ scope?: string; resourceMetadataUrl?: URL }> {
-  try {
-    const response = await fetchFn(serverUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'pi-mcp-actors', version: '0.1.0' },
-        },
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    await response.body?.cancel().catch(() => {});
-    if (response.status !== 401 && response.status !== 403) return {};
-    const params = extractWWWAuthenticateParams(response);
-    return {
-      ...(params.scope ? { scope: params.scope } : {}),
-      ...(params.resourceMetadataUrl ? { resourceMetadataUrl: params.resourceMetadataUrl } : {}),
-    };
-  } catch {
-    return {};
-  }
 }
 
 async function waitForRedirect(

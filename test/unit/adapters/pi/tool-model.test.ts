@@ -32,13 +32,15 @@ describe("Pi's tool model for MCP tools", () => {
     });
   });
 
-  it("carries the server's MCP annotations; resource tools are read-only", () => {
+  it("carries the server's MCP annotations; resource and resource template tools are read-only", () => {
     const hints = { readOnlyHint: false, destructiveHint: true };
     expect(piToolModel(entry({ annotations: hints }), undefined).annotations).toEqual(hints);
     expect(piToolModel(entry(), undefined).annotations).toBeUndefined();
     expect(piToolModel(entry({ kind: 'resource', uri: 'file:///a' }), undefined).annotations).toEqual({
       readOnlyHint: true,
     });
+    const template = entry({ kind: 'template', uriTemplate: 'file:///{path}' });
+    expect(piToolModel(template, undefined).annotations).toEqual({ readOnlyHint: true });
   });
 
   it('codemode is wanted when a server or one of its tools has codemode exposure', () => {
