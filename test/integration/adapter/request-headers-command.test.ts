@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: config text with ${VAR} references.
 // `requestHeadersCommand` against the real HTTP fixture, which refuses requests without the bearer
 // token the command prints: the command signs every request (it sees method, url and exact body),
 // its output is a secret from then on, and a failing command is a clear connect error.
@@ -7,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
+import { loadConfig } from '../../../src/config/load.ts';
 import type { RequestHeadersCommand } from '../../../src/config/types.ts';
-import { redact } from '../../../src/redact.ts';
+import { addServerSecrets, redact } from '../../../src/redact.ts';
 import { httpDefinition } from '../../fixtures/servers/definitions.ts';
 import { rejectionOf, textOf, useAdapterHarness } from './harness.ts';
 
@@ -83,5 +85,62 @@ describe('requestHeadersCommand', () => {
       `Cannot connect to "fixture-http": its requestHeadersCommand ${why}, so the request was not sent`,
     );
     expect(fixture.requests()).toEqual([]);
+  });
+});
+
+describe('requestHeadersCommand in the config', () => {
+  const load = (entry: Record<string, unknown>, env: Record<string, string> = {}) =>
+    loadConfig({
+      agentDir: '/home/u/.pi/agent',
+      cwd: '/work/app',
+      homeDir: '/home/u',
+      env,
+      projectTrusted: false,
+      readFile: (file) =>
+        file === '/home/u/.pi/agent/mcp.json' ? JSON.stringify({ mcpServers: { s: entry } }) : undefined,
+    });
+
+  test('command, args and env are interpolated; the env values are secrets', () => {
+    const config = load(
+      {
+        url: 'https://mcp.example.com/mcp',
+        requestHeadersCommand: {
+          command: '~/bin/sign',
+          args: ['--key', '${KEY_ID}'],
+          env: { SECRET: '${SIGNING_SECRET}' },
+        },
+      },
+      { KEY_ID: 'k1', SIGNING_SECRET: 'sig-secret-value-0042' },
+    );
+    expect(config.diagnostics.filter((d) => d.level !== 'info')).toEqual([]);
+    expect(config.servers[0]?.requestHeadersCommand).toEqual({
+      command: '/home/u/bin/sign',
+      args: ['--key', 'k1'],
+      env: { SECRET: 'sig-secret-value-0042' },
+    });
+    addServerSecrets(config.servers);
+    expect(redact('sig-secret-value-0042')).not.toContain('sig-secret-value-0042');
+  });
+
+  test('a wrong shape or a missing variable is reported at its key and costs only that server', () => {
+    const shape = load({
+      url: 'https://mcp.example.com/mcp',
+      requestHeadersCommand: { command: 'x', timeoutMs: 0 },
+    });
+    expect(shape.servers).toEqual([]);
+    expect(shape.diagnostics).toContainEqual(
+      expect.objectContaining({ level: 'error', path: 'mcpServers.s.requestHeadersCommand.timeoutMs' }),
+    );
+    const missing = load({
+      url: 'https://mcp.example.com/mcp',
+      requestHeadersCommand: { command: 'x', env: { SECRET: '${NOT_SET}' } },
+    });
+    expect(missing.servers).toEqual([]);
+    expect(missing.diagnostics).toContainEqual(
+      expect.objectContaining({
+        code: 'missing-variable',
+        path: 'mcpServers.s.requestHeadersCommand.env.SECRET',
+      }),
+    );
   });
 });
