@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
+import { createMcpConnector } from '../../../src/adapters/mcp/index.ts';
+import { createTokenStore } from '../../../src/auth/token-store.ts';
 import { loadConfig } from '../../../src/config/load.ts';
+import { startOAuthFixture } from '../../fixtures/oauth/start.ts';
 import { httpDefinition } from '../../fixtures/servers/definitions.ts';
 import { rejectionOf, textOf, useAdapterHarness } from './harness.ts';
 
@@ -108,6 +111,35 @@ describe('caFile', () => {
     const error = await rejectionOf(harness.connect(httpDefinition(url, { caFile: join(other, 'ca.pem') })));
     expect(error.message).toContain(
       `its TLS certificate is not signed by the CA in caFile ${join(other, 'ca.pem')}`,
+    );
+  });
+
+  test("OAuth: the discovery requests to the server's origin trust the CA too", async () => {
+    const fixture = await startOAuthFixture([
+      '--tls-cert',
+      join(dir, 'leaf.pem'),
+      '--tls-key',
+      join(dir, 'leaf.key'),
+    ]);
+    harness.defer(() => fixture.stop());
+    const agentDir = mkdtempSync(join(tmpdir(), 'mcp-ca-agent-'));
+    harness.defer(async () => rmSync(agentDir, { recursive: true, force: true }));
+    const connector = createMcpConnector({
+      tokenStore: createTokenStore({ agentDir, piAuthFile: false, adapterSignIns: false }),
+    });
+    const definition = httpDefinition(fixture.url, {
+      auth: 'oauth',
+      oauth: { grantType: 'authorization_code' },
+      caFile: join(dir, 'ca.pem'),
+    });
+    const error = await rejectionOf(harness.connect(definition, { connector }));
+    // Not a TLS failure: the server answered 401 and its OAuth metadata was read over the private CA.
+    expect(error.kind).toBe('auth');
+    expect(fixture.requests()).toEqual(
+      expect.arrayContaining([
+        'GET /.well-known/oauth-protected-resource/mcp',
+        'GET /.well-known/oauth-authorization-server',
+      ]),
     );
   });
 
