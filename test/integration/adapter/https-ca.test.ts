@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { createMcpConnector } from '../../../src/adapters/mcp/index.ts';
 import { createTokenStore } from '../../../src/auth/token-store.ts';
@@ -135,11 +135,14 @@ describe('caFile', () => {
     const error = await rejectionOf(harness.connect(definition, { connector }));
     // Not a TLS failure: the server answered 401 and its OAuth metadata was read over the private CA.
     expect(error.kind).toBe('auth');
-    expect(fixture.requests()).toEqual(
-      expect.arrayContaining([
-        'GET /.well-known/oauth-protected-resource/mcp',
-        'GET /.well-known/oauth-authorization-server',
-      ]),
+    // Its log arrives on its stderr, a little after the answers.
+    await vi.waitFor(() =>
+      expect(fixture.requests()).toEqual(
+        expect.arrayContaining([
+          'GET /.well-known/oauth-protected-resource/mcp',
+          'GET /.well-known/oauth-authorization-server',
+        ]),
+      ),
     );
   });
 
