@@ -113,23 +113,22 @@ export function addServerSecrets(defs: Iterable<ServerDefinition>): void {
 /** Every secret string of a definition. */
 export function secretsOfDefinition(def: ServerDefinition): string[] {
   const found: string[] = [];
-  for (const [name, value] of Object.entries(def.env ?? {})) {
+  const env = [...Object.entries(def.env ?? {}), ...Object.entries(def.requestHeadersCommand?.env ?? {})];
+  for (const [name, value] of env) {
     if (typeof value !== 'string' || NOT_SECRET_VALUE.test(value)) continue;
     const named = SECRET_NAME.test(name) && !(/^[A-Za-z]+$/.test(value) && value.length < 8);
     if (named || (value.length >= MIN_UNNAMED_SECRET_LENGTH && !PLAIN_VALUE.test(value))) found.push(value);
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) found.push(...urlSecrets(value));
   }
   for (const value of Object.values(def.headers ?? {})) {
-    if (typeof value !== 'string') continue;
-    found.push(value);
-    const scheme = /^\s*(bearer|basic|token)\s+(.+)$/i.exec(value);
-    if (scheme?.[2] !== undefined) found.push(scheme[2].trim());
+    if (typeof value === 'string') found.push(...headerSecrets(value));
   }
   if (def.bearerToken !== undefined) found.push(def.bearerToken);
   if (def.oauth?.clientSecret !== undefined) found.push(def.oauth.clientSecret);
   if (def.oauth?.privateKey !== undefined) found.push(...pemSecrets(def.oauth.privateKey));
   if (def.url !== undefined) found.push(...urlSecrets(def.url));
   found.push(...argSecrets(def.args ?? []));
+  found.push(...argSecrets(def.requestHeadersCommand?.args ?? []));
   return [
     ...new Set(found.filter((value) => typeof value === 'string' && value.length >= MIN_SECRET_LENGTH)),
   ];
@@ -244,4 +243,10 @@ export function argSecrets(args: readonly string[]): string[] {
 function pemSecrets(pem: string): string[] {
   const lines = pem.split(/\r?\n|\\n/).map((line) => line.trim());
   return [pem, ...lines.filter((line) => line && !line.startsWith('-----'))];
+}
+
+/** A header value, and the credential after its scheme (`Bearer <token>`). */
+export function headerSecrets(value: string): string[] {
+  const scheme = /^\s*(bearer|basic|token)\s+(.+)$/i.exec(value);
+  return scheme?.[2] === undefined ? [value] : [value, scheme[2].trim()];
 }

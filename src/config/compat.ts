@@ -90,18 +90,6 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
       return 'has an unknown value and is ignored (the transport is inferred from "url")';
     },
   },
-  socket: dropped(
-    'pi-mcp-adapter',
-    'is not supported (no rmcp-mux socket transport here): with a `command` or `url` beside it, that is used; an entry with only `socket` is skipped',
-  ),
-  caFile: dropped(
-    'pi-mcp-adapter',
-    'is not applied per server; Node’s trust store is used (set `NODE_EXTRA_CA_CERTS` to add a CA)',
-  ),
-  requestHeadersCommand: dropped(
-    'pi-mcp-adapter',
-    'is not run; the static `headers` are sent (their values may name environment variables)',
-  ),
   protocolVersion: dropped(
     'pi-mcp-adapter',
     'is not applied; the MCP SDK negotiates the protocol version (part of the cache identity only)',

@@ -15,8 +15,11 @@ export const SERVER_DEFAULTS = {
   /** Eager and keep-alive servers are pinged this often while connected; 0 = never. */
   healthCheckMs: 30_000,
   exposeResources: true,
-  /** pi-mcp-adapter's `inheritEnv`; false = the MCP SDK's safe default environment plus `env`. */
-  inheritEnv: false,
+  /**
+   * stdio servers get this process's whole environment plus `env`, as under pi-mcp-adapter and Pi's
+   * built-in MCP; `inheritEnv: false` = the MCP SDK's safe default set plus `env`.
+   */
+  inheritEnv: true,
   directTools: false as boolean | string[],
   exposure: 'deferred' as Exposure,
   debug: false,

@@ -49,6 +49,10 @@ export const DIAGNOSTIC_CODES = {
     'error',
     'A variable form that cannot be resolved here (e.g. VS Code `input:` variables); skipped.',
   ],
+  'invalid-ca-file': [
+    'error',
+    '`caFile` is missing, unreadable or holds no PEM certificate; the server is skipped.',
+  ],
   'invalid-url': ['error', '`url` is not an http(s) URL after interpolation; the server is skipped.'],
   'invalid-setting': [
     'error',

@@ -19,12 +19,20 @@ export interface ServerFields {
   type?: 'stdio' | 'http' | 'sse' | 'streamable-http' | 'streamableHttp';
   description?: string;
   command?: string;
+  socket?: string;
   args?: Array<string | number | boolean>;
   env?: Record<string, string | number | boolean>;
   cwd?: string;
   url?: string;
   serverUrl?: string;
   headers?: Record<string, string | number | boolean>;
+  caFile?: string;
+  requestHeadersCommand?: {
+    command: string;
+    args?: string[];
+    env?: Record<string, string>;
+    timeoutMs?: number;
+  };
   auth?: 'bearer' | 'oauth' | false;
   bearerToken?: string;
   bearerTokenEnv?: string;
@@ -85,9 +93,17 @@ const SERVER_PROPS = propertiesOf(ServerSchema);
 const SERVER_KEYS = Object.keys(SERVER_PROPS);
 const OAUTH_KEYS = Object.keys(propertiesOf(OAuthSchema));
 
-const TRANSPORT_KEYS = ['command', 'url', 'serverUrl', 'type'];
+const TRANSPORT_KEYS = ['command', 'url', 'serverUrl', 'type', 'socket'];
 const STDIO_ONLY = ['args', 'env', 'cwd'];
-const HTTP_ONLY = ['headers', 'auth', 'bearerToken', 'bearerTokenEnv', 'oauth'];
+const HTTP_ONLY = [
+  'headers',
+  'caFile',
+  'requestHeadersCommand',
+  'auth',
+  'bearerToken',
+  'bearerTokenEnv',
+  'oauth',
+];
 
 export function validateEntry(input: EntryInput): EntryResult {
   const { name, source } = input;
@@ -306,6 +322,10 @@ function checkTransport(fields: ServerFields, originOf: (k: string) => string, r
     );
     return;
   }
+  if (fields.socket !== undefined) {
+    checkSocket(fields, originOf, report, at);
+    return;
+  }
   const type = fields.type;
   const wantsUrl = type !== undefined && type !== 'stdio';
   if (type === 'stdio' && fields.command === undefined) {
@@ -370,6 +390,32 @@ function checkTransport(fields: ServerFields, originOf: (k: string) => string, r
       'warning',
       'ignored-key',
       `"${originOf(key)}" does not apply to ${stdio ? 'a stdio' : 'an http/sse'} server and is ignored`,
+      at(originOf(key)),
+    );
+  }
+}
+
+/** pi-mcp-adapter: a server names exactly one of command, url and socket. */
+function checkSocket(fields: ServerFields, originOf: (k: string) => string, report: Report, at: At) {
+  const other = ['command', 'url', 'serverUrl', 'type'].find(
+    (key) => (fields as Record<string, unknown>)[key] !== undefined,
+  );
+  if (other !== undefined) {
+    report(
+      'error',
+      'command-and-url',
+      `both "socket" and "${originOf(other)}" are set; a server uses one transport`,
+      at(),
+      'Keep "socket" for an rmcp-mux service socket, or remove it to use the other.',
+    );
+    return;
+  }
+  for (const key of [...STDIO_ONLY, ...HTTP_ONLY]) {
+    if ((fields as Record<string, unknown>)[key] === undefined) continue;
+    report(
+      'warning',
+      'ignored-key',
+      `"${originOf(key)}" does not apply to a socket server and is ignored`,
       at(originOf(key)),
     );
   }

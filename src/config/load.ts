@@ -6,6 +6,7 @@
 // Settings: user ← project. Synchronous and never throws: every problem is a diagnostic.
 
 import { join, resolve } from 'node:path';
+import { checkCaFile } from './ca-file.ts';
 import { defaultSettings, PROJECT_CONFIG_FILES, USER_CONFIG_FILE } from './defaults.ts';
 import { diagnostic } from './diagnostics.ts';
 import { DIRECT_TOOLS_ENV, parseDirectToolsEnv } from './direct-tools-env.ts';
@@ -188,8 +189,13 @@ class Loader {
       }
       const resolved = resolveServer(spec, settings, this.interpolation);
       this.diagnostics.push(...resolved.diagnostics);
-      if (resolved.ok) servers.push(resolved.definition);
-      else this.skip(name, spec.source, resolved.reason, resolved.fix);
+      const ca = resolved.ok
+        ? checkCaFile(resolved.definition, spec.entryPath, this.read.readFile)
+        : undefined;
+      this.diagnostics.push(...(ca?.diagnostics ?? []));
+      if (resolved.ok && ca?.ok) servers.push(resolved.definition);
+      else if (ca !== undefined && !ca.ok) this.skip(name, spec.source, ca.reason, ca.fix);
+      else if (!resolved.ok) this.skip(name, spec.source, resolved.reason, resolved.fix);
     }
     const skippedNames = new Set(this.skipped.map((entry) => entry.name));
     for (const [name, source] of this.untrusted) {
@@ -512,7 +518,9 @@ class Loader {
 
 function looksPartial(entry: RawEntry): boolean {
   if (!isPlainObject(entry.raw) || entry.dialect !== 'native') return false;
-  return !['command', 'url', 'serverUrl', 'type'].some((key) => Object.hasOwn(entry.raw as object, key));
+  return !['command', 'url', 'serverUrl', 'type', 'socket'].some((key) =>
+    Object.hasOwn(entry.raw as object, key),
+  );
 }
 
 function isPartialResult(result: EntryResult): boolean {

@@ -20,6 +20,10 @@ export function redactDefinition(def: ServerDefinition): Record<string, unknown>
   if (def.includeTools !== undefined) copy.includeTools = [...def.includeTools];
   if (def.url !== undefined) copy.url = redactUrl(def.url);
   if (def.bearerToken !== undefined) copy.bearerToken = REDACTED;
+  if (def.requestHeadersCommand !== undefined) {
+    const command = def.requestHeadersCommand;
+    copy.requestHeadersCommand = { ...command, args: redactArgs(command.args), env: maskValues(command.env) };
+  }
   if (def.oauth !== undefined) {
     copy.oauth = {
       ...def.oauth,

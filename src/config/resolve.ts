@@ -107,7 +107,10 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
   if (fields.searchKeywords !== undefined && Object.keys(fields.searchKeywords).length > 0)
     definition.searchKeywords = fields.searchKeywords;
 
-  if (stdio) {
+  if (transport === 'socket') {
+    const socket = text(fields.socket ?? '', 'socket', [], true);
+    if (socket !== undefined) definition.socket = isAbsolute(socket) ? socket : resolve(context.cwd, socket);
+  } else if (stdio) {
     const command = text(fields.command ?? '', 'command', [], true);
     if (command !== undefined) definition.command = command;
     definition.args = (fields.args ?? []).flatMap((arg, index) => {
@@ -136,6 +139,31 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
       }
     }
     definition.headers = map(fields.headers, 'headers');
+    const headersCommand = fields.requestHeadersCommand;
+    if (headersCommand !== undefined) {
+      const command = text(headersCommand.command, 'requestHeadersCommand', ['command'], true);
+      const args = (headersCommand.args ?? []).map((arg, index) =>
+        text(arg, 'requestHeadersCommand', ['args', index], true),
+      );
+      const env: Record<string, string> = {};
+      for (const [key, value] of Object.entries(headersCommand.env ?? {})) {
+        const resolved = text(value, 'requestHeadersCommand', ['env', key]);
+        if (resolved !== undefined) env[key] = resolved;
+      }
+      if (command !== undefined && args.every((arg) => arg !== undefined)) {
+        definition.requestHeadersCommand = {
+          command,
+          args: args as string[],
+          env,
+          ...(headersCommand.timeoutMs === undefined ? {} : { timeoutMs: headersCommand.timeoutMs }),
+        };
+      }
+    }
+    if (fields.caFile !== undefined) {
+      const caFile = text(fields.caFile, 'caFile', [], true);
+      if (caFile !== undefined)
+        definition.caFile = isAbsolute(caFile) ? caFile : resolve(context.cwd, caFile);
+    }
     resolveAuth(fields, definition, text, context, failures, diagnostics, place, name, originOf);
   }
 
@@ -237,6 +265,7 @@ function resolveAuth(
 const INTERPOLATED_OAUTH_KEYS = new Set(['clientId', 'clientSecret', 'privateKey']);
 
 function transportOf(fields: ServerFields): Transport {
+  if (fields.socket !== undefined) return 'socket';
   if (fields.type === 'sse') return 'sse';
   if (fields.type === 'stdio' || (fields.type === undefined && fields.command !== undefined)) return 'stdio';
   return 'http';

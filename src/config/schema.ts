@@ -123,6 +123,11 @@ export const ServerSchema = Type.Object(
       minLength: 1,
       description: 'Executable for a stdio server (interpolated, `~` expanded).',
     }),
+    socket: Type.String({
+      minLength: 1,
+      description:
+        'Unix domain socket of a server speaking newline-delimited MCP, e.g. an rmcp-mux service (pi-mcp-adapter; interpolated, `~` expanded, relative to the project). Instead of `command` or `url`; nothing is started or stopped: reconnects follow `lifecycle`.',
+    }),
     args: Type.Array(Stringish, {
       description: 'Command arguments (interpolated, leading `~` expanded).',
       default: [],
@@ -133,7 +138,7 @@ export const ServerSchema = Type.Object(
     }),
     inheritEnv: Type.Boolean({
       description:
-        "Pass this process's whole environment to the server (pi-mcp-adapter); false passes only a safe default set (PATH, HOME, …) plus `env`.",
+        "stdio: pass this process's whole environment, then `env` over it (as pi-mcp-adapter and Pi's built-in MCP do); false passes only the MCP SDK's safe set (PATH, HOME, USER, SHELL, TERM, LOGNAME) plus `env`.",
       default: SERVER_DEFAULTS.inheritEnv,
     }),
     cwd: Type.String({
@@ -145,6 +150,30 @@ export const ServerSchema = Type.Object(
     headers: Type.Record(Type.String(), Stringish, {
       description: 'HTTP headers (values interpolated; secret).',
       default: {},
+    }),
+    requestHeadersCommand: Type.Object(
+      {
+        command: Type.String({ minLength: 1, description: 'Executable (interpolated, `~` expanded).' }),
+        args: Type.Optional(Type.Array(Type.String(), { description: 'Arguments (interpolated).' })),
+        env: Type.Optional(
+          Type.Record(Type.String(), Type.String(), {
+            description: 'Extra environment (values interpolated; secret).',
+          }),
+        ),
+        timeoutMs: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: 60_000, description: 'Limit per run (default 10000).' }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'http/sse servers (pi-mcp-adapter): a trusted command run for every HTTP request (MCP, and OAuth requests of the connection). It reads `{"version":1,"method","url","bodyBase64"}` on stdin and prints a JSON object of header values, set over every other header; exit 0 within `timeoutMs`, at most 64 KiB. The values are secrets. A failure fails that request (a clear connect or call error).',
+      },
+    ),
+    caFile: Type.String({
+      minLength: 1,
+      description:
+        "https servers: PEM file of a private CA (pi-mcp-adapter). Trusted instead of the default roots for the server's origin (its MCP and same-origin OAuth requests); hostname and expiry checks stay on; redirects are not followed. Interpolated, `~` expanded, relative to the project; a missing or invalid file skips the server.",
     }),
     auth: Type.Union([Type.Enum(['bearer', 'oauth']), Type.Literal(false)], {
       description:

@@ -8,7 +8,7 @@ export type ToolPrefix = 'server' | 'short' | 'none' | 'mcp';
  * callable from Pi's codemode scripts (and found through ToolSearch); or not at all.
  */
 export type Exposure = 'direct' | 'deferred' | 'codemode' | 'hidden';
-export type Transport = 'stdio' | 'http' | 'sse';
+export type Transport = 'stdio' | 'http' | 'sse' | 'socket';
 
 /** Where a value came from: the file and the JSON path inside it (e.g. `mcpServers.github.args[2]`). */
 export interface SourceRef {
@@ -45,6 +45,14 @@ export interface OAuthConfig {
   skipIssuerMetadataValidation?: boolean;
 }
 
+export interface RequestHeadersCommand {
+  command: string;
+  args: string[];
+  /** Over this process's environment (values are secrets). */
+  env: Record<string, string>;
+  timeoutMs?: number;
+}
+
 /** One server, fully resolved: interpolated, defaulted, validated. */
 export interface ServerDefinition {
   name: string;
@@ -57,11 +65,17 @@ export interface ServerDefinition {
   /** Configured env only (interpolated); the SDK's default env is added by the adapter. */
   env: Record<string, string>;
   cwd?: string;
+  /** socket: the Unix domain socket's path (interpolated, `~` expanded, absolute). */
+  socket?: string;
   /** Pass the whole process environment (pi-mcp-adapter's `inheritEnv`). */
   inheritEnv: boolean;
   // http / sse
   url?: string;
   headers: Record<string, string>;
+  /** https: PEM file of the private CA trusted for this server's origin (absolute); replaces the default roots there. */
+  caFile?: string;
+  /** Run for every HTTP request; its JSON output adds headers (pi-mcp-adapter). Interpolated. */
+  requestHeadersCommand?: RequestHeadersCommand;
   /** `bearer` adds `Authorization: Bearer <bearerToken>`; resolved from bearerToken / bearerTokenEnv. */
   auth?: 'bearer' | 'oauth' | false;
   bearerToken?: string;

@@ -129,6 +129,20 @@ describe('configs of pi-mcp-adapter and Pi built-in MCP', () => {
     });
   });
 
+  it("pi-mcp-adapter's rmcp-mux example is a socket server, its inheritEnv override is honoured", () => {
+    const index = samples.findIndex((s) => JSON.stringify(s.config).includes('"socket"'));
+    const { config } = loadSample(samples[index]!, index);
+    const memory = config.servers.find((s) => s.name === 'memory');
+    expect(memory).toMatchObject({
+      transport: 'socket',
+      socket: expect.stringMatching(/\/\.rmcp-servers\/rmcp-mux\/sockets\/memory\.sock$/),
+    });
+    expect(config.diagnostics.filter((d) => d.code === 'compat-key')).toEqual([]);
+    const overrideIndex = samples.findIndex((s) => JSON.stringify(s.config).includes('"inheritEnv":false'));
+    const override = loadSample(samples[overrideIndex]!, overrideIndex).config;
+    expect(override.servers.find((s) => s.name === 'acme_tools__local')?.inheritEnv).toBe(false);
+  });
+
   it("every key pi-mcp-adapter's sources declare is ours or in the compatibility table", () => {
     const types = readFileSync(join(ADAPTER_DIR, 'types.ts'), 'utf8');
     const declared = {

@@ -69,7 +69,7 @@ export interface ServerCatalog {
   /** Prompts, when the server offers them. */
   prompts?: PromptDescriptor[];
   /** The transport that worked: `streamable-http` or `sse` for URL servers. */
-  transport: 'stdio' | 'streamable-http' | 'sse';
+  transport: 'stdio' | 'streamable-http' | 'sse' | 'socket';
   protocolVersion?: string;
 }
 

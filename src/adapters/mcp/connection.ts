@@ -309,7 +309,9 @@ export class McpConnection implements Connection {
     session.client.onclose = () => {
       if (session.retired || this.closing || this.lostError !== undefined) return;
       const exit = session.process?.exitInfo;
-      this.lose(session, exit ? describeExit(exit.code, exit.signal, this.tail) : 'the transport closed');
+      const closed =
+        session.kind === 'socket' ? `the socket ${this.def.socket} closed` : 'the transport closed';
+      this.lose(session, exit ? describeExit(exit.code, exit.signal, this.tail) : closed);
     };
   }
 

@@ -7,6 +7,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerDefinition } from '../../config/types.ts';
 import { SignInRequiredError } from './auth/provider.ts';
 import { ConnectError } from './connection-port.ts';
+import { HeadersCommandError } from './request-headers-command.ts';
 import type { Session, TransportKind } from './session.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import type { StdioProcess } from './stdio-process.ts';
@@ -43,6 +44,9 @@ export function toConnectError(
       );
     }
   }
+  if (kind === 'socket' && errnoCode(error) !== undefined) {
+    return new ConnectError('network', `Cannot connect to "${name}": ${socketProblem(error, def.socket)}`);
+  }
   if (isAuthError(error)) {
     return new ConnectError('auth', `Server "${name}" needs authentication (HTTP 401)`, { status: 401 });
   }
@@ -52,6 +56,17 @@ export function toConnectError(
   }
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return new ConnectError('timeout', `"${name}" did not answer within ${def.startupTimeoutMs} ms`, stderr);
+  }
+  const headersCommand = causeOfType(error, HeadersCommandError);
+  if (headersCommand !== undefined) {
+    return new ConnectError('spawn', `Cannot connect to "${name}": ${headersCommand.message}`);
+  }
+  const untrusted = kind !== 'stdio' ? untrustedCertificateCode(error) : undefined;
+  if (untrusted !== undefined) {
+    const why = def.caFile
+      ? `its TLS certificate is not signed by the CA in caFile ${def.caFile} (${untrusted})`
+      : `its TLS certificate is not trusted (${untrusted}); if it comes from a private CA, set "caFile" to that CA's PEM file`;
+    return new ConnectError('network', `Cannot reach "${name}": ${why}`);
   }
   if (kind !== 'stdio' && networkCode(error) !== undefined) {
     return new ConnectError('network', `Cannot reach "${name}": ${describe(error)}`);
@@ -166,4 +181,49 @@ export function describe(error: unknown): string {
 
 export function stripMcpPrefix(message: string): string {
   return message.replace(/^MCP error -?\d+: /, '');
+}
+
+/** Why a Unix socket refused us, naming its path (rmcp-mux owns it; we never start it). */
+function socketProblem(error: unknown, path: string | undefined): string {
+  const code = errnoCode(error);
+  const at = `socket ${path}`;
+  if (code === 'ENOENT') return `no ${at} (start the server or rmcp-mux service that listens there)`;
+  if (code === 'ECONNREFUSED') return `nothing listens on ${at} (is its server or rmcp-mux running?)`;
+  if (code === 'EACCES' || code === 'EPERM') return `permission denied on ${at}`;
+  if (code === 'ENOTSOCK') return `${path} is not a socket`;
+  return `${at}: ${describe(error)}`;
+}
+
+function errnoCode(error: unknown): string | undefined {
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? code : undefined;
+}
+
+const UNTRUSTED_CERTIFICATE_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+]);
+
+/** The TLS code when the server's certificate chain is not trusted (fetch wraps it in `cause`). */
+function untrustedCertificateCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Object; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && UNTRUSTED_CERTIFICATE_CODES.has(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function causeOfType<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Object; depth++) {
+    if (current instanceof type) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

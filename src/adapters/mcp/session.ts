@@ -22,6 +22,8 @@ import { ConnectError, type HostRequests, type ServerCatalog } from './connectio
 import { isAuthError, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
 import { clientCapabilities, installHostRequests } from './host-requests.ts';
+import { serverFetch } from './server-fetch.ts';
+import { SocketTransport } from './socket-transport.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import { StdioProcess } from './stdio-process.ts';
 import { GroupStdioTransport } from './stdio-transport.ts';
@@ -70,7 +72,7 @@ export class SessionOpener {
   /** Connects with the configured transport; for URL servers, Streamable HTTP falls back to SSE on 404/405. */
   async open(signal: AbortSignal, only?: TransportKind): Promise<Session> {
     const def = this.def;
-    if (def.transport === 'stdio') return this.attempt('stdio', signal);
+    if (def.transport === 'stdio' || def.transport === 'socket') return this.attempt(def.transport, signal);
     if (!def.url) throw new ConnectError('config', `Server "${def.name}" has no url`);
     try {
       new URL(def.url);
@@ -152,13 +154,18 @@ export class SessionOpener {
         this.tail.addLine(line);
         this.onStderrLine(line);
       });
+    } else if (kind === 'socket') {
+      if (!this.def.socket) throw new ConnectError('config', `Server "${this.def.name}" has no socket`);
+      session.transport = new SocketTransport(this.def.socket, (line) => this.tail.addLine(line));
     } else {
       const url = new URL(this.def.url!);
       const requestInit: RequestInit = { headers: httpHeaders(this.def) };
+      const fetch = serverFetch(this.def);
       if (usesOAuth(this.def)) {
-        session.oauth = new StoreOAuthProvider(this.def, this.options.tokenStore ?? defaultTokenStore());
+        const store = this.options.tokenStore ?? defaultTokenStore();
+        session.oauth = new StoreOAuthProvider(this.def, store, undefined, fetch);
       }
-      const auth = session.oauth ? { authProvider: session.oauth, fetch: session.oauth.fetch } : {};
+      const auth = session.oauth ? { authProvider: session.oauth, fetch: session.oauth.fetch } : { fetch };
       session.transport =
         kind === 'sse'
           ? new SSEClientTransport(url, { requestInit, ...auth })

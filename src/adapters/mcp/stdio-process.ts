@@ -3,7 +3,7 @@
 // SIGTERM to the group, then SIGKILL). ./stdio-transport.ts turns the lines into JSON-RPC messages.
 
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { StringDecoder } from 'node:string_decoder';
+import { LineSplitter } from './line-splitter.ts';
 import { endProcessGroup, spawnInGroup } from './process-group.ts';
 import type { StderrTail } from './stderr-tail.ts';
 
@@ -42,8 +42,7 @@ export class StdioProcess {
   onError?: (error: Error) => void;
 
   private child?: ChildProcessWithoutNullStreams;
-  private readonly decoder = new StringDecoder('utf8');
-  private partial = '';
+  private readonly lines = new LineSplitter();
   private stopping?: Promise<void>;
   private hurry?: () => void;
   private exited?: ExitInfo;
@@ -153,25 +152,17 @@ export class StdioProcess {
   }
 
   private readStdout(chunk: Buffer): void {
-    this.partial += this.decoder.write(chunk);
-    let newline = this.partial.indexOf('\n');
-    while (newline !== -1) {
-      const line = this.partial.slice(0, newline).replace(/\r$/, '');
-      this.partial = this.partial.slice(newline + 1);
-      if (line.trim().length > 0) this.onLine?.(line);
-      newline = this.partial.indexOf('\n');
-    }
+    for (const line of this.lines.push(chunk)) this.onLine?.(line);
     const max = this.options.maxLineBytes ?? 10 * 1024 * 1024;
-    if (this.partial.length > max) {
-      this.partial = '';
+    if (this.lines.pending > max) {
+      this.lines.reset();
       this.onError?.(new Error(`The server wrote a stdout line longer than ${max} bytes without a newline`));
       void this.stop({ graceful: false });
     }
   }
 
   private flushStdout(): void {
-    const rest = (this.partial + this.decoder.end()).trim();
-    this.partial = '';
-    if (rest.length > 0) this.onLine?.(rest);
+    const rest = this.lines.end();
+    if (rest !== undefined) this.onLine?.(rest);
   }
 }

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { CallError } from '../../../src/adapters/mcp/index.ts';
+import { loadConfig } from '../../../src/config/load.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
-import { isAlive } from '../../fixtures/servers/spawn.ts';
+import { isAlive, stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { recordEvents, rejectionOf, textOf, useAdapterHarness } from './harness.ts';
 
 const harness = useAdapterHarness();
@@ -142,13 +143,13 @@ describe('connect', () => {
     expect(connection.stderrTail()).not.toContain('resources/templates/list');
   });
 
-  test('passes configured env over the default environment, and cwd', async () => {
+  test('inheritEnv false: configured env over the SDK default environment only, and cwd', async () => {
     const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'pi-mcp-cwd-')));
     harness.defer(async () => rmSync(cwd, { recursive: true, force: true }));
     process.env.PI_MCP_TEST_NOT_INHERITED = 'leak';
     harness.defer(async () => delete process.env.PI_MCP_TEST_NOT_INHERITED);
     const connection = await harness.connect(
-      stdioDefinition([], { env: { FIXTURE_TOKEN: 'abc', HOME: '/custom-home' }, cwd }),
+      stdioDefinition([], { env: { FIXTURE_TOKEN: 'abc', HOME: '/custom-home' }, cwd, inheritEnv: false }),
     );
     const reported = JSON.parse(textOf(await connection.callTool('environment', {})));
     expect(reported.cwd).toBe(cwd);
@@ -156,6 +157,30 @@ describe('connect', () => {
     expect(reported.env.HOME).toBe('/custom-home');
     expect(reported.env.PATH).toBe(process.env.PATH);
     expect(reported.env.PI_MCP_TEST_NOT_INHERITED).toBeUndefined();
+  });
+
+  test('by default (as in pi-mcp-adapter and Pi) the server gets the whole environment, env over it', async () => {
+    // A server that worked under pi-mcp-adapter because it read e.g. GITHUB_TOKEN from the shell.
+    process.env.PI_MCP_TEST_SHELL_TOKEN = 'from-the-shell';
+    harness.defer(async () => delete process.env.PI_MCP_TEST_SHELL_TOKEN);
+    const fixture = stdioFixture();
+    const config = loadConfig({
+      agentDir: '/home/u/.pi/agent',
+      cwd: '/work/app',
+      homeDir: '/home/u',
+      env: {},
+      projectTrusted: false,
+      readFile: (file) =>
+        file === '/home/u/.pi/agent/mcp.json'
+          ? JSON.stringify({ mcpServers: { s: { ...fixture, env: { HOME: '/custom-home' } } } })
+          : undefined,
+    });
+    const definition = config.servers.find((server) => server.name === 's')!;
+    expect(definition.inheritEnv).toBe(true);
+    const connection = await harness.connect({ ...definition, startupTimeoutMs: 15_000 });
+    const reported = JSON.parse(textOf(await connection.callTool('environment', {})));
+    expect(reported.env.PI_MCP_TEST_SHELL_TOKEN).toBe('from-the-shell');
+    expect(reported.env.HOME).toBe('/custom-home');
   });
 });
 

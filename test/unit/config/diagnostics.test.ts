@@ -315,6 +315,28 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     expected: { level: 'error', server: 'a', message: 'Server "a": url is not an http(s) URL.' },
     also: (config) => expect(config.skipped.map((s) => s.name)).toEqual(['a', 'b']),
   },
+  'invalid-ca-file': {
+    files: {
+      ...servers({
+        a: { url: 'https://a.example/mcp', caFile: '~/certs/missing.pem' },
+        b: { url: 'https://b.example/mcp', caFile: '/certs/not-pem.pem' },
+        ok: { url: 'https://ok.example/mcp' },
+      }),
+      '/certs/not-pem.pem': 'not a certificate',
+    },
+    expected: {
+      level: 'error',
+      server: 'a',
+      file: USER_FILE,
+      path: 'mcpServers.a.caFile',
+      message: 'Server "a": caFile /home/u/certs/missing.pem does not exist, so the server is skipped.',
+      fix: 'Point "caFile" at the PEM file of the CA that signed the server’s certificate.',
+    },
+    also: (config) => {
+      expect(names(config)).toEqual(['ok']);
+      expect(skippedReason(config, 'b')).toBe('caFile /certs/not-pem.pem holds no PEM certificate');
+    },
+  },
   'invalid-setting': {
     files: user({ settings: { toolPrefix: 'servers', outputLimitBytes: '50k' } }),
     expected: {

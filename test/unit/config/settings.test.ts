@@ -19,7 +19,7 @@ describe('defaults', () => {
       command: 'srv',
       args: [],
       env: {},
-      inheritEnv: false,
+      inheritEnv: true,
       headers: {},
       lifecycle: 'lazy',
       idleTimeoutMs: 10 * 60_000,

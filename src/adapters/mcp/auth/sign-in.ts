@@ -12,6 +12,7 @@ import type { TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import { addSecrets } from '../../../redact.ts';
 import { describe } from '../errors.ts';
+import { serverFetch } from '../server-fetch.ts';
 import { openBrowser } from './browser.ts';
 import { probeChallenge } from './challenge-probe.ts';
 import { listenForCallback } from './loopback.ts';
@@ -36,8 +37,8 @@ export async function signInServer(
     return { ok: false, message: `"${name}" is a stdio server: it has no OAuth sign-in.` };
   }
   const serverUrl = def.url;
-  const baseFetch = options.fetch ?? fetch;
   try {
+    const baseFetch = options.fetch ?? serverFetch(def);
     if (def.oauth?.grantType === 'client_credentials') {
       const provider = new StoreOAuthProvider(def, store, undefined, baseFetch);
       const result = await auth(provider, { serverUrl, fetchFn: provider.fetch });
