@@ -2,6 +2,7 @@
 // defaults applied (from defaults.ts, nowhere else). A variable that is not set skips the server.
 
 import { isAbsolute, resolve } from 'node:path';
+import { type CommandValue, valueForm } from './command-values.ts';
 import { adapterConfigHash } from './config-hash.ts';
 import { MINUTE_MS, OAUTH_DEFAULTS, SERVER_DEFAULTS } from './defaults.ts';
 import { diagnostic } from './diagnostics.ts';
@@ -53,10 +54,26 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
     }
     return undefined;
   };
-  const map = (values: Record<string, string | number | boolean> | undefined, key: string) => {
+  const commandValues: CommandValue[] = [];
+  /** `text` for values that may run a command (`!command`, see ./command-values.ts): undefined then. */
+  const secretText: Text = (value, key, sub = []) => {
+    const form = valueForm(value);
+    if (form.kind === 'text') return text(form.text, key, sub);
+    const field = key as CommandValue['field'];
+    const keyPath = formatPath([...spec.entryPath, originOf(key), ...sub]);
+    const entryKey = sub[0];
+    commandValues.push({
+      field,
+      ...(typeof entryKey === 'string' ? { key: entryKey } : {}),
+      command: form.command,
+      keyPath,
+    });
+    return undefined;
+  };
+  const map = (values: Record<string, string | number | boolean> | undefined, key: 'env' | 'headers') => {
     const out: Record<string, string> = {};
     for (const [entryKey, value] of Object.entries(values ?? {})) {
-      const resolved = text(String(value), key, [entryKey]);
+      const resolved = secretText(String(value), key, [entryKey]);
       if (resolved !== undefined)
         Object.defineProperty(out, entryKey, {
           value: resolved,
@@ -164,8 +181,9 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
       if (caFile !== undefined)
         definition.caFile = isAbsolute(caFile) ? caFile : resolve(context.cwd, caFile);
     }
-    resolveAuth(fields, definition, text, context, failures, diagnostics, place, name, originOf);
+    resolveAuth(fields, definition, text, secretText, context, failures, diagnostics, place, name, originOf);
   }
+  if (commandValues.length > 0) definition.commandValues = commandValues;
 
   const first = failures[0];
   if (first !== undefined) return { ok: false, ...first, diagnostics };
@@ -178,6 +196,7 @@ function resolveAuth(
   fields: ServerFields,
   definition: ServerDefinition,
   text: Text,
+  secretText: Text,
   context: InterpolationContext,
   failures: Array<{ reason: string; fix?: string }>,
   diagnostics: Diagnostic[],
@@ -191,7 +210,7 @@ function resolveAuth(
   definition.auth = auth;
   if (auth === 'bearer') {
     if (fields.bearerToken !== undefined) {
-      const token = text(fields.bearerToken, 'bearerToken');
+      const token = secretText(fields.bearerToken, 'bearerToken');
       if (token !== undefined) definition.bearerToken = token;
     } else if (fields.bearerTokenEnv !== undefined) {
       const variable = fields.bearerTokenEnv;

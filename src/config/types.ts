@@ -1,6 +1,8 @@
 // The resolved configuration every other module consumes. The loader (src/config/load.ts) is the only
 // producer; defaults are applied there, once, so consumers never guess.
 
+import type { CommandValue } from './command-values.ts';
+
 export type Lifecycle = 'lazy' | 'eager' | 'keep-alive';
 export type ToolPrefix = 'server' | 'short' | 'none' | 'mcp';
 /**
@@ -79,6 +81,8 @@ export interface ServerDefinition {
   /** `bearer` adds `Authorization: Bearer <bearerToken>`; resolved from bearerToken / bearerTokenEnv. */
   auth?: 'bearer' | 'oauth' | false;
   bearerToken?: string;
+  /** `!command` values of env, headers and bearerToken: run when the server connects. */
+  commandValues?: CommandValue[];
   oauth?: OAuthConfig;
   // lifecycle (milliseconds everywhere; the file says minutes / seconds where users expect them)
   lifecycle: Lifecycle;

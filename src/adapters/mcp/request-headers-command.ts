@@ -7,7 +7,7 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestHeadersCommand } from '../../config/types.ts';
 import { addSecrets, headerSecrets } from '../../redact.ts';
-import { endProcessGroup, spawnInGroup } from './process-group.ts';
+import { runShortCommand, ShortCommandError } from './short-command.ts';
 
 export const HEADERS_COMMAND_TIMEOUT_MS = 10_000;
 const MAX_OUTPUT_BYTES = 64 * 1024;
@@ -52,47 +52,23 @@ async function runHeadersCommand(
   envelope: Record<string, unknown>,
   signal: AbortSignal | undefined,
 ): Promise<Record<string, string>> {
-  signal?.throwIfAborted();
   const timeoutMs = config.timeoutMs ?? HEADERS_COMMAND_TIMEOUT_MS;
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  const child = spawnInGroup(config.command, config.args, { env: { ...env, ...config.env } });
-  const output = await new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const fail = (why: string) => {
-      cleanup();
-      void endProcessGroup(child, { graceMs: 0 });
-      reject(new HeadersCommandError(why));
-    };
-    const timer = setTimeout(() => fail(`timed out after ${timeoutMs} ms`), timeoutMs);
-    const onAbort = () => fail('aborted');
-    const cleanup = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error: NodeJS.ErrnoException) =>
-      fail(
-        error.code === 'ENOENT' ? `command not found: ${config.command}` : `could not start (${error.code})`,
-      ),
-    );
-    child.stdout.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_OUTPUT_BYTES) fail('printed more than 64 KiB');
-      else chunks.push(chunk);
+  let output: Buffer;
+  try {
+    output = await runShortCommand({
+      command: config.command,
+      args: config.args,
+      env: { ...env, ...config.env },
+      stdin: JSON.stringify(envelope),
+      timeoutMs,
+      maxBytes: MAX_OUTPUT_BYTES,
+      ...(signal ? { signal } : {}),
     });
-    child.stderr.resume();
-    child.on('close', (code, killedBy) => {
-      cleanup();
-      void endProcessGroup(child, { graceMs: 0 });
-      if (code === 0) resolve(Buffer.concat(chunks));
-      else
-        reject(new HeadersCommandError(code === null ? `ended by ${killedBy}` : `exited with code ${code}`));
-    });
-    child.stdin.on('error', () => {});
-    child.stdin.end(JSON.stringify(envelope));
-  });
+  } catch (error) {
+    throw error instanceof ShortCommandError ? new HeadersCommandError(error.why) : error;
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(output.toString('utf8'));

@@ -18,6 +18,7 @@ import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
 import { StoreOAuthProvider } from './auth/provider.ts';
+import { withCommandValues } from './command-values.ts';
 import { ConnectError, type HostRequests, type ServerCatalog } from './connection-port.ts';
 import { isAuthError, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
@@ -60,17 +61,23 @@ export interface Session {
 }
 
 export class SessionOpener {
+  /** The definition of the connect in progress: `configured` with its `!command` values run. */
+  private def: ServerDefinition;
+
   constructor(
-    private readonly def: ServerDefinition,
+    private readonly configured: ServerDefinition,
     private readonly tail: StderrTail,
     private readonly onStderrLine: (line: string) => void,
     private readonly hub: EventHub,
     private readonly options: McpConnectorOptions,
     private readonly host?: HostRequests,
-  ) {}
+  ) {
+    this.def = configured;
+  }
 
   /** Connects with the configured transport; for URL servers, Streamable HTTP falls back to SSE on 404/405. */
   async open(signal: AbortSignal, only?: TransportKind): Promise<Session> {
+    this.def = await withCommandValues(this.configured, signal);
     const def = this.def;
     if (def.transport === 'stdio' || def.transport === 'socket') return this.attempt(def.transport, signal);
     if (!def.url) throw new ConnectError('config', `Server "${def.name}" has no url`);

@@ -13,7 +13,12 @@ export function usesOAuth(def: ServerDefinition): boolean {
   if (def.transport === 'stdio' || !def.url) return false;
   if (def.auth === 'oauth' || def.oauth !== undefined) return true;
   if (def.auth === false || def.auth === 'bearer' || def.bearerToken !== undefined) return false;
-  return !Object.keys(def.headers).some((key) => key.toLowerCase() === 'authorization');
+  const commandHeaders = (def.commandValues ?? []).flatMap((value) =>
+    value.field === 'bearerToken' ? ['authorization'] : value.field === 'headers' ? [value.key ?? ''] : [],
+  );
+  return ![...Object.keys(def.headers), ...commandHeaders].some(
+    (key) => key.toLowerCase() === 'authorization',
+  );
 }
 
 /** What a needs-auth server's error says: the reason, and the command that fixes it. */
