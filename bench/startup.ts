@@ -1,13 +1,16 @@
 // 2. Startup. In-process: extension load (`bridgePi` on a recording PiHost) + `session_start` (what the
 // first model request needs), then the runtime's start in the background until every tool is registered, from a real mcp-cache.json of 5, 23 and 100 × 50 lazy servers (none may start).
+// `session_start` twice: loading config and cache (a first start), and from the start record (the next,
+// unchanged one).
 // Reference: reading and parsing the same two files (the floor any implementation pays).
 // Real Pi: time to the first model request with the extension (23 cached servers) vs without it.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Connector } from '../src/adapters/mcp/connection-port.ts';
 import { bridgePi } from '../src/adapters/pi/bridge.ts';
 import { configHash, createCacheStore } from '../src/catalog/cache.ts';
+import { START_RECORD_FILE_NAME } from '../src/catalog/start-record.ts';
 import { loadConfig } from '../src/config/load.ts';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
 import { RecordingPi } from '../test/support/recording-pi.ts';
@@ -55,12 +58,20 @@ export interface InProcessStartup {
   registered: number;
   serversStarted: number;
   load: Summary;
+  /** Config + cache loaded, validated and catalogued (a first start, or one whose inputs changed). */
   sessionStart: Summary;
+  /** The same start when nothing changed since the last one: from the start record (mcp-start.json). */
+  sessionStartFromRecord: Summary;
   total: Summary;
   /** After session_start, off the critical path: the runtime loads, starts and registers the deferred tools. */
   runtimeStart: Summary;
   floor: Summary;
   totalOverFloor: number;
+}
+
+async function waitForFile(file: string): Promise<void> {
+  for (let i = 0; i < 1000 && !existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!existsSync(file)) throw new Error(`benchmark: ${file} was not written`);
 }
 
 async function inProcess(
@@ -76,22 +87,36 @@ async function inProcess(
   };
   const load: number[] = [];
   const sessionStart: number[] = [];
+  const fromRecord: number[] = [];
   const total: number[] = [];
   const runtimeStart: number[] = [];
   const floor: number[] = [];
   let registered = 0;
   try {
+    const recordFile = join(dir.agentDir, START_RECORD_FILE_NAME);
     for (let i = 0; i < iterations + warmup; i++) {
+      rmSync(recordFile, { force: true });
       const pi = new RecordingPi(dir.projectDir, false);
       const t0 = performance.now();
       const bridge = bridgePi(pi, { connector, env, homeDir: dir.home });
       const t1 = performance.now();
       await pi.emit('session_start', { reason: 'startup' });
       const t2 = performance.now();
+      if (bridge.startedFrom() !== 'load') throw new Error('benchmark: expected a full load');
+      // The request goes out: the start is remembered (mcp-start.json) for the next, unchanged one.
+      await pi.emit('before_provider_request', { payload: {} });
       await bridge.runtime();
       const t3 = performance.now();
       registered = pi.tools.size - 1; // minus ToolSearch
       await pi.emit('session_shutdown', { reason: 'quit' });
+      await waitForFile(recordFile);
+      const again = new RecordingPi(dir.projectDir, false);
+      const next = bridgePi(again, { connector, env, homeDir: dir.home });
+      const r0 = performance.now();
+      await again.emit('session_start', { reason: 'startup' });
+      const r1 = performance.now();
+      if (next.startedFrom() !== 'record') throw new Error('benchmark: the start record was not used');
+      await again.emit('session_shutdown', { reason: 'quit' });
       const f0 = performance.now();
       JSON.parse(readFileSync(join(dir.agentDir, 'mcp.json'), 'utf8'));
       JSON.parse(readFileSync(join(dir.agentDir, 'mcp-cache.json'), 'utf8'));
@@ -99,6 +124,7 @@ async function inProcess(
       if (i < warmup) continue; // JIT and file-cache warm-up
       load.push(t1 - t0);
       sessionStart.push(t2 - t1);
+      fromRecord.push(r1 - r0);
       total.push(t2 - t0);
       runtimeStart.push(t3 - t2);
       floor.push(f1 - f0);
@@ -113,6 +139,7 @@ async function inProcess(
     serversStarted: started,
     load: summarize(load),
     sessionStart: summarize(sessionStart),
+    sessionStartFromRecord: summarize(fromRecord),
     total: summarize(total),
     runtimeStart: summarize(runtimeStart),
     floor: summarize(floor),

@@ -1,11 +1,11 @@
 // One server entry, as written in one file → a validated spec (not yet interpolated or defaulted),
 // or the reason it is invalid. Every problem becomes a diagnostic at the key the user wrote.
 
-import type { TSchema } from '@sinclair/typebox';
 import { applyCompat, SERVER_COMPAT, SERVER_VALUE_COMPAT } from './compat.ts';
 import { type DiagnosticCode, diagnostic } from './diagnostics.ts';
 import { type Dialect, dialectKeys, FOREIGN_KEYS, translate } from './dialects.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
+import type { Schema } from './json-schema.ts';
 import { isPlainObject } from './parse.ts';
 import { OAuthSchema, propertiesOf, ServerSchema } from './schema.ts';
 import { didYouMean } from './suggest.ts';
@@ -152,7 +152,7 @@ export function validateEntry(input: EntryInput): EntryResult {
 
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(compat.entry)) {
-    const schema: TSchema | undefined = Object.hasOwn(SERVER_PROPS, key) ? SERVER_PROPS[key] : undefined;
+    const schema: Schema | undefined = Object.hasOwn(SERVER_PROPS, key) ? SERVER_PROPS[key] : undefined;
     if (schema === undefined) {
       unknownNativeKey(key, input, report, at);
       continue;

@@ -13,13 +13,3 @@ export function formatPath(segments: readonly PathSegment[]): string {
   }
   return out;
 }
-
-/** A JSON pointer (`/args/2`) from TypeBox errors, as path segments. */
-export function pointerSegments(pointer: string): PathSegment[] {
-  if (pointer === '' || pointer === '/') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((part) => (/^(0|[1-9][0-9]*)$/.test(part) ? Number(part) : part));
-}

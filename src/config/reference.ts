@@ -2,7 +2,6 @@
 // locations, so the documentation cannot drift from what the loader accepts
 // (test/unit/config/reference.test.ts compares them).
 
-import type { TSchema } from '@sinclair/typebox';
 import {
   type CompatKey,
   FOREIGN_CONFIG_KEYS,
@@ -14,14 +13,13 @@ import {
 import { DIAGNOSTIC_CODES } from './diagnostics.ts';
 import { CODEX_RULES, OPENCODE_RULES } from './dialects.ts';
 import { importLocations } from './imports.ts';
+import type { Schema } from './json-schema.ts';
 import {
   CaptureStatsSchema,
   FileSchema,
   IMPORT_NAMES,
-  node,
   OAuthSchema,
   propertiesOf,
-  type SchemaNode,
   ServerSchema,
   SettingsSchema,
   TraceSettingsSchema,
@@ -76,9 +74,9 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function keyTable(schema: TSchema): string {
+function keyTable(schema: Schema): string {
   const rows = Object.entries(propertiesOf(schema)).map(([key, property]) => {
-    const n = node(property);
+    const n = property;
     return `| \`${key}\` | ${cell(typeLabel(n))} | ${cell(defaultLabel(n))} | ${cell(n.description ?? '')} |`;
   });
   return ['| Key | Type | Default | Meaning |', '|---|---|---|---|', ...rows, ''].join('\n');
@@ -99,7 +97,7 @@ export function compatDisposition(
     oauth: { ours: propertiesOf(OAuthSchema), rules: [] },
     settings: { ours: propertiesOf(SettingsSchema), rules: [SETTINGS_COMPAT] },
     topLevel: { ours: propertiesOf(FileSchema), rules: [TOP_LEVEL_COMPAT] },
-  } satisfies Record<string, { ours: Record<string, TSchema>; rules: Array<Record<string, CompatKey>> }>;
+  } satisfies Record<string, { ours: Record<string, Schema>; rules: Array<Record<string, CompatKey>> }>;
   const { ours, rules } = sections[section];
   const rule = rules.map((table) => (Object.hasOwn(table, key) ? table[key] : undefined)).find(Boolean);
   const native = Object.hasOwn(ours, key);
@@ -158,7 +156,7 @@ function diagnosticTable(): string {
   return ['| Code | Level | Meaning |', '|---|---|---|', ...rows, ''].join('\n');
 }
 
-function typeLabel(schema: SchemaNode): string {
+function typeLabel(schema: Schema): string {
   if (schema.anyOf !== undefined) {
     if (isStringish(schema)) return 'string';
     return schema.anyOf.map(typeLabel).join(' | ');
@@ -192,7 +190,7 @@ function typeLabel(schema: SchemaNode): string {
   }
 }
 
-function defaultLabel(schema: SchemaNode): string {
+function defaultLabel(schema: Schema): string {
   if (schema['x-default'] !== undefined) return schema['x-default'];
   if (schema.default !== undefined) return `\`${JSON.stringify(schema.default)}\``;
   return '—';

@@ -1,8 +1,7 @@
-// The TypeBox schemas of the configuration file. They validate every entry (src/config/validate.ts)
+// The JSON schemas of the configuration file. They validate every entry (src/config/validate.ts)
 // and document it: the key tables of docs/config.md are rendered from them (src/config/reference.ts).
 // `x-default` is the documented default when it is not a single static value.
 
-import { type TSchema, Type } from '@sinclair/typebox';
 import {
   CAPTURE_STATS_DEFAULTS,
   OAUTH_DEFAULTS,
@@ -10,6 +9,7 @@ import {
   SETTINGS_DEFAULTS,
   TRACE_DEFAULTS,
 } from './defaults.ts';
+import { type Schema, Type } from './json-schema.ts';
 
 const EXPOSURES = ['direct', 'deferred', 'codemode', 'hidden'];
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
@@ -19,7 +19,7 @@ const MAX_MINUTES = Math.floor(MAX_MS / 60_000);
 const MAX_SECONDS = Math.floor(MAX_MS / 1000);
 
 /** Every key of a config object is optional; defaults come from defaults.ts. */
-function optional(properties: Record<string, TSchema>): Record<string, TSchema> {
+function optional(properties: Record<string, Schema>): Record<string, Schema> {
   return Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)]));
 }
 
@@ -444,28 +444,6 @@ export const FileSchema = Type.Object(
   { additionalProperties: true },
 );
 
-export type SchemaNode = {
-  type?: string | string[];
-  enum?: unknown[];
-  const?: unknown;
-  anyOf?: SchemaNode[];
-  items?: SchemaNode;
-  properties?: Record<string, SchemaNode>;
-  patternProperties?: Record<string, SchemaNode>;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: number;
-  minLength?: number;
-  pattern?: string;
-  description?: string;
-  default?: unknown;
-  'x-default'?: string;
-};
-
-export function node(schema: TSchema): SchemaNode {
-  return schema as unknown as SchemaNode;
-}
-
-export function propertiesOf(schema: TSchema): Record<string, TSchema> {
-  return (node(schema).properties ?? {}) as Record<string, TSchema>;
+export function propertiesOf(schema: Schema): Record<string, Schema> {
+  return schema.properties ?? {};
 }

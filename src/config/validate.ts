@@ -1,11 +1,9 @@
-// Checks one value against its TypeBox schema and, when it fails, says where and what was expected in
-// words a user understands. Values are echoed only where they cannot be secrets (enum choices).
+// Checks one value against its JSON schema (src/config/json-schema.ts) and, when it fails, says where
+// and what was expected in words a user understands. Values are echoed only where they cannot be secrets (enum choices).
 
-import type { TSchema } from '@sinclair/typebox';
-import { Compile, type Validator } from '@sinclair/typebox/compile';
-import { type PathSegment, pointerSegments } from './json-path.ts';
+import type { PathSegment } from './json-path.ts';
+import { mismatchPath, type Schema } from './json-schema.ts';
 import { describeType, isPlainObject } from './parse.ts';
-import { node, type SchemaNode } from './schema.ts';
 import { didYouMean } from './suggest.ts';
 
 export interface ValueProblem {
@@ -15,42 +13,24 @@ export interface ValueProblem {
   fix?: string;
 }
 
-// Compiled once per schema (TypeBox falls back to its interpreter where code generation is not
-// allowed); the same TypeBox 1.x validates here and inside Pi.
-const validators = new WeakMap<TSchema, Validator>();
-
-function validatorFor(schema: TSchema): Validator {
-  let validator = validators.get(schema);
-  if (validator === undefined) {
-    validator = Compile(schema) as Validator;
-    validators.set(schema, validator);
-  }
-  return validator;
-}
-
-export function checkValue(schema: TSchema, value: unknown): ValueProblem | undefined {
-  const validator = validatorFor(schema);
-  if (validator.Check(value)) return undefined;
-  let deepest: PathSegment[] = [];
-  for (const error of validator.Errors(value)) {
-    const segments = pointerSegments(error.instancePath);
-    if (segments.length > deepest.length) deepest = segments;
-  }
-  const found = locate(node(schema), value, deepest);
+export function checkValue(schema: Schema, value: unknown): ValueProblem | undefined {
+  const deepest = mismatchPath(schema, value);
+  if (deepest === undefined) return undefined;
+  const found = locate(schema, value, deepest);
   return explain(found.schema, found.value, found.path);
 }
 
 function locate(
-  root: SchemaNode,
+  root: Schema,
   rootValue: unknown,
   segments: PathSegment[],
-): { schema: SchemaNode; value: unknown; path: PathSegment[] } {
+): { schema: Schema; value: unknown; path: PathSegment[] } {
   let schema = root;
   let value = rootValue;
   const path: PathSegment[] = [];
   for (const segment of segments) {
     const branch = branchFor(schema, value);
-    let next: SchemaNode | undefined;
+    let next: Schema | undefined;
     if (typeof segment === 'number' && Array.isArray(value)) {
       next = branch.items;
       value = value[segment];
@@ -66,13 +46,13 @@ function locate(
 }
 
 /** The union branch that has the value's shape (list or object), so nested errors describe the right one. */
-function branchFor(schema: SchemaNode, value: unknown): SchemaNode {
+function branchFor(schema: Schema, value: unknown): Schema {
   if (schema.anyOf === undefined) return schema;
   const wanted = Array.isArray(value) ? 'array' : isPlainObject(value) ? 'object' : undefined;
   return schema.anyOf.find((option) => option.type === wanted) ?? schema;
 }
 
-function explain(schema: SchemaNode, value: unknown, path: PathSegment[]): ValueProblem {
+function explain(schema: Schema, value: unknown, path: PathSegment[]): ValueProblem {
   const expected = describeSchema(schema);
   const choices = enumChoices(schema);
   if (choices !== undefined && typeof value === 'string') {
@@ -91,19 +71,19 @@ function explain(schema: SchemaNode, value: unknown, path: PathSegment[]): Value
   };
 }
 
-function enumChoices(schema: SchemaNode): string[] | undefined {
+function enumChoices(schema: Schema): string[] | undefined {
   const direct = schema.enum?.filter((item): item is string => typeof item === 'string');
   if (direct !== undefined && direct.length > 0) return direct;
   const nested = (schema.anyOf ?? []).flatMap((option) => enumChoices(option) ?? []);
   return nested.length > 0 ? nested : undefined;
 }
 
-function accepts(schema: SchemaNode, type: string): boolean {
+function accepts(schema: Schema, type: string): boolean {
   if (schema.anyOf !== undefined) return schema.anyOf.some((option) => accepts(option, type));
   return schema.type === type || (type === 'number' && schema.type === 'integer');
 }
 
-function quotedScalarFix(schema: SchemaNode, value: unknown): string | undefined {
+function quotedScalarFix(schema: Schema, value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
   if ((text === 'true' || text === 'false') && accepts(schema, 'boolean'))
@@ -114,7 +94,7 @@ function quotedScalarFix(schema: SchemaNode, value: unknown): string | undefined
 }
 
 /** "one of "lazy", "eager"", "true or false", "a list of strings", ... */
-export function describeSchema(schema: SchemaNode): string {
+export function describeSchema(schema: Schema): string {
   if (schema.anyOf !== undefined) {
     if (isStringish(schema)) return 'a string';
     return schema.anyOf.map(describeSchema).join(' or ');
@@ -147,7 +127,7 @@ export function describeSchema(schema: SchemaNode): string {
   }
 }
 
-function bounds(schema: SchemaNode): string {
+function bounds(schema: Schema): string {
   const parts: string[] = [];
   if (schema.exclusiveMinimum !== undefined) parts.push(`> ${schema.exclusiveMinimum}`);
   if (schema.minimum !== undefined) parts.push(`≥ ${schema.minimum}`);
@@ -162,7 +142,7 @@ function plural(description: string): string {
 }
 
 /** string | number | boolean, which users mean as a string. */
-export function isStringish(schema: SchemaNode): boolean {
+export function isStringish(schema: Schema): boolean {
   const types = (schema.anyOf ?? []).map((option) => option.type).sort();
   return types.join() === 'boolean,number,string';
 }

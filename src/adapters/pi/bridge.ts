@@ -22,7 +22,15 @@ import type { AuthPort } from '../../auth/port.ts';
 import { createCacheStore } from '../../catalog/cache.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../../catalog/exposure.ts';
+import {
+  createStartRecords,
+  recordingInputs,
+  START_RECORD_FILE_NAME,
+  type StartInputs,
+  startKey,
+} from '../../catalog/start-record.ts';
 import { LOG_FILE } from '../../config/defaults.ts';
+import { readFileFromDisk } from '../../config/documents.ts';
 import { agentDirFrom, loadConfig } from '../../config/load.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import { createDeferredInspection } from '../../inspect/deferred.ts';
@@ -131,6 +139,8 @@ export interface PiBridgeOptions {
 export interface PiBridge {
   /** The session runtime, created and started with the current session on first need. */
   runtime(): Promise<Runtime>;
+  /** How the current session prepared its first request: from the start record, or by loading. */
+  startedFrom(): 'record' | 'load' | undefined;
 }
 
 export const STATUS_KEY = 'mcp';
@@ -162,6 +172,17 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   };
   const logger = createLogger({ file: join(agentDir, LOG_FILE) });
   const cache = createCacheStore({ file: join(agentDir, 'mcp-cache.json'), logger });
+  const startRecords = createStartRecords(
+    join(agentDir, START_RECORD_FILE_NAME),
+    join(agentDir, 'mcp-cache.json'),
+  );
+  /** Config texts the remembered start read; the session's full load takes them instead of reading again. */
+  let startTexts: Map<string, string | undefined> | undefined;
+  /** What the last load read, for the start record. */
+  let lastInputs: StartInputs | undefined;
+  /** Saves this session's start record once its first request is on its way. */
+  let saveStartRecord: (() => Promise<void>) | undefined;
+  let startedFrom: 'record' | 'load' | undefined;
   const tempDir = join(tmpdir(), `pi-mcp-actors-${process.pid}-${randomBytes(4).toString('hex')}`);
   let ctx: PiContext | undefined;
   /** What Pi has of ours, by name: registering the same tool again (same text and schema) is skipped. */
@@ -188,17 +209,39 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   });
   const inspection = createDeferredInspection();
 
-  const load = (request: StartRequest): LoadedConfig => {
+  const configPathFlag = () => {
     const flag = pi.getFlag('mcp-config');
+    return typeof flag === 'string' && flag ? flag : undefined;
+  };
+  const startKeyOf = (request: StartRequest) => {
+    const configPath = configPathFlag();
+    return startKey({
+      cwd: request.cwd,
+      projectTrusted: request.projectTrusted,
+      ...(configPath ? { configPath } : {}),
+      ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
+    });
+  };
+
+  const load = (request: StartRequest): LoadedConfig => {
+    const configPath = configPathFlag();
+    const texts = startTexts;
+    startTexts = undefined;
+    const seen = recordingInputs(
+      env,
+      texts ? (path) => (texts.has(path) ? texts.get(path) : readFileFromDisk(path)) : readFileFromDisk,
+    );
     lastConfig = loadConfig({
       agentDir,
       cwd: request.cwd,
       homeDir,
-      env,
+      env: seen.env,
+      readFile: seen.readFile,
       projectTrusted: request.projectTrusted,
-      ...(typeof flag === 'string' && flag ? { configPath: flag } : {}),
+      ...(configPath ? { configPath } : {}),
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
     });
+    lastInputs = seen.inputs();
     addServerSecrets(lastConfig.servers);
     return lastConfig;
   };
@@ -397,17 +440,54 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     starting = undefined;
     serverRequests.newSession();
     const current = request;
-    const read = safelyReturn(() => readSession(load(current), cache));
+    const key = startKeyOf(current);
+    saveStartRecord = undefined;
+    startTexts = undefined;
+    // Inputs unchanged since a start that needed nothing else: its ToolSearch is all the request needs.
+    const remembered = pi.getActiveTools().includes(PI_CODEMODE_TOOL)
+      ? undefined
+      : safelyReturn(() => startRecords.match(key, env, Date.now()));
+    startedFrom = remembered ? 'record' : 'load';
+    if (remembered) {
+      startTexts = remembered.texts;
+      safely(() => {
+        registerToolSearch(remembered.description);
+        host.setActiveMcpTools([]);
+      });
+      saveStartRecord = remembered.refresh;
+      startSoon(WITHOUT_REQUEST_MS);
+      return;
+    }
+    const config = safelyReturn(() => load(current));
+    const inputs = lastInputs;
+    const cacheView =
+      config &&
+      safelyReturn(() =>
+        startRecords.readCache(
+          config.servers.map((d) => d.name),
+          Date.now(),
+        ),
+      );
+    const read = config && safelyReturn(() => readSession(config, cache));
     startup = read;
+    let description: string | undefined;
     if (read) {
-      safely(() => registerSession(read));
+      description = safelyReturn(() => registerSession(read));
       await registerProxyTool(read.config).catch((e: unknown) => logger.error(`proxy tool: ${String(e)}`));
     }
     // Direct tools must exist for the first model request: servers that should have some but are not
     // in the cache are connected now (bounded by their startup timeout). Otherwise nothing waits.
-    const env = read?.config.settings.directToolsEnv;
+    const directEnv = read?.config.settings.directToolsEnv;
     const connectNow =
-      !read || read.config.servers.some((d) => !read.cached[d.name] && mayHaveDirectTools(d, env));
+      !read || read.config.servers.some((d) => !read.cached[d.name] && mayHaveDirectTools(d, directEnv));
+    if (
+      read &&
+      inputs &&
+      cacheView &&
+      description !== undefined &&
+      startNeedsOnlyToolSearch(read, connectNow)
+    )
+      saveStartRecord = () => startRecords.save(key, inputs, cacheView, description);
     if (connectNow) await ready().catch(() => undefined);
     else startSoon(WITHOUT_REQUEST_MS);
   });
@@ -415,6 +495,9 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   pi.on('agent_start', () => clearTimeout(backgroundStart));
   pi.on('before_provider_request', () => {
     if (!starting) startSoon(AFTER_REQUEST_MS);
+    const save = saveStartRecord;
+    saveStartRecord = undefined;
+    if (save) setImmediate(() => void save());
     return undefined;
   });
   // Another extension registered or removed an MCP server (pi.registerMcpServer): we connect those
@@ -441,14 +524,15 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     await inspection.dispose();
   });
 
-  return { runtime: () => ready() };
+  return { runtime: () => ready(), startedFrom: () => startedFrom };
 
   /**
    * What the first model request declares: ToolSearch and the direct tools, and the narrowed active set,
    * from config + cache, through the same redaction as the runtime's registrations (which then find
    * them done).
    */
-  function registerSession({ config, catalog, description }: SessionStartup) {
+  /** Returns ToolSearch's description as registered. */
+  function registerSession({ config, catalog, description }: SessionStartup): string | undefined {
     const outbound = redactingHost(host);
     reportConfigDiagnostics(config, logger, outbound.notify);
     outbound.registerToolSearch(description);
@@ -460,6 +544,23 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       if (everyTool || entry.exposure === 'direct') outbound.registerTool(entry);
     const direct = catalog.entries.filter((entry) => entry.exposure === 'direct');
     outbound.setActiveMcpTools(direct.map((entry) => entry.name));
+    return registeredDescription;
+  }
+
+  /**
+   * Whether this start can be remembered: nothing but ToolSearch was registered, nothing was said, and
+   * nothing had to connect (a start that registered direct tools, the gateway or codemode's tools, or
+   * told the user something, runs in full every time).
+   */
+  function startNeedsOnlyToolSearch(read: SessionStartup, connectNow: boolean): boolean {
+    const { config, catalog } = read;
+    return (
+      !connectNow &&
+      !config.settings.proxyTool &&
+      config.diagnostics.every((d) => d.level === 'info') &&
+      catalog.entries.every((entry) => entry.exposure !== 'direct') &&
+      !codemodeReachesTools(config.servers, pi.getActiveTools())
+    );
   }
 
   async function registerProxyTool(config: LoadedConfig) {
