@@ -14,7 +14,7 @@
 import { createDecipheriv, createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { isPlainObject as isRecord } from '../config/parse.ts';
+import { isPlainObject as isRecord } from '../plain-object.ts';
 import { addSecrets } from '../redact.ts';
 import { normalizeUrl, type SignInRecord, type StoredTokens } from './token-store.ts';
 

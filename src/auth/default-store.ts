@@ -2,7 +2,7 @@
 // built without an explicit one (the default connector, the default server logic).
 
 import { homedir } from 'node:os';
-import { agentDirFrom } from '../config/load.ts';
+import { agentDirFrom } from '../config/agent-dir.ts';
 import { createTokenStore, type TokenStore } from './token-store.ts';
 
 const stores = new Map<string, TokenStore>();

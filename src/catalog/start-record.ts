@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import { type ReadFile, readFileFromDisk } from '../config/documents.ts';
+import { type ReadFile, readFileFromDisk } from '../config/read-file.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
 import { DEFAULT_CACHE_MAX_AGE_MS } from './cache.ts';
 

@@ -3,8 +3,8 @@
 
 import { X509Certificate } from 'node:crypto';
 import { diagnostic } from './diagnostics.ts';
-import type { ReadFile } from './documents.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
+import type { ReadFile } from './read-file.ts';
 import type { Diagnostic, ServerDefinition } from './types.ts';
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;

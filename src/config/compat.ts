@@ -2,7 +2,7 @@
 // here: each is mapped to ours, or dropped, with an `info` diagnostic naming what happens. None makes
 // a server invalid. The tables also render the compatibility table of docs/config.md.
 
-import { isPlainObject } from './parse.ts';
+import { isPlainObject } from '../plain-object.ts';
 
 export type CompatSource = 'pi-mcp-adapter' | 'Pi' | 'pi-mcp-adapter, Pi';
 

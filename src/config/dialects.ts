@@ -2,8 +2,8 @@
 // they are translated to the native keys here, remembering which original key each came from so
 // diagnostics point at what the user wrote. Native entries pass through unchanged.
 
+import { isPlainObject } from '../plain-object.ts';
 import type { DiagnosticCode } from './diagnostics.ts';
-import { isPlainObject } from './parse.ts';
 import { didYouMean } from './suggest.ts';
 import type { DiagnosticLevel } from './types.ts';
 

@@ -1,28 +1,16 @@
-// Reading one config file (the only file access of src/config, behind a `readFile` seam) and
+// Reading one config file (through the `readFile` seam of ./read-file.ts, src/config's only file access) and
 // finding the server entries, `imports` and top-level keys in it.
 
-import { readFileSync } from 'node:fs';
+import { isPlainObject } from '../plain-object.ts';
 import { applyCompat, TOP_LEVEL_COMPAT } from './compat.ts';
 import { diagnostic } from './diagnostics.ts';
 import type { Dialect } from './dialects.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
-import { formatOf, isPlainObject, parseConfigText } from './parse.ts';
+import { formatOf, parseConfigText } from './parse.ts';
+import type { ReadFile } from './read-file.ts';
 import { FileSchema, IMPORT_NAMES, type ImportName, propertiesOf } from './schema.ts';
 import { didYouMean } from './suggest.ts';
 import type { Diagnostic, LoadedConfig, SourceRef } from './types.ts';
-
-/** Text of a file, or undefined when it does not exist. Other failures throw. */
-export type ReadFile = (path: string) => string | undefined;
-
-export const readFileFromDisk: ReadFile = (path) => {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw error;
-  }
-};
 
 export interface ReadState {
   readFile: ReadFile;

@@ -1,12 +1,12 @@
 // One server entry, as written in one file → a validated spec (not yet interpolated or defaulted),
 // or the reason it is invalid. Every problem becomes a diagnostic at the key the user wrote.
 
+import { isPlainObject } from '../plain-object.ts';
 import { applyCompat, SERVER_COMPAT, SERVER_VALUE_COMPAT } from './compat.ts';
 import { type DiagnosticCode, diagnostic } from './diagnostics.ts';
 import { type Dialect, dialectKeys, FOREIGN_KEYS, translate } from './dialects.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
 import type { Schema } from './json-schema.ts';
-import { isPlainObject } from './parse.ts';
 import { OAuthSchema, propertiesOf, ServerSchema } from './schema.ts';
 import { didYouMean } from './suggest.ts';
 import type { Diagnostic, SourceRef } from './types.ts';

@@ -6,6 +6,7 @@
 // Settings: user ← project. Synchronous and never throws: every problem is a diagnostic.
 
 import { join, resolve } from 'node:path';
+import { isPlainObject } from '../plain-object.ts';
 import { checkCaFile } from './ca-file.ts';
 import { defaultSettings, PROJECT_CONFIG_FILES, USER_CONFIG_FILE } from './defaults.ts';
 import { diagnostic } from './diagnostics.ts';
@@ -15,17 +16,15 @@ import {
   entriesOf,
   noteInputs,
   type RawEntry,
-  type ReadFile,
   type ReadState,
   readDocument,
-  readFileFromDisk,
   readImports,
 } from './documents.ts';
 import { type EntryResult, type ServerFields, type ServerSpec, validateEntry } from './entry.ts';
 import { importLocations } from './imports.ts';
 import { expandHome, type InterpolationContext } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
-import { isPlainObject } from './parse.ts';
+import { type ReadFile, readFileFromDisk } from './read-file.ts';
 import { resolveServer } from './resolve.ts';
 import type { ImportName } from './schema.ts';
 import { buildSettings, readSettings, type SettingsLayer } from './settings.ts';
@@ -56,13 +55,6 @@ export const TRUST_REASON = 'the project is not trusted, so servers from its fil
 export const TRUST_FIX =
   'Trust the project in Pi (accept the trust prompt, or start Pi with --approve), then /reload.';
 const PI_SERVERS_SOURCE = 'pi.getMcpServers()';
-
-/** PI_CODING_AGENT_DIR (with `~` expanded), else ~/.pi/agent. */
-export function agentDirFrom(env: Record<string, string | undefined>, homeDir: string): string {
-  const configured = env.PI_CODING_AGENT_DIR?.trim();
-  if (configured !== undefined && configured !== '') return resolve(expandHome(configured, homeDir));
-  return join(homeDir, '.pi', 'agent');
-}
 
 export function loadConfig(options: LoadOptions): LoadedConfig {
   try {

@@ -4,6 +4,7 @@
 
 import { createRequire } from 'node:module';
 import type { Node, ParseError } from 'jsonc-parser';
+import { isPlainObject } from '../plain-object.ts';
 import type { PathSegment } from './json-path.ts';
 
 // The parsers load when a file of their kind is read (a session without a TOML import never loads
@@ -172,12 +173,6 @@ function numberProp(value: unknown, key: string): number | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const found = (value as Record<string, unknown>)[key];
   return typeof found === 'number' && Number.isFinite(found) ? found : undefined;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /** The kind of a value, never the value itself (it may be a secret). */

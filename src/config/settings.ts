@@ -2,12 +2,12 @@
 // then turned into the Settings every consumer reads.
 
 import { isAbsolute, join, resolve } from 'node:path';
+import { isPlainObject } from '../plain-object.ts';
 import { applyCompat, SETTINGS_COMPAT } from './compat.ts';
 import { CAPTURE_STATS_DEFAULTS, defaultSettings, MINUTE_MS } from './defaults.ts';
 import { diagnostic } from './diagnostics.ts';
 import { type InterpolationContext, interpolate } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
-import { isPlainObject } from './parse.ts';
 import { CaptureStatsSchema, propertiesOf, SettingsSchema } from './schema.ts';
 import { didYouMean } from './suggest.ts';
 import type { Diagnostic, Settings, ToolPrefix } from './types.ts';

@@ -1,9 +1,10 @@
 // Checks one value against its JSON schema (src/config/json-schema.ts) and, when it fails, says where
 // and what was expected in words a user understands. Values are echoed only where they cannot be secrets (enum choices).
 
+import { isPlainObject } from '../plain-object.ts';
 import type { PathSegment } from './json-path.ts';
 import { mismatchPath, type Schema } from './json-schema.ts';
-import { describeType, isPlainObject } from './parse.ts';
+import { describeType } from './parse.ts';
 import { didYouMean } from './suggest.ts';
 
 export interface ValueProblem {

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { rmdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSession, type SessionStartup } from '../../actors/describe-session.ts';
+import type { SessionStartup } from '../../actors/describe-session.ts';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
 import { redactingHost, redactResult } from '../../actors/outbound.ts';
 import { promptCommandName } from '../../actors/prompt-command-name.ts';
@@ -29,9 +29,9 @@ import {
   type StartInputs,
   startKey,
 } from '../../catalog/start-record.ts';
+import { agentDirFrom } from '../../config/agent-dir.ts';
 import { LOG_FILE } from '../../config/defaults.ts';
-import { readFileFromDisk } from '../../config/documents.ts';
-import { agentDirFrom, loadConfig } from '../../config/load.ts';
+import { readFileFromDisk } from '../../config/read-file.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import { createDeferredInspection } from '../../inspect/deferred.ts';
 import { INSPECT_FLAG, inspectTargetFrom } from '../../inspect/target.ts';
@@ -223,7 +223,16 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     });
   };
 
+  let fullStart: typeof import('./full-start.ts') | undefined;
+  const loadFullStart = async () => {
+    fullStart ??= await import('./full-start.ts');
+    return fullStart;
+  };
+
+  /** Reads the config; the caller has loaded ./full-start.ts first (loadFullStart). */
   const load = (request: StartRequest): LoadedConfig => {
+    if (!fullStart) throw new Error('the config loader is not loaded yet');
+    const { loadConfig } = fullStart;
     const configPath = configPathFlag();
     const texts = startTexts;
     startTexts = undefined;
@@ -331,6 +340,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   const runtime = () =>
     (loading ??= attachInspection()
       .catch((e: unknown) => logger.warn(`inspection: ${String(e)}`))
+      .then(loadFullStart)
       .then(runtimeModule)
       .then(({ createPiRuntime }) =>
         createPiRuntime({
@@ -458,6 +468,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       startSoon(WITHOUT_REQUEST_MS);
       return;
     }
+    const { readSession } = await loadFullStart();
+    if (request !== current) return; // a newer session_start took over meanwhile
     const config = safelyReturn(() => load(current));
     const inputs = lastInputs;
     const cacheView =

@@ -3,7 +3,7 @@
 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentDirFrom } from '../../../src/config/load.ts';
+import { agentDirFrom } from '../../../src/config/agent-dir.ts';
 import { cleanupLayouts, fixture, layout, names, server, skippedReason, withCode } from './helpers.ts';
 
 afterEach(cleanupLayouts);
