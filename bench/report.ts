@@ -456,6 +456,16 @@ export function writeReport(r: BenchResults, dir: string): void {
             ),
           ],
           [
+            "  CPU of Pi's main thread to it, vs no MCP",
+            ...present.map((v) =>
+              b.variants[v]!.firstRequestCpuDeltaMs === undefined
+                ? v === 'none' && Number.isFinite(b.variants[v]!.median.firstRequestCpuMs)
+                  ? `${f(b.variants[v]!.median.firstRequestCpuMs)} ms`
+                  : '—'
+                : `${b.variants[v]!.firstRequestCpuDeltaMs! >= 0 ? '+' : '−'}${f(Math.abs(b.variants[v]!.firstRequestCpuDeltaMs!))} ms`,
+            ),
+          ],
+          [
             'search turn',
             ...present.map((v) => (v === 'none' ? '—' : `${f(b.variants[v]!.median.searchTurnMs)} ms`)),
           ],

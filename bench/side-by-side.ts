@@ -98,6 +98,8 @@ function scriptFor(variant: Variant, problems: string[]): Step {
 export interface RunFigures {
   ok: boolean;
   firstRequestMs: number;
+  /** CPU time of Pi's main thread when the first request arrived (Linux; grows far less with load). */
+  firstRequestCpuMs?: number;
   searchTurnMs?: number;
   callTurnMs?: number;
   /** From the last answer written to Pi's exit. */
@@ -114,6 +116,7 @@ export interface VariantResult {
   failures: string[];
   median: {
     firstRequestMs: number;
+    firstRequestCpuMs: number;
     searchTurnMs: number;
     callTurnMs: number;
     shutdownMs: number;
@@ -126,6 +129,7 @@ export interface VariantResult {
   /** Turn-one tokens (tools + system prompt) minus Pi's own without MCP. */
   mcpTurnOneTokens?: number;
   firstRequestDeltaMs?: number;
+  firstRequestCpuDeltaMs?: number;
   shutdownDeltaMs?: number;
 }
 
@@ -242,6 +246,9 @@ export async function runSideBySide(
         c.runs.push({
           ok,
           firstRequestMs: round(run.arrivals[0]!, 1),
+          ...(run.cpuAtArrivalMs[0] !== undefined
+            ? { firstRequestCpuMs: round(run.cpuAtArrivalMs[0], 1) }
+            : {}),
           ...(v !== 'none'
             ? {
                 searchTurnMs: round(run.arrivals[1]! - run.answered[0]!, 1),
@@ -282,6 +289,7 @@ export async function runSideBySide(
       failures: c.failures,
       median: {
         firstRequestMs: m((r) => r.firstRequestMs),
+        firstRequestCpuMs: m((r) => r.firstRequestCpuMs),
         searchTurnMs: m((r) => r.searchTurnMs),
         callTurnMs: m((r) => r.callTurnMs),
         shutdownMs: m((r) => r.shutdownMs),
@@ -301,6 +309,8 @@ export async function runSideBySide(
       r.mcpTurnOneTokens =
         r.median.toolsTokens + r.median.systemTokens - (none.median.toolsTokens + none.median.systemTokens);
       r.firstRequestDeltaMs = round(r.median.firstRequestMs - none.median.firstRequestMs, 1);
+      if (Number.isFinite(r.median.firstRequestCpuMs) && Number.isFinite(none.median.firstRequestCpuMs))
+        r.firstRequestCpuDeltaMs = round(r.median.firstRequestCpuMs - none.median.firstRequestCpuMs, 1);
       r.shutdownDeltaMs = round(r.median.shutdownMs - none.median.shutdownMs, 1);
     }
   }

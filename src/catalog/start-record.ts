@@ -60,14 +60,21 @@ export interface CacheView {
   freshUntil: number | null;
 }
 
-/** Same project, trust, `--mcp-config` and servers from other extensions. */
+/** Same project, home, trust, `--mcp-config` and servers from other extensions. */
 export function startKey(parts: {
   cwd: string;
+  homeDir: string;
   projectTrusted: boolean;
   configPath?: string;
   piServers?: unknown;
 }): string {
-  const key = [parts.cwd, parts.projectTrusted, parts.configPath ?? null, parts.piServers ?? null];
+  const key = [
+    parts.cwd,
+    parts.homeDir,
+    parts.projectTrusted,
+    parts.configPath ?? null,
+    parts.piServers ?? null,
+  ];
   return createHash('sha256').update(JSON.stringify(key)).digest('base64url');
 }
 

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { followAuthorization, type OAuthFixture, startOAuthFixture } from '../fixtures/oauth/start.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { EXTENSION, TOOL_SEARCH, toolResultFor } from './harness/mcp.ts';
@@ -145,8 +145,13 @@ describe('OAuth sign-in in the real Pi', () => {
       const written = readFileSync(piFile, 'utf8');
       expect(Object.keys(JSON.parse(written))).toEqual([`mcp__linear|${fixture.url}`]);
 
-      // Our CLI, same agent dir: no sign-in; the 2 s token has expired by now, so it is refreshed
+      // Our CLI, same agent dir, once Pi's 2 s token has expired: no sign-in; the token is refreshed
       // (into our own store); Pi's file is left as it was.
+      const expiresAt = (Object.values(JSON.parse(written))[0] as { tokensExpireAt: number }).tokensExpireAt;
+      await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(expiresAt), {
+        timeout: 10_000,
+        interval: 50,
+      });
       const call = await run(process.execPath, [BIN, 'call', 'linear__whoami', '{}'], env);
       expect(call.code, call.output).toBe(0);
       expect(call.stdout).toMatch(/^client dcr-\w+ scopes mcp$/m);

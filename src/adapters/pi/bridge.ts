@@ -217,6 +217,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     const configPath = configPathFlag();
     return startKey({
       cwd: request.cwd,
+      homeDir,
       projectTrusted: request.projectTrusted,
       ...(configPath ? { configPath } : {}),
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
