@@ -285,11 +285,18 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
           document = {};
           servers = emptyRecord();
         }
+        let changed = state.kind !== 'ok' || removals.some((name) => Object.hasOwn(servers, name));
         for (const name of removals) delete servers[name];
         for (const [name, entry] of Object.entries(updates)) {
           const previous = Object.hasOwn(servers, name) ? servers[name] : undefined;
-          setOwn(servers, name, serializeEntry(entry, previous));
+          const serialized = serializeEntry(entry, previous);
+          if (sameRecentEntry(previous, serialized)) continue;
+          setOwn(servers, name, serialized);
+          changed = true;
         }
+        // Nothing new (a server listed what it listed an hour ago): the file stays as it is, so the
+        // start record (start-record.ts) still trusts it without reading it.
+        if (!changed) return;
         const next: Record<string, unknown> = { ...document };
         setOwn(next, 'version', CACHE_VERSION);
         setOwn(next, 'servers', servers);
@@ -465,6 +472,18 @@ function serializeEntry(entry: CachedServer, previous: unknown): Record<string, 
   if (entry.prompts !== undefined) out.prompts = entry.prompts;
   if (entry.resourceTemplates !== undefined) out.resourceTemplates = entry.resourceTemplates;
   return out;
+}
+
+/** `cachedAt` is renewed when the entry is this old, even if nothing else changed. */
+const RENEW_CACHED_AT_MS = 24 * 60 * 60 * 1000;
+
+/** The same entry except a `cachedAt` less than a day newer. */
+function sameRecentEntry(previous: unknown, next: Record<string, unknown>): boolean {
+  if (!isRecord(previous) || typeof previous.cachedAt !== 'number' || typeof next.cachedAt !== 'number')
+    return false;
+  const renewal = next.cachedAt - previous.cachedAt;
+  if (renewal < 0 || renewal >= RENEW_CACHED_AT_MS) return false;
+  return stableStringify({ ...previous, cachedAt: 0 }) === stableStringify({ ...next, cachedAt: 0 });
 }
 
 /** JSON with object keys sorted at every level, so equal values hash equally. */

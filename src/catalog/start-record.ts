@@ -30,7 +30,7 @@ export interface StartInputs {
  * cache entries), so the record holds no secret and no plain hash of one. The cache file's signature
  * and the moment its first fresh entry expires let an untouched cache be trusted without reading it.
  */
-export interface StartRecord {
+interface StartRecord {
   files: string[];
   env: string[];
   servers: string[];
@@ -51,7 +51,7 @@ interface RecordsFile {
 }
 
 /** The configured servers' cache entries as a start saw them. */
-export interface CacheView {
+interface CacheView {
   servers: string[];
   /** Size, modification time and inode of the file, taken before reading it. */
   signature: string;
@@ -117,9 +117,7 @@ export function recordingInputs(
   };
 }
 
-export type StartRecords = ReturnType<typeof createStartRecords>;
-
-export interface RememberedStart {
+interface RememberedStart {
   description: string;
   /** The config texts read to check the record; the session's full load reuses them. */
   texts: Map<string, string | undefined>;

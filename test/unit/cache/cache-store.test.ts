@@ -93,6 +93,23 @@ describe('reading and writing', () => {
     expect(Object.keys(onDisk().servers).sort()).toEqual(['beta', 'gamma']);
   });
 
+  it('leaves the file untouched when a server lists the same again within a day, and renews it after', async () => {
+    const cache = store();
+    await cache.write({ alpha: entryFor('alpha') });
+    const stat = () => fs.statSync(file, { bigint: true });
+    const before = stat();
+    await cache.write({ alpha: entryFor('alpha', { cachedAt: NOW + DAY - 1 }) });
+    expect([stat().ino, stat().mtimeNs]).toEqual([before.ino, before.mtimeNs]);
+    expect(onDisk().servers.alpha.cachedAt).toBe(NOW);
+    // Something else changed: written at once.
+    const other = { ...echoTool, description: 'Echo it back' };
+    await cache.write({ alpha: entryFor('alpha', { cachedAt: NOW + 1, tools: [other] }) });
+    expect(onDisk().servers.alpha).toMatchObject({ cachedAt: NOW + 1, tools: [other] });
+    // Unchanged for a day: the timestamp is renewed.
+    await cache.write({ alpha: entryFor('alpha', { cachedAt: NOW + 1 + DAY, tools: [other] }) });
+    expect(onDisk().servers.alpha.cachedAt).toBe(NOW + 1 + DAY);
+  });
+
   it('keeps serverInfo and instructions', async () => {
     const entry = entryFor('alpha', {
       serverInfo: { name: 'alpha', version: '1.2.3' },
