@@ -80,6 +80,8 @@ const recordCount = () => {
   }
 };
 const description = (pi: RecordingPi) => pi.tools.get('ToolSearch')?.description;
+const runtimeServers = async (bridge: PiBridge) =>
+  ((await bridge.runtime()).actor.getSnapshot().context.config?.servers ?? []).map((s) => s.name).sort();
 
 /** The first session loads and leaves a record; returns its ToolSearch description. */
 async function firstSession(options: Parameters<typeof session>[0] = {}) {
@@ -122,13 +124,7 @@ describe('the start record', () => {
     expect(description(pi)).toBe(loaded);
     expect(pi.activeMcp()).toEqual(['ToolSearch']);
     // The runtime, started later, has the whole config and registers the deferred tools.
-    const runtime = await bridge.runtime();
-    expect(
-      runtime.actor
-        .getSnapshot()
-        .context.config?.servers.map((s) => s.name)
-        .sort(),
-    ).toEqual(['files', 'notes']);
+    expect(await runtimeServers(bridge)).toEqual(['files', 'notes']);
     expect(pi.tools.has('notes__add_note')).toBe(true);
     expect(description(pi)).toBe(loaded);
   });
@@ -141,13 +137,7 @@ describe('the start record', () => {
     await pi.emit('session_start', { reason: 'startup' });
     expect(bridge.startedFrom()).toBe('record');
     writeUserConfig({ mcpServers: { other: stdioFixture(['--name', 'other']) } });
-    const runtime = await bridge.runtime();
-    expect(
-      runtime.actor
-        .getSnapshot()
-        .context.config?.servers.map((s) => s.name)
-        .sort(),
-    ).toEqual(['files', 'notes']);
+    expect(await runtimeServers(bridge)).toEqual(['files', 'notes']);
   });
 
   it('holds no secret: environment values and file texts are only in a salted digest', async () => {
