@@ -220,45 +220,60 @@ export function writeReport(r: BenchResults, dir: string): void {
       '',
     );
     if (s.realPi) {
-      const p = s.realPi;
+      const real = Object.entries(s.realPi);
+      const delta = (ms: number) => `${ms >= 0 ? '+' : '−'}${f(Math.abs(ms))} ms`;
+      const first = real[0]![1];
       md.push(
-        `Real Pi ${m.pi}, print mode, time from spawn to the first model request, ${p.runs} runs each after one warm-up, interleaved: with the extension and ${p.servers} cached lazy servers (cache ${p.cacheUsed ? 'used' : '**not used**'}) vs Pi without it.`,
+        `Real Pi ${m.pi}, print mode (one answer), time from spawn to the first model request, ${first.runs} runs per row after one warm-up, interleaved: Pi with no MCP; Pi with an extension that does nothing (what Pi spends on any extension: loading jiti, compiling and calling the entry); Pi with this extension and that many cached lazy servers, started from the start record as an unchanged start is. CPU = Pi's main thread up to the first request (less sensitive to load).`,
         '',
         table(
-          ['', 'first request (median)', 'runs', 'wall (median)'],
-          [
-            [
-              'Pi, no MCP',
-              `${f(p.noMcp.medianFirstMs)} ms`,
-              p.noMcp.firstRequestMs.map(f).join(', '),
-              `${f(p.noMcp.medianWallMs)} ms`,
-            ],
-            [
-              'Pi + pi-mcp-actors',
-              `${f(p.ours.medianFirstMs)} ms`,
-              p.ours.firstRequestMs.map(f).join(', '),
-              `${f(p.ours.medianWallMs)} ms`,
-            ],
-          ],
+          ['servers', '', 'first request (median)', 'vs no MCP', 'CPU vs no MCP', 'wall (median)'],
+          real.flatMap(([name, p]) =>
+            (
+              [
+                ['Pi, no MCP', p.noMcp, undefined, undefined],
+                [
+                  'Pi + an empty extension',
+                  p.emptyExtension,
+                  p.emptyExtensionDeltaMs,
+                  p.emptyExtensionCpuDeltaMs,
+                ],
+                [
+                  `Pi + pi-mcp-actors${p.cacheUsed ? '' : ' (**cache not used**)'}`,
+                  p.ours,
+                  p.firstRequestDeltaMs,
+                  p.firstRequestCpuDeltaMs,
+                ],
+              ] as const
+            ).map(([label, side, d, cpu], i) => [
+              i === 0 ? `${name} (${p.servers})` : '',
+              label,
+              `${f(side.medianFirstMs)} ms`,
+              d === undefined ? '—' : delta(d),
+              cpu === undefined
+                ? i === 0 && side.medianFirstCpuMs !== undefined
+                  ? `${f(side.medianFirstCpuMs)} ms`
+                  : '—'
+                : delta(cpu),
+              `${f(side.medianWallMs)} ms`,
+            ]),
+          ),
         ),
         '',
-        `Ratio ${x(p.firstRequestRatio)}, +${f(p.firstRequestDeltaMs)} ms.${p.errors.length ? ` Failed runs: ${p.errors.length}.` : ''}` +
-          (p.firstRequestCpuDeltaMs === undefined
-            ? ''
-            : ` CPU time of Pi's main thread up to the first request (less sensitive to load): ${f(p.noMcp.medianFirstCpuMs!)} ms alone, ${f(p.ours.medianFirstCpuMs!)} ms with the extension, ${p.firstRequestCpuDeltaMs >= 0 ? '+' : '−'}${f(Math.abs(p.firstRequestCpuDeltaMs))} ms.`),
-        '',
+        ...real.flatMap(([name, p]) =>
+          p.errors.length ? [`${name}: failed runs: ${p.errors.length}.`, ''] : [],
+        ),
         figure('startup-pi.svg', {
-          title: `Real Pi: time to the first model request (${p.servers} cached servers)`,
+          title: 'Real Pi: time to the first model request',
           unit: 'ms',
-          groups: [
-            {
-              label: 'first request',
-              bars: [
-                { series: 'with pi-mcp-actors', value: p.ours.medianFirstMs, note: x(p.firstRequestRatio) },
-                { series: 'no MCP', value: p.noMcp.medianFirstMs },
-              ],
-            },
-          ],
+          groups: real.map(([name, p]) => ({
+            label: `${name} (${p.servers} servers)`,
+            bars: [
+              { series: 'with pi-mcp-actors', value: p.ours.medianFirstMs, note: x(p.firstRequestRatio) },
+              { series: 'with an empty extension', value: p.emptyExtension.medianFirstMs },
+              { series: 'no MCP', value: p.noMcp.medianFirstMs },
+            ],
+          })),
         }),
         '',
       );
@@ -441,7 +456,7 @@ export function writeReport(r: BenchResults, dir: string): void {
     md.push(
       heading,
       '',
-      `${about} Pi ${m.pi}, print mode, the same five servers (${b.servers.join(', ')}; each started by Node 22 directly) and the same scripted conversation: search for \`echo\`, call it, answer. Medians of ${b.runs} runs per column after one warm-up round (which fills the metadata caches), round-robin. Search turn = from the model's search call being sent to the next model request; call turn likewise for the echo call. Turn-one MCP tokens = tools + system prompt of the first request minus Pi's own without MCP. The \`everything\` server's own start (bare SDK client: spawn, initialize, tools/list; sampled once per round) is ${f(b.everythingStartMs)} ms (median).`,
+      `${about} Pi ${m.pi}, print mode, the same five servers (${b.servers.join(', ')}; each started by Node 22 directly) and the same scripted conversation: search for \`echo\`, call it, answer. Medians of ${b.runs} runs per column after two warm-up rounds (the first fills the metadata caches, the second starts from them as a later session does), round-robin. Search turn = from the model's search call being sent to the next model request; call turn likewise for the echo call. Turn-one MCP tokens = tools + system prompt of the first request minus Pi's own without MCP. The \`everything\` server's own start (bare SDK client: spawn, initialize, tools/list; sampled once per round) is ${f(b.everythingStartMs)} ms (median).`,
       '',
       table(
         ['', ...present.map((v) => b.variants[v]!.label)],

@@ -3,7 +3,8 @@
 // `session_start` twice: loading config and cache (a first start), and from the start record (the next,
 // unchanged one).
 // Reference: reading and parsing the same two files (the floor any implementation pays).
-// Real Pi: time to the first model request with the extension (23 cached servers) vs without it.
+// Real Pi: time to the first model request with the extension (5 and 23 cached servers) vs without it, and
+// with an extension that does nothing (what Pi spends on any extension), many interleaved runs.
 
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { loadConfig } from '../src/config/load.ts';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
 import { RecordingPi } from '../test/support/recording-pi.ts';
 import type { CatalogFile } from './support/catalogs.ts';
-import { extensionEntry } from './support/installed.ts';
+import { emptyExtensionEntry, extensionEntry } from './support/installed.ts';
 import { runPiTimed } from './support/pi-run.ts';
 import { median, ratio, round, type Summary, summarize } from './support/stats.ts';
 
@@ -162,30 +163,39 @@ export interface RealPiStartup {
   servers: number;
   cacheUsed: boolean;
   noMcp: RealPiSide;
+  /** Pi with an extension that does nothing (bench/support/installed.ts): what any extension costs. */
+  emptyExtension: RealPiSide;
   ours: RealPiSide;
   firstRequestRatio: number;
   firstRequestDeltaMs: number;
   /** The same gap in CPU time of Pi's main thread (grows far less with the machine's load than wall time). */
   firstRequestCpuDeltaMs?: number;
+  emptyExtensionDeltaMs: number;
+  emptyExtensionCpuDeltaMs?: number;
   errors: string[];
 }
+
+type Side = 'noMcp' | 'emptyExtension' | 'ours';
 
 async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStartup> {
   const { dir } = await cachedAgentDir(catalogs);
   const bare = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1' });
-  const sides = {
-    noMcp: { first: [] as number[], wall: [] as number[], cpu: [] as number[] },
-    ours: { first: [] as number[], wall: [] as number[], cpu: [] as number[] },
+  const sides: Record<Side, { first: number[]; wall: number[]; cpu: number[] }> = {
+    noMcp: { first: [], wall: [], cpu: [] },
+    emptyExtension: { first: [], wall: [], cpu: [] },
+    ours: { first: [], wall: [], cpu: [] },
   };
+  const names = Object.keys(sides) as Side[];
   const errors: string[] = [];
   let cacheUsed = true;
   try {
     for (let i = 0; i < runs + 1; i++) {
-      const order = i % 2 === 0 ? (['noMcp', 'ours'] as const) : (['ours', 'noMcp'] as const);
+      const order = names.map((_, k) => names[(k + i) % names.length]!);
       for (const side of order) {
         const run = await runPiTimed({
           dir: side === 'ours' ? dir : bare,
-          extensions: side === 'ours' ? [extensionEntry()] : [],
+          extensions:
+            side === 'ours' ? [extensionEntry()] : side === 'emptyExtension' ? [emptyExtensionEntry()] : [],
           prompt: 'Say hello.',
           step: () => ({ text: 'Hello.' }),
           timeoutMs: 60_000,
@@ -200,7 +210,7 @@ async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStar
           const search = run.bodies[0]?.tools?.find((t) => t.function.name === 'ToolSearch');
           if (!search || search.function.description?.includes('(?)')) cacheUsed = false;
         }
-        if (i === 0) continue; // warm-up (disk cache, jiti cache)
+        if (i === 0) continue; // warm-up (disk cache, jiti cache, start record)
         sides[side].first.push(run.arrivals[0]);
         sides[side].wall.push(run.wallMs);
         if (run.cpuAtArrivalMs[0] !== undefined) sides[side].cpu.push(run.cpuAtArrivalMs[0]);
@@ -220,41 +230,51 @@ async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStar
       : {}),
   });
   const noMcp = pack(sides.noMcp);
+  const emptyExtension = pack(sides.emptyExtension);
   const ours = pack(sides.ours);
+  const cpuDelta = (side: RealPiSide) =>
+    side.medianFirstCpuMs !== undefined && noMcp.medianFirstCpuMs !== undefined
+      ? round(side.medianFirstCpuMs - noMcp.medianFirstCpuMs, 1)
+      : undefined;
+  const oursCpu = cpuDelta(ours);
+  const emptyCpu = cpuDelta(emptyExtension);
   return {
     runs,
     servers: catalogs.length,
     cacheUsed,
     noMcp,
+    emptyExtension,
     ours,
     firstRequestRatio: ratio(ours.medianFirstMs, noMcp.medianFirstMs),
     firstRequestDeltaMs: round(ours.medianFirstMs - noMcp.medianFirstMs, 1),
-    ...(ours.medianFirstCpuMs !== undefined && noMcp.medianFirstCpuMs !== undefined
-      ? { firstRequestCpuDeltaMs: round(ours.medianFirstCpuMs - noMcp.medianFirstCpuMs, 1) }
-      : {}),
+    ...(oursCpu !== undefined ? { firstRequestCpuDeltaMs: oursCpu } : {}),
+    emptyExtensionDeltaMs: round(emptyExtension.medianFirstMs - noMcp.medianFirstMs, 1),
+    ...(emptyCpu !== undefined ? { emptyExtensionCpuDeltaMs: emptyCpu } : {}),
     errors,
   };
 }
 
 export interface StartupResult {
   inProcess: Record<string, InProcessStartup>;
-  realPi?: RealPiStartup;
+  /** By catalog (five, all23). */
+  realPi?: Record<string, RealPiStartup>;
   realPiError?: string;
 }
 
 export async function runStartup(
   sets: Record<string, { catalogs: CatalogFile[]; iterations: number; warmup: number }>,
-  real: { catalogs: CatalogFile[]; runs: number } | undefined,
+  real: Record<string, { catalogs: CatalogFile[]; runs: number }>,
 ): Promise<StartupResult> {
   const result: StartupResult = { inProcess: {} };
   for (const [name, set] of Object.entries(sets))
     result.inProcess[name] = await inProcess(set.catalogs, set.iterations, set.warmup);
-  if (real) {
-    try {
-      result.realPi = await realPi(real.catalogs, real.runs);
-    } catch (error) {
-      result.realPiError = String(error);
+  try {
+    for (const [name, set] of Object.entries(real)) {
+      result.realPi ??= {};
+      result.realPi[name] = await realPi(set.catalogs, set.runs);
     }
+  } catch (error) {
+    result.realPiError = String(error);
   }
   return result;
 }

@@ -4,7 +4,7 @@
 // checkout's TypeScript sources through Pi's jiti instead, as a developer's `-e .` does.
 
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './provision.ts';
@@ -28,5 +28,24 @@ export function extensionEntry(): string {
   });
   for (const file of ['package.json', 'extension.ts']) copyFileSync(join(REPO_ROOT, file), join(dir, file));
   installed = dir;
+  return dir;
+}
+
+let empty: string | undefined;
+
+/**
+ * A package whose extension does nothing: what Pi itself spends on any extension (loading jiti, compiling
+ * and calling the entry) before the extension's own work. The anchor beside ours in the startup runs.
+ */
+export function emptyExtensionEntry(): string {
+  if (empty) return empty;
+  const dir = mkdtempSync(join(tmpdir(), 'pi-empty-extension-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'empty-extension', type: 'module', pi: { extensions: ['./extension.ts'] } }),
+  );
+  writeFileSync(join(dir, 'extension.ts'), 'export default function emptyExtension(): void {}\n');
+  empty = dir;
   return dir;
 }
