@@ -155,8 +155,8 @@ export function createStartRecords(file: string, cacheFile: string) {
   }
 
   /**
-   * The configured servers' cache entries, read when the description is built from them (the file is
-   * replaced atomically; its signature is taken first, so a later rewrite is never mistaken for this one).
+   * The configured servers' cache entries (the file is replaced atomically; its signature is taken
+   * first, so a later rewrite is never mistaken for this one).
    */
   function readCache(servers: string[], now: number): CacheView {
     const signature = signatureOf(cacheFile);
@@ -179,13 +179,24 @@ export function createStartRecords(file: string, cacheFile: string) {
     return { servers, signature, contents: JSON.stringify(contents), freshUntil };
   }
 
-  /** Remembers a start that loaded in full. A failure only means the next start takes longer. */
+  /** The cache file's signature; taken before a load reads the cache, for `save`. */
+  function cacheSignature(): string {
+    return signatureOf(cacheFile);
+  }
+
+  /**
+   * Remembers a start that loaded in full, once its request is on its way: the cache is read here, and
+   * only if it is still the file the start read (`seen`, taken before), so the record pairs the
+   * description with the entries it was built from. A failure only means the next start takes longer.
+   */
   async function save(
     key: string,
     inputs: StartInputs,
-    cache: CacheView,
+    seen: { servers: string[]; signature: string; at: number },
     description: string,
   ): Promise<void> {
+    const cache = readCache(seen.servers, seen.at);
+    if (cache.signature !== seen.signature || signatureOf(cacheFile) !== seen.signature) return;
     const salt = readRecords()?.salt ?? randomBytes(16).toString('base64url');
     await store(
       key,
@@ -235,7 +246,7 @@ export function createStartRecords(file: string, cacheFile: string) {
     }
   }
 
-  return { match, readCache, save };
+  return { match, cacheSignature, save };
 }
 
 function digestOf(salt: string, value: unknown): string {

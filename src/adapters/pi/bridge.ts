@@ -473,14 +473,11 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     if (request !== current) return; // a newer session_start took over meanwhile
     const config = safelyReturn(() => load(current));
     const inputs = lastInputs;
-    const cacheView =
-      config &&
-      safelyReturn(() =>
-        startRecords.readCache(
-          config.servers.map((d) => d.name),
-          Date.now(),
-        ),
-      );
+    const seenCache = config && {
+      servers: config.servers.map((d) => d.name),
+      signature: startRecords.cacheSignature(),
+      at: Date.now(),
+    };
     const read = config && safelyReturn(() => readSession(config, cache));
     startup = read;
     let description: string | undefined;
@@ -496,11 +493,11 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     if (
       read &&
       inputs &&
-      cacheView &&
+      seenCache &&
       description !== undefined &&
       startNeedsOnlyToolSearch(read, connectNow)
     )
-      saveStartRecord = () => startRecords.save(key, inputs, cacheView, description);
+      saveStartRecord = () => startRecords.save(key, inputs, seenCache, description);
     if (connectNow) await ready().catch(() => undefined);
     else startSoon(WITHOUT_REQUEST_MS);
   });
