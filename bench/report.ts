@@ -263,6 +263,14 @@ export function writeReport(r: BenchResults, dir: string): void {
         ...real.flatMap(([name, p]) =>
           p.errors.length ? [`${name}: failed runs: ${p.errors.length}.`, ''] : [],
         ),
+        ...real.flatMap(([name, p]) =>
+          p.own
+            ? [
+                `${name}: our own work before the first request, timed inside Pi (medians of ${p.own.runs} runs): importing the bundle ${f(p.own.importMs)} ms, the factory ${f(p.own.factoryMs)} ms, \`session_start\` ${f(p.own.sessionStartMs)} ms.`,
+                '',
+              ]
+            : [],
+        ),
         figure('startup-pi.svg', {
           title: 'Real Pi: time to the first model request',
           unit: 'ms',

@@ -16,7 +16,7 @@ import { loadConfig } from '../src/config/load.ts';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
 import { RecordingPi } from '../test/support/recording-pi.ts';
 import type { CatalogFile } from './support/catalogs.ts';
-import { emptyExtensionEntry, extensionEntry } from './support/installed.ts';
+import { emptyExtensionEntry, extensionEntry, timedExtensionEntry } from './support/installed.ts';
 import { runPiTimed } from './support/pi-run.ts';
 import { median, ratio, round, type Summary, summarize } from './support/stats.ts';
 
@@ -172,10 +172,41 @@ export interface RealPiStartup {
   firstRequestCpuDeltaMs?: number;
   emptyExtensionDeltaMs: number;
   emptyExtensionCpuDeltaMs?: number;
+  /** Our own work before the first request, timed inside Pi (medians over separate runs). */
+  own?: { runs: number; importMs: number; factoryMs: number; sessionStartMs: number };
   errors: string[];
 }
 
 type Side = 'noMcp' | 'emptyExtension' | 'ours';
+
+/** Our import, factory and session_start timed inside Pi (bench/support/installed.ts), as in `ours` runs. */
+async function ownTimes(dir: AgentDir, runs: number): Promise<RealPiStartup['own']> {
+  const file = join(dir.root, 'own-times.jsonl');
+  const samples: Record<string, number[]> = { import: [], factory: [], session_start: [] };
+  for (let i = 0; i < runs; i++) {
+    rmSync(file, { force: true });
+    const run = await runPiTimed({
+      dir,
+      extensions: [timedExtensionEntry()],
+      env: { PI_MCP_BENCH_TIMES: file },
+      prompt: 'Say hello.',
+      step: () => ({ text: 'Hello.' }),
+      timeoutMs: 60_000,
+    });
+    if (run.code !== 0 || !existsSync(file)) continue;
+    for (const line of readFileSync(file, 'utf8').trim().split('\n')) {
+      const { what, ms } = JSON.parse(line) as { what: string; ms: number };
+      samples[what]?.push(ms);
+    }
+  }
+  if (!samples.import!.length || !samples.session_start!.length) return undefined;
+  return {
+    runs: samples.import!.length,
+    importMs: round(median(samples.import!), 2),
+    factoryMs: round(median(samples.factory!), 2),
+    sessionStartMs: round(median(samples.session_start!), 2),
+  };
+}
 
 async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStartup> {
   const { dir } = await cachedAgentDir(catalogs);
@@ -188,6 +219,7 @@ async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStar
   const names = Object.keys(sides) as Side[];
   const errors: string[] = [];
   let cacheUsed = true;
+  let own: RealPiStartup['own'];
   try {
     for (let i = 0; i < runs + 1; i++) {
       const order = names.map((_, k) => names[(k + i) % names.length]!);
@@ -216,6 +248,7 @@ async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStar
         if (run.cpuAtArrivalMs[0] !== undefined) sides[side].cpu.push(run.cpuAtArrivalMs[0]);
       }
     }
+    own = await ownTimes(dir, Math.max(5, Math.round(runs / 3)));
   } finally {
     dir.cleanup();
     bare.cleanup();
@@ -250,6 +283,7 @@ async function realPi(catalogs: CatalogFile[], runs: number): Promise<RealPiStar
     ...(oursCpu !== undefined ? { firstRequestCpuDeltaMs: oursCpu } : {}),
     emptyExtensionDeltaMs: round(emptyExtension.medianFirstMs - noMcp.medianFirstMs, 1),
     ...(emptyCpu !== undefined ? { emptyExtensionCpuDeltaMs: emptyCpu } : {}),
+    ...(own ? { own } : {}),
     errors,
   };
 }

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from './provision.ts';
 
 export type EntryKind = 'installed' | 'source';
@@ -47,5 +48,52 @@ export function emptyExtensionEntry(): string {
   );
   writeFileSync(join(dir, 'extension.ts'), 'export default function emptyExtension(): void {}\n');
   empty = dir;
+  return dir;
+}
+
+let timed: string | undefined;
+
+/**
+ * Our installed extension wrapped to time its own work inside Pi: importing the bundle, the factory,
+ * and each `session_start` handler. Each run appends one JSON line per measurement to the file named by
+ * the PI_MCP_BENCH_TIMES environment variable.
+ */
+export function timedExtensionEntry(): string {
+  if (timed) return timed;
+  const installed = extensionEntry();
+  const dir = mkdtempSync(join(tmpdir(), 'pi-timed-extension-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'timed-extension', type: 'module', pi: { extensions: ['./extension.ts'] } }),
+  );
+  const bundle = pathToFileURL(join(installed, 'dist', 'index.js')).href;
+  writeFileSync(
+    join(dir, 'extension.ts'),
+    `import { appendFileSync } from 'node:fs';
+const note = (what: string, ms: number) =>
+  appendFileSync(process.env.PI_MCP_BENCH_TIMES!, JSON.stringify({ what, ms }) + '\\n');
+export default async function timed(pi: any): Promise<void> {
+  const t0 = performance.now();
+  const entry = await import(${JSON.stringify(bundle)});
+  const t1 = performance.now();
+  const timedOn = (event: string, handler: any) =>
+    pi.on(event, event !== 'session_start' ? handler : async (e: any, ctx: any) => {
+      const s = performance.now();
+      try { return await handler(e, ctx); } finally { note('session_start', performance.now() - s); }
+    });
+  entry.default(new Proxy(pi, {
+    get: (target, name) => {
+      if (name === 'on') return timedOn;
+      const value = target[name];
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }));
+  note('import', t1 - t0);
+  note('factory', performance.now() - t1);
+}
+`,
+  );
+  timed = dir;
   return dir;
 }
