@@ -112,9 +112,13 @@ export class StdioProcess {
         clearTimeout(timer);
         resolve(true);
       };
+      // After a busy stretch the timer runs before the pending exit event is read, so give I/O one
+      // more pass before deciding.
       const timer = setTimeout(() => {
-        this.exitWaiters.delete(wake);
-        resolve(this.exited !== undefined);
+        setImmediate(() => {
+          this.exitWaiters.delete(wake);
+          resolve(this.exited !== undefined);
+        });
       }, ms);
       timer.unref();
       this.exitWaiters.add(wake);

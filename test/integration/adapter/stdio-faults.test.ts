@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { CallError, createMcpConnector } from '../../../src/adapters/mcp/index.ts';
+import { StderrTail } from '../../../src/adapters/mcp/stderr-tail.ts';
+import { StdioProcess } from '../../../src/adapters/mcp/stdio-process.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import {
   FIXTURE_DIR,
@@ -12,6 +14,7 @@ import {
   listDescendants,
   processesInGroup,
   REPO_ROOT,
+  readProcState,
 } from '../../fixtures/servers/spawn.ts';
 import { recordEvents, rejectionOf, useAdapterHarness } from './harness.ts';
 
@@ -41,6 +44,26 @@ describe('startup failures', () => {
     expect(error.message).toMatch(/"fixture-stdio" exited with code 3 .*during startup/);
     expect(error.stderrTail).toContain('fatal: fixture refuses to start (--crash-on-start)');
     expect(listDescendants(process.pid)).toEqual([]);
+  });
+
+  test('an exit that happened while the event loop was busy still counts within the wait', async () => {
+    const child = new StdioProcess({
+      // A single-threaded process: a Node child shows as a zombie while its other threads still run.
+      command: '/bin/sh',
+      args: ['-c', 'exit 3'],
+      env: { PATH: process.env.PATH ?? '' },
+      tail: new StderrTail(),
+    });
+    await child.start();
+    const waited = child.waitForExit(5);
+    // Busy until the child is a zombie and the wait's own timer is due, as on a loaded machine: the
+    // timer then runs before the exit event is read.
+    const started = performance.now();
+    while (readProcState(child.pid!) !== 'Z' || performance.now() - started < 20) {
+      if (performance.now() - started > 10_000) throw new Error('the child did not exit');
+    }
+    expect(await waited).toBe(true);
+    expect(child.exitInfo).toMatchObject({ code: 3, unexpected: true });
   });
 
   test('a command that does not exist: kind spawn', async () => {
