@@ -2,12 +2,12 @@
 import { rmSync } from 'node:fs';
 // Bundles the extension (src/index.ts → dist/index.js) and the CLI (src/cli/main.ts → dist/cli.js) with
 // every runtime dependency, so an install needs nothing from the registry and stays small: lazy
-// imports (the MCP SDK, the inspector) stay separate chunks, loaded on first use. Run by `npm pack`
+// imports (the runtime, the MCP SDK, the inspector) stay separate files, loaded on first use. Run by `npm pack`
 // (prepack); a checkout runs the TypeScript sources directly and needs no build.
 //
 //   node scripts/build.mjs [outdir]      default: dist
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -29,19 +29,14 @@ const bundleLazyParsers = {
   },
 };
 
-const result = await build({
-  plugins: [bundleLazyParsers],
+const common = {
   absWorkingDir: root,
-  entryPoints: { index: join(root, 'src/index.ts'), cli: join(root, 'src/cli/main.ts') },
-  outdir,
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   // ESM builds first: some packages' "main" is a UMD wrapper whose inner require()s a bundler cannot follow.
   mainFields: ['module', 'main'],
   target: 'node20.19',
-  chunkNames: 'chunks/[name]-[hash]',
   // CommonJS dependencies bundled into ESM still call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __piMcpRequire } from 'node:module';\nconst require = __piMcpRequire(import.meta.url);",
@@ -51,8 +46,69 @@ const result = await build({
   legalComments: 'linked',
   metafile: true,
   logLevel: 'warning',
+};
+
+/**
+ * Pi loads the extension before its first model request, and Node pays per ES module it loads (about
+ * 0.4 ms each, more than for the code in them). So the start (src/index.ts and what it imports
+ * statically) is one module, dist/index.js, and each of its dynamic imports is an entry of a second,
+ * split build under dist/lazy/. A module the two builds both bundle exists twice at run time: only
+ * modules without state may (SHARED_STATELESS); a stateful one (the redaction's secrets, a store) must
+ * be reached by the start through a dynamic import, and the build fails otherwise.
+ */
+const SHARED_STATELESS = new Set([
+  'src/actors/prompt-command-name.ts',
+  'src/config/agent-dir.ts',
+  'src/config/defaults.ts',
+  'src/config/interpolate.ts',
+  'src/config/read-file.ts',
+  'src/fs/atomic-file.ts',
+  'src/fs/error-code.ts',
+  'src/inspect/deferred.ts',
+  'src/inspect/target.ts',
+  'src/tools/tool-search.ts',
+]);
+
+const lazyEntries = {};
+const lazyOutput = (file) => `lazy/${relative(join(root, 'src'), file).replace(/\.ts$/, '')}`;
+const dynamicImportsToLazyBuild = {
+  name: 'dynamic-imports-to-lazy-build',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      if (!args.path.startsWith('.')) throw new Error(`unexpected dynamic import of ${args.path}`);
+      const file = resolve(dirname(args.importer), args.path);
+      lazyEntries[lazyOutput(file)] = file;
+      return { path: `./${lazyOutput(file)}.js`, external: true };
+    });
+  },
+};
+
+const startBuild = await build({
+  ...common,
+  plugins: [dynamicImportsToLazyBuild],
+  entryPoints: { index: join(root, 'src/index.ts') },
+  outdir,
 });
-const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
+const lazyBuild = await build({
+  ...common,
+  plugins: [bundleLazyParsers],
+  entryPoints: { ...lazyEntries, cli: join(root, 'src/cli/main.ts') },
+  outdir,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+});
+
+const twice = Object.keys(startBuild.metafile.inputs).filter(
+  (input) => input in lazyBuild.metafile.inputs && !SHARED_STATELESS.has(input),
+);
+if (twice.length > 0) {
+  throw new Error(
+    `[build] in both the start module and the lazy build, not known to be stateless: ${twice.join(', ')}`,
+  );
+}
+const outputs = { ...startBuild.metafile.outputs, ...lazyBuild.metafile.outputs };
+const bytes = Object.values(outputs).reduce((sum, o) => sum + o.bytes, 0);
 process.stdout.write(
-  `[build] ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024 / 1024).toFixed(1)} MB in ${outdir}\n`,
+  `[build] ${Object.keys(outputs).length} files, ${(bytes / 1024 / 1024).toFixed(1)} MB in ${outdir}\n`,
 );

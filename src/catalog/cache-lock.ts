@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
+import { errorCode } from '../fs/error-code.ts';
 
 export interface FileLockOptions {
   /** Give up after this long (default 10 s). */
@@ -164,10 +165,6 @@ function isAlive(pid: number): boolean {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-export function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
 }
 
 export function errorMessage(error: unknown): string {

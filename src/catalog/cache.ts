@@ -21,20 +21,14 @@ import type {
   ToolDescriptor,
 } from '../adapters/mcp/connection-port.ts';
 import { adapterConfigHash, type WrittenIdentity } from '../config/config-hash.ts';
+import { CACHE_FILE_NAME, DEFAULT_CACHE_MAX_AGE_MS } from '../config/defaults.ts';
 import type { Diagnostic, ServerDefinition } from '../config/types.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
+import { errorCode } from '../fs/error-code.ts';
 import type { Logger } from '../logger.ts';
-import {
-  acquireFileLock,
-  errorCode,
-  errorMessage,
-  type FileLockOptions,
-  tryAcquireFileLockSync,
-} from './cache-lock.ts';
+import { acquireFileLock, errorMessage, type FileLockOptions, tryAcquireFileLockSync } from './cache-lock.ts';
 
 export const CACHE_VERSION = 1;
-export const CACHE_FILE_NAME = 'mcp-cache.json';
-export const DEFAULT_CACHE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface CachedServer {
   configHash: string;

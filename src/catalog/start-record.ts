@@ -10,9 +10,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
+import { DEFAULT_CACHE_MAX_AGE_MS } from '../config/defaults.ts';
 import { type ReadFile, readFileFromDisk } from '../config/read-file.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
-import { DEFAULT_CACHE_MAX_AGE_MS } from './cache.ts';
 
 export const START_RECORD_FILE_NAME = 'mcp-start.json';
 /** Bump when what a record stands for changes (the description's wording, what makes a start eligible). */

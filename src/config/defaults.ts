@@ -59,6 +59,9 @@ export const OAUTH_DEFAULTS = {
 export const USER_CONFIG_FILE = 'mcp.json';
 export const PROJECT_CONFIG_FILES = ['.mcp.json', '.pi/mcp.json'] as const;
 export const LOG_FILE = 'pi-mcp-actors.log';
+export const CACHE_FILE_NAME = 'mcp-cache.json';
+/** How long a server's cached tool list is trusted without the server confirming it. */
+export const DEFAULT_CACHE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 export const LOG_MAX_BYTES = 5 * 1024 * 1024;
 
 export function defaultSettings(): Settings {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { errorCode } from '../catalog/cache-lock.ts';
+import { errorCode } from './error-code.ts';
 
 export interface AtomicWriteOptions {
   /** File mode of the new file (e.g. 0o600 for secrets); the temp file is created with it. */

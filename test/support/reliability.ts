@@ -126,8 +126,11 @@ export async function runChurn(options: ChurnOptions): Promise<ChurnFigures> {
   const runtime = await bridge.runtime();
   const actorsLeft = Object.keys(runtime.servers()).length;
   runtime.dispose();
-  // Closed servers' processes are reaped asynchronously; give them a moment before sampling.
-  for (let i = 0; i < 100 && churnServers().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  // Closed servers' processes are reaped, and closed HTTP connections' sockets released, asynchronously:
+  // wait (bounded) until they are gone before sampling; a real leak still shows after the bound.
+  const sockets = () => process.getActiveResourcesInfo().filter((t) => t === 'TCPSocketWrap').length;
+  const settled = () => churnServers().length === 0 && sockets() <= (baseline!.handles.TCPSocketWrap ?? 0);
+  for (let i = 0; i < 100 && !settled(); i++) await new Promise((r) => setTimeout(r, 50));
   return {
     cycles: options.cycles,
     ms: Math.round(ms),

@@ -3,9 +3,11 @@
 // registers our tools, commands and flags, and implements the HostPort effects on top of Pi.
 //
 // Start-up cost is Pi's: before the first model request only the config and the metadata cache are
-// read (once) and ToolSearch and the tools are registered. The runtime (machines, actors, executor,
-// search, npx resolver) is ./session-runtime.ts, imported after that request is on its way, or at the
-// first tool call or /mcp, whichever comes first; the MCP SDK follows it in the background.
+// read (once) and ToolSearch and the tools are registered; from the start record, not even that. This
+// module keeps no state that the lazy halves share (the redaction and the log live in ./full-start.ts),
+// so the bundle's start module can hold it whole. The runtime (machines, actors, executor, search, npx
+// resolver) is ./session-runtime.ts, imported after that request is on its way, or at the first tool
+// call or /mcp, whichever comes first; the MCP SDK follows it in the background.
 
 import { randomBytes } from 'node:crypto';
 import { rmdirSync } from 'node:fs';
@@ -13,15 +15,10 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SessionStartup } from '../../actors/describe-session.ts';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
-import { redactingHost, redactResult } from '../../actors/outbound.ts';
 import { promptCommandName } from '../../actors/prompt-command-name.ts';
-import { reportConfigDiagnostics } from '../../actors/report-diagnostics.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
-import { tokenStoreFor } from '../../auth/default-store.ts';
-import type { AuthPort } from '../../auth/port.ts';
-import { createCacheStore } from '../../catalog/cache.ts';
+import type { CacheStore } from '../../catalog/cache.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
-import { mayHaveDirectTools } from '../../catalog/exposure.ts';
 import {
   createStartRecords,
   recordingInputs,
@@ -30,22 +27,20 @@ import {
   startKey,
 } from '../../catalog/start-record.ts';
 import { agentDirFrom } from '../../config/agent-dir.ts';
-import { LOG_FILE } from '../../config/defaults.ts';
+import { CACHE_FILE_NAME, LOG_FILE } from '../../config/defaults.ts';
 import { readFileFromDisk } from '../../config/read-file.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import { createDeferredInspection } from '../../inspect/deferred.ts';
 import { INSPECT_FLAG, inspectTargetFrom } from '../../inspect/target.ts';
-import { createLogger } from '../../logger.ts';
+import type { Logger } from '../../logger.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
-import { addServerSecrets, redact } from '../../redact.ts';
 import type { ToolResult } from '../../tools/executor.ts';
 import type { ProxyParams } from '../../tools/proxy-tool.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.ts';
 import type { Connector } from '../mcp/connection-port.ts';
-import { createToolApprover } from './approval.ts';
 import type { PiCustomUi } from './panel.ts';
 import { promptCommand } from './prompts.ts';
-import { isPiContext, piServerRequests } from './server-requests.ts';
+import type { PiRuntime } from './session-runtime.ts';
 import {
   codemodeReachesTools,
   PI_CODEMODE_TOOL,
@@ -162,20 +157,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   const homeDir = options.homeDir ?? homedir();
   const agentDir = agentDirFrom(env, homeDir);
   let lastConfig: LoadedConfig | undefined;
-  // The store feeds every token it reads or writes to the one redaction (src/redact.ts addSecrets).
-  const tokenStore = tokenStoreFor(agentDir);
-  // The sign-in flow loads the MCP SDK: only when someone signs in.
-  const auth: AuthPort = {
-    store: tokenStore,
-    signIn: async (def, io) => (await import('../mcp/auth/sign-in.ts')).signInServer(def, tokenStore, io),
-    signOut: async (def) => (await import('../mcp/auth/sign-in.ts')).signOutServer(def, tokenStore),
-  };
-  const logger = createLogger({ file: join(agentDir, LOG_FILE) });
-  const cache = createCacheStore({ file: join(agentDir, 'mcp-cache.json'), logger });
-  const startRecords = createStartRecords(
-    join(agentDir, START_RECORD_FILE_NAME),
-    join(agentDir, 'mcp-cache.json'),
-  );
+  const cacheFile = join(agentDir, CACHE_FILE_NAME);
+  const startRecords = createStartRecords(join(agentDir, START_RECORD_FILE_NAME), cacheFile);
   /** Config texts the remembered start read; the session's full load takes them instead of reading again. */
   let startTexts: Map<string, string | undefined> | undefined;
   /** What the last load read, for the start record. */
@@ -197,6 +180,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   /** The runtime started with the current session. */
   let starting: Promise<Runtime> | undefined;
   let live: Runtime | undefined;
+  let piRuntime: PiRuntime | undefined;
   let backgroundStart: ReturnType<typeof setTimeout> | undefined;
 
   pi.registerFlag('mcp-config', {
@@ -225,15 +209,36 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   };
 
   let fullStart: typeof import('./full-start.ts') | undefined;
+  /** Created with ./full-start.ts; the runtime shares them. */
+  let logger: Logger | undefined;
+  let cache: CacheStore | undefined;
   const loadFullStart = async () => {
     fullStart ??= await import('./full-start.ts');
-    return fullStart;
+    logger ??= fullStart.createLogger({ file: join(agentDir, LOG_FILE) });
+    cache ??= fullStart.createCacheStore({ file: cacheFile, logger });
+    return { ...fullStart, logger, cache };
+  };
+  /** The log file is written by the logger of ./full-start.ts, which redacts (loaded on first use). */
+  const log = (level: 'warn' | 'error', text: string) =>
+    void loadFullStart().then(
+      (loaded) => loaded.logger[level](text),
+      () => undefined,
+    );
+  /** Shows text to the user through the one redaction: at once once it is loaded, else when it is. */
+  const tell = (target: PiContext | undefined, raw: string, level: NotifyLevel) => {
+    if (!target) return;
+    if (fullStart) show(target, fullStart.redact(raw), level);
+    else
+      void loadFullStart().then(
+        (loaded) => show(target, loaded.redact(raw), level),
+        () => undefined,
+      );
   };
 
   /** Reads the config; the caller has loaded ./full-start.ts first (loadFullStart). */
   const load = (request: StartRequest): LoadedConfig => {
     if (!fullStart) throw new Error('the config loader is not loaded yet');
-    const { loadConfig } = fullStart;
+    const { loadConfig, addServerSecrets } = fullStart;
     const configPath = configPathFlag();
     const texts = startTexts;
     startTexts = undefined;
@@ -336,19 +341,20 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     notify: (message, level) => safely(() => tell(ctx, message, level)),
   };
 
-  const serverRequests = piServerRequests(() => ctx);
   const runtimeModule = () => import('./session-runtime.ts');
   const runtime = () =>
-    (loading ??= attachInspection()
-      .catch((e: unknown) => logger.warn(`inspection: ${String(e)}`))
-      .then(loadFullStart)
-      .then(runtimeModule)
-      .then(({ createPiRuntime }) =>
-        createPiRuntime({
+    (loading ??= loadFullStart()
+      .then(async (loaded) => {
+        await attachInspection().catch((e: unknown) => log('warn', `inspection: ${String(e)}`));
+        return loaded;
+      })
+      .then(async ({ cache, logger }) => {
+        const { createPiRuntime } = await runtimeModule();
+        piRuntime = createPiRuntime({
           host,
-          connector: (def, connectOptions) => options.connector(def, { ...connectOptions, tokenStore }),
-          auth,
+          connector: options.connector,
           agentDir,
+          currentContext: () => ctx,
           loadConfig: load,
           readSession: (r) => {
             const read = startup;
@@ -361,10 +367,9 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
           inspect: inspection.inspect,
           // Created by the first file written into it (spilled output, blobs); removed at shutdown.
           tempDir,
-          serverRequests: serverRequests.forServer,
-          askApproval: createToolApprover(() => ctx),
-        }),
-      ));
+        });
+        return piRuntime.runtime;
+      }));
 
   /** The runtime, started with the current session (once per session_start). */
   function ready(): Promise<Runtime> {
@@ -382,7 +387,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
           void runtimeModule()
             .then(({ warmUp }) => warmUp(rt))
             .then(() => (open() ? options.preloadConnector?.() : undefined))
-            .catch((e: unknown) => logger.warn(`warm-up: ${String(e)}`));
+            .catch((e: unknown) => log('warn', `warm-up: ${String(e)}`));
         });
       }
       return rt;
@@ -402,7 +407,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     try {
       return await fn(await ready());
     } catch (error) {
-      logger.error(`MCP runtime failed: ${String(error)}`);
+      log('error', `MCP runtime failed: ${String(error)}`);
       return {
         content: [{ type: 'text', text: `MCP is unavailable in this session: ${String(error)}` }],
         details: {},
@@ -449,7 +454,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       ...(event?.reason ? { reason: event.reason } : {}),
     };
     starting = undefined;
-    serverRequests.newSession();
+    piRuntime?.newSession();
     const current = request;
     const key = startKeyOf(current);
     saveStartRecord = undefined;
@@ -469,8 +474,9 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       startSoon(WITHOUT_REQUEST_MS);
       return;
     }
-    const { readSession } = await loadFullStart();
+    const started = await loadFullStart();
     if (request !== current) return; // a newer session_start took over meanwhile
+    const { readSession, cache, mayHaveDirectTools } = started;
     const config = safelyReturn(() => load(current));
     const inputs = lastInputs;
     const seenCache = config && {
@@ -482,8 +488,10 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     startup = read;
     let description: string | undefined;
     if (read) {
-      description = safelyReturn(() => registerSession(read));
-      await registerProxyTool(read.config).catch((e: unknown) => logger.error(`proxy tool: ${String(e)}`));
+      description = safelyReturn(() => registerSession(read, started));
+      await registerProxyTool(read.config, started).catch((e: unknown) =>
+        log('error', `proxy tool: ${String(e)}`),
+      );
     }
     // Direct tools must exist for the first model request: servers that should have some but are not
     // in the cache are connected now (bounded by their startup timeout). Otherwise nothing waits.
@@ -542,7 +550,10 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
    * them done).
    */
   /** Returns ToolSearch's description as registered. */
-  function registerSession({ config, catalog, description }: SessionStartup): string | undefined {
+  function registerSession(
+    { config, catalog, description }: SessionStartup,
+    { redactingHost, reportConfigDiagnostics, logger }: LoadedStart,
+  ): string | undefined {
     const outbound = redactingHost(host);
     reportConfigDiagnostics(config, logger, outbound.notify);
     outbound.registerToolSearch(description);
@@ -573,7 +584,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     );
   }
 
-  async function registerProxyTool(config: LoadedConfig) {
+  async function registerProxyTool(config: LoadedConfig, { redactResult }: LoadedStart) {
     if (!config.settings.proxyTool || proxyRegistered) return;
     proxyRegistered = true;
     const proxy = await import('../../tools/proxy-tool.ts');
@@ -603,7 +614,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     const custom: PiCustomUi = { custom: ui.custom.bind(ui) };
     const { showMcpPanel } = await import('./panel.ts');
     const outcome = await showMcpPanel(custom, await ready()).catch((error: unknown) => {
-      logger.error(`/mcp panel failed: ${String(error)}`);
+      log('error', `/mcp panel failed: ${String(error)}`);
       return undefined;
     });
     if (outcome?.kind === 'signIn') await mcpAuth(outcome.server, commandCtx);
@@ -621,7 +632,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     // The inspector and its WebSocket client load only when inspection is asked for.
     const target = setting.target;
     await import('../../inspect/inspector.ts').then(({ createInspection }) =>
-      inspection.attach(createInspection(target, { onError: (m) => logger.warn(`inspection: ${m}`) })),
+      inspection.attach(createInspection(target, { onError: (m) => log('warn', `inspection: ${m}`) })),
     );
   }
 
@@ -629,7 +640,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     try {
       await fn();
     } catch (error) {
-      logger.error(`${what} failed: ${String(error)}`);
+      log('error', `${what} failed: ${String(error)}`);
       safely(() => tell(ctx, `MCP: ${what} failed: ${String(error)}`, 'error'));
     }
   }
@@ -638,7 +649,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     try {
       fn();
     } catch (error) {
-      logger.error(String(error));
+      log('error', String(error));
     }
   }
 
@@ -646,10 +657,16 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     try {
       return fn();
     } catch (error) {
-      logger.error(String(error));
+      log('error', String(error));
       return undefined;
     }
   }
+}
+
+type LoadedStart = typeof import('./full-start.ts') & { logger: Logger };
+
+export function isPiContext(value: unknown): value is PiContext {
+  return typeof value === 'object' && value !== null && 'ui' in value && 'hasUI' in value;
 }
 
 /** What Pi is told about a tool: re-registering it is needed only when this changes. */
@@ -673,10 +690,8 @@ function removeIfEmpty(dir: string) {
   }
 }
 
-/** Shows text to the user: a notification where Pi has UI, stdout in print mode, nothing in JSON mode. */
-function tell(ctx: PiContext | undefined, raw: string, level: NotifyLevel) {
-  if (!ctx) return;
-  const text = redact(raw);
+/** Where text for the user goes: a notification where Pi has UI, stdout in print mode, nothing in JSON mode. */
+function show(ctx: PiContext, text: string, level: NotifyLevel) {
   if (ctx.hasUI) ctx.ui.notify(text, level);
   else if (ctx.mode === 'print') process.stdout.write(`${text}\n`);
 }

@@ -1,6 +1,13 @@
-// What a start that loads the config needs: the config loader, and the catalog and ToolSearch
-// description from config + cache. Imported on first need, so a start from the start record (nothing
-// changed) neither loads nor compiles it before Pi's first model request.
+// The bridge's half that loads on first need: the config loader, the metadata cache, the catalog and
+// ToolSearch description from config + cache, the log and the one redaction. A start from the start
+// record (nothing changed) neither loads nor compiles any of it before Pi's first model request; the
+// published bundle keeps it out of the start module (scripts/build.mjs).
 
 export { readSession } from '../../actors/describe-session.ts';
+export { redactingHost, redactResult } from '../../actors/outbound.ts';
+export { reportConfigDiagnostics } from '../../actors/report-diagnostics.ts';
+export { createCacheStore } from '../../catalog/cache.ts';
+export { mayHaveDirectTools } from '../../catalog/exposure.ts';
 export { loadConfig } from '../../config/load.ts';
+export { createLogger } from '../../logger.ts';
+export { addServerSecrets, redact } from '../../redact.ts';

@@ -29,7 +29,3 @@ export function piServerRequests(currentContext: () => PiContext | undefined): P
     }),
   };
 }
-
-export function isPiContext(value: unknown): value is PiContext {
-  return typeof value === 'object' && value !== null && 'ui' in value && 'hasUI' in value;
-}

@@ -8,8 +8,8 @@ import {
   cachedServerFromCatalog,
   configHash,
   createCacheStore,
-  DEFAULT_CACHE_MAX_AGE_MS,
 } from '../../../src/catalog/cache.ts';
+import { DEFAULT_CACHE_MAX_AGE_MS } from '../../../src/config/defaults.ts';
 import { definition } from '../../fixtures/cache/definition.ts';
 
 const NOW = 1_760_000_000_000;
