@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchResults } from './results.ts';
 import { type SideBySideResult, VARIANTS } from './side-by-side.ts';
-import { type BarChart, barChartSvg, formatNumber as f } from './support/svg.ts';
+import { type BarChart, barChartSvg, formatNumber as f, formatDeltaMs } from './support/svg.ts';
 
 const x = (ratio: number) =>
   !Number.isFinite(ratio) ? 'n/a' : ratio >= 0.1 ? `${ratio.toFixed(2)}×` : `${ratio.toPrecision(2)}×`;
@@ -221,7 +221,6 @@ export function writeReport(r: BenchResults, dir: string): void {
     );
     if (s.realPi) {
       const real = Object.entries(s.realPi);
-      const delta = (ms: number) => `${ms >= 0 ? '+' : '−'}${f(Math.abs(ms))} ms`;
       const first = real[0]![1];
       md.push(
         `Real Pi ${m.pi}, print mode (one answer), time from spawn to the first model request, ${first.runs} runs per row after one warm-up, interleaved: Pi with no MCP; Pi with an extension that does nothing (what Pi spends on any extension: loading jiti, compiling and calling the entry); Pi with this extension and that many cached lazy servers, started from the start record as an unchanged start is. CPU = Pi's main thread up to the first request (less sensitive to load).`,
@@ -249,12 +248,12 @@ export function writeReport(r: BenchResults, dir: string): void {
               i === 0 ? `${name} (${p.servers})` : '',
               label,
               `${f(side.medianFirstMs)} ms`,
-              d === undefined ? '—' : delta(d),
+              d === undefined ? '—' : formatDeltaMs(d),
               cpu === undefined
                 ? i === 0 && side.medianFirstCpuMs !== undefined
                   ? `${f(side.medianFirstCpuMs)} ms`
                   : '—'
-                : delta(cpu),
+                : formatDeltaMs(cpu),
               `${f(side.medianWallMs)} ms`,
             ]),
           ),
@@ -475,7 +474,7 @@ export function writeReport(r: BenchResults, dir: string): void {
             ...present.map((v) =>
               b.variants[v]!.firstRequestDeltaMs === undefined
                 ? '—'
-                : `${b.variants[v]!.firstRequestDeltaMs! >= 0 ? '+' : '−'}${f(Math.abs(b.variants[v]!.firstRequestDeltaMs!))} ms`,
+                : formatDeltaMs(b.variants[v]!.firstRequestDeltaMs!),
             ),
           ],
           [
@@ -485,7 +484,7 @@ export function writeReport(r: BenchResults, dir: string): void {
                 ? v === 'none' && Number.isFinite(b.variants[v]!.median.firstRequestCpuMs)
                   ? `${f(b.variants[v]!.median.firstRequestCpuMs)} ms`
                   : '—'
-                : `${b.variants[v]!.firstRequestCpuDeltaMs! >= 0 ? '+' : '−'}${f(Math.abs(b.variants[v]!.firstRequestCpuDeltaMs!))} ms`,
+                : formatDeltaMs(b.variants[v]!.firstRequestCpuDeltaMs!),
             ),
           ],
           [
@@ -505,7 +504,7 @@ export function writeReport(r: BenchResults, dir: string): void {
             ...present.map((v) =>
               b.variants[v]!.shutdownDeltaMs === undefined
                 ? '—'
-                : `${b.variants[v]!.shutdownDeltaMs! >= 0 ? '+' : '−'}${f(Math.abs(b.variants[v]!.shutdownDeltaMs!))} ms`,
+                : formatDeltaMs(b.variants[v]!.shutdownDeltaMs!),
             ),
           ],
           ['wall time', ...present.map((v) => `${f(b.variants[v]!.median.wallMs)} ms`)],
@@ -605,7 +604,7 @@ export function writeReport(r: BenchResults, dir: string): void {
           return [
             c.label,
             `${f(c.medianMs)} ms`,
-            v === 'none' ? '—' : `+${f(c.medianMs - alone)} ms`,
+            v === 'none' ? '—' : formatDeltaMs(c.medianMs - alone),
             c.firstRequestMs.map(f).join(', '),
           ];
         }),

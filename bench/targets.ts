@@ -1,7 +1,7 @@
 // The targets of issue 8 (not test gates), checked against one run's results.
 
 import type { BenchResults, TargetCheck } from './results.ts';
-import { formatNumber as f } from './support/svg.ts';
+import { formatNumber as f, formatDeltaMs } from './support/svg.ts';
 
 const missing = (target: string): TargetCheck => ({
   target,
@@ -79,8 +79,8 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
       ours && alone && ours.firstRequestDeltaMs !== undefined
         ? {
             target: `real Pi: first model request ≤ 30 ms later than Pi alone (5 servers, ${when})`,
-            measured: `+${f(ours.firstRequestDeltaMs)} ms (${f(ours.median.firstRequestMs)} ms)${ours.firstRequestCpuDeltaMs === undefined ? '' : `; main-thread CPU +${f(ours.firstRequestCpuDeltaMs)} ms`}`,
-            reference: `Pi alone ${f(alone.median.firstRequestMs)} ms; built-in +${f(builtin?.firstRequestDeltaMs ?? Number.NaN)} ms`,
+            measured: `${formatDeltaMs(ours.firstRequestDeltaMs)} (${f(ours.median.firstRequestMs)} ms)${ours.firstRequestCpuDeltaMs === undefined ? '' : `; main-thread CPU ${formatDeltaMs(ours.firstRequestCpuDeltaMs)}`}`,
+            reference: `Pi alone ${f(alone.median.firstRequestMs)} ms; built-in ${formatDeltaMs(builtin?.firstRequestDeltaMs ?? Number.NaN)}`,
             met: ours.firstRequestDeltaMs <= 30,
           }
         : missing(`real Pi: first model request ≤ 30 ms later than Pi alone (${when})`),
@@ -89,8 +89,8 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
       ours && alone && ours.shutdownDeltaMs !== undefined
         ? {
             target: `real Pi: shutdown ≤ 30 ms longer than Pi alone's (${when})`,
-            measured: `+${f(ours.shutdownDeltaMs)} ms (${f(ours.median.shutdownMs)} ms)`,
-            reference: `Pi alone ${f(alone.median.shutdownMs)} ms; built-in +${f(builtin?.shutdownDeltaMs ?? Number.NaN)} ms`,
+            measured: `${formatDeltaMs(ours.shutdownDeltaMs)} (${f(ours.median.shutdownMs)} ms)`,
+            reference: `Pi alone ${f(alone.median.shutdownMs)} ms; built-in ${formatDeltaMs(builtin?.shutdownDeltaMs ?? Number.NaN)}`,
             met: ours.shutdownDeltaMs <= 30,
           }
         : missing(`real Pi: shutdown ≤ 30 ms longer than Pi alone's (${when})`),
@@ -101,7 +101,7 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
     thinking?.ours && thinking.builtin
       ? {
           target: "real Pi, model thinks 1.5 s: call turn ≤ 20 ms longer than Pi's built-in MCP",
-          measured: `${f(thinking.ours.median.callTurnMs)} ms = built-in ${thinking.ours.median.callTurnMs >= thinking.builtin.median.callTurnMs ? '+' : '−'} ${f(Math.abs(thinking.ours.median.callTurnMs - thinking.builtin.median.callTurnMs))} ms`,
+          measured: `${f(thinking.ours.median.callTurnMs)} ms = built-in ${formatDeltaMs(thinking.ours.median.callTurnMs - thinking.builtin.median.callTurnMs)}`,
           reference: `built-in ${f(thinking.builtin.median.callTurnMs)} ms (all servers started at launch), pi-mcp-adapter ${f(thinking.adapter?.median.callTurnMs ?? Number.NaN)} ms`,
           met: thinking.ours.median.callTurnMs - thinking.builtin.median.callTurnMs <= 20,
         }
@@ -110,8 +110,8 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
   for (const [name, real] of Object.entries(r.startup?.realPi ?? {})) {
     out.push({
       target: `real Pi: first model request ≤ 30 ms later than with no MCP (${real.servers} cached servers, ${real.runs} one-answer runs)`,
-      measured: `+${f(real.firstRequestDeltaMs)} ms (${f(real.ours.medianFirstMs)} ms)${real.firstRequestCpuDeltaMs === undefined ? '' : `; main-thread CPU +${f(real.firstRequestCpuDeltaMs)} ms`}`,
-      reference: `no MCP ${f(real.noMcp.medianFirstMs)} ms; an empty extension +${f(real.emptyExtensionDeltaMs)} ms (${name})`,
+      measured: `${formatDeltaMs(real.firstRequestDeltaMs)} (${f(real.ours.medianFirstMs)} ms)${real.firstRequestCpuDeltaMs === undefined ? '' : `; main-thread CPU ${formatDeltaMs(real.firstRequestCpuDeltaMs)}`}`,
+      reference: `no MCP ${f(real.noMcp.medianFirstMs)} ms; an empty extension ${formatDeltaMs(real.emptyExtensionDeltaMs)} (${name})`,
       met: real.firstRequestDeltaMs <= 30,
     });
   }

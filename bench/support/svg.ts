@@ -46,6 +46,11 @@ export function formatNumber(value: number): string {
   return value.toPrecision(2);
 }
 
+/** A difference in ms with its sign: "+3.10 ms", "−20.8 ms". */
+export function formatDeltaMs(ms: number): string {
+  return `${ms >= 0 ? '+' : '−'}${formatNumber(Math.abs(ms))} ms`;
+}
+
 /** The chart as a standalone SVG document. */
 export function barChartSvg(chart: BarChart): string {
   const series = [...new Set(chart.groups.flatMap((g) => g.bars.map((b) => b.series)))];

@@ -343,33 +343,30 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
 
   const runtimeModule = () => import('./session-runtime.ts');
   const runtime = () =>
-    (loading ??= loadFullStart()
-      .then(async (loaded) => {
-        await attachInspection().catch((e: unknown) => log('warn', `inspection: ${String(e)}`));
-        return loaded;
-      })
-      .then(async ({ cache, logger }) => {
-        const { createPiRuntime } = await runtimeModule();
-        piRuntime = createPiRuntime({
-          host,
-          connector: options.connector,
-          agentDir,
-          currentContext: () => ctx,
-          loadConfig: load,
-          readSession: (r) => {
-            const read = startup;
-            if (!read || r !== request) return undefined;
-            startup = undefined;
-            return read;
-          },
-          cache,
-          logger,
-          inspect: inspection.inspect,
-          // Created by the first file written into it (spilled output, blobs); removed at shutdown.
-          tempDir,
-        });
-        return piRuntime.runtime;
-      }));
+    (loading ??= (async () => {
+      const { cache, logger } = await loadFullStart();
+      await attachInspection().catch((e: unknown) => log('warn', `inspection: ${String(e)}`));
+      const { createPiRuntime } = await runtimeModule();
+      piRuntime = createPiRuntime({
+        host,
+        connector: options.connector,
+        agentDir,
+        currentContext: () => ctx,
+        loadConfig: load,
+        readSession: (r) => {
+          const read = startup;
+          if (!read || r !== request) return undefined;
+          startup = undefined;
+          return read;
+        },
+        cache,
+        logger,
+        inspect: inspection.inspect,
+        // Created by the first file written into it (spilled output, blobs); removed at shutdown.
+        tempDir,
+      });
+      return piRuntime.runtime;
+    })());
 
   /** The runtime, started with the current session (once per session_start). */
   function ready(): Promise<Runtime> {
