@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchResults } from './results.ts';
-import { type SideBySideResult, VARIANTS } from './side-by-side.ts';
+import { DEFAULT_PI_RUNS, type SideBySideResult, VARIANTS } from './side-by-side.ts';
 import { type BarChart, barChartSvg, formatNumber as f, formatDeltaMs } from './support/svg.ts';
 
 const x = (ratio: number) =>
@@ -658,7 +658,7 @@ export function writeReport(r: BenchResults, dir: string): void {
   md.push(
     '## How to rerun',
     '',
-    '`npm run bench` (= `npx tsx bench/run.ts`); `--only=calls,startup,search,tokens,memory,pi,reliability`, `--runs=N` (real-Pi runs per column, default 5) and `--load-ms=N` (the load run, default 60 000) narrow it. A fresh clone fetches Pi 1.5.2 + Node 22 (`.cache/pi`), the five servers, pi-mcp-adapter and an npx cache (`.cache/bench`) from the npm registry on the first run.',
+    `\`npm run bench\` (= \`npx tsx bench/run.ts\`); \`--only=calls,startup,search,tokens,memory,pi,reliability\`, \`--runs=N\` (real-Pi runs per column, default ${DEFAULT_PI_RUNS}) and \`--load-ms=N\` (the load run, default 60 000) narrow it. A fresh clone fetches Pi 1.5.2 + Node 22 (\`.cache/pi\`), the five servers, pi-mcp-adapter and an npx cache (\`.cache/bench\`) from the npm registry on the first run.`,
     '',
   );
   for (const { file, chart } of charts) writeFileSync(join(dir, file), barChartSvg(chart));

@@ -17,7 +17,7 @@ import { runReliability } from './reliability.ts';
 import { writeReport } from './report.ts';
 import type { BenchResults } from './results.ts';
 import { runSearchEval } from './search.ts';
-import { runColdStart, runSideBySide, THINK_MS, VARIANTS } from './side-by-side.ts';
+import { DEFAULT_PI_RUNS, runColdStart, runSideBySide, THINK_MS, VARIANTS } from './side-by-side.ts';
 import { runStartup } from './startup.ts';
 import { FIVE_SERVERS, readCatalogs, syntheticCatalogs } from './support/catalogs.ts';
 import { ADAPTER_SPEC, NPX_SPEC, provisionBench, REPO_ROOT, SERVER_PACKAGES } from './support/provision.ts';
@@ -30,7 +30,7 @@ const onlyArg = argv.find((a) => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 const runsArg = argv.find((a) => a.startsWith('--runs='));
 // Real-Pi medians: nine runs keep one slow or fast run from moving them on a noisy 2-core machine.
-const PI_RUNS = runsArg ? Number(runsArg.slice('--runs='.length)) : 9;
+const PI_RUNS = runsArg ? Number(runsArg.slice('--runs='.length)) : DEFAULT_PI_RUNS;
 const wanted = (name: string) => !only || only.has(name);
 // Real-Pi runs load the installed bundle unless `--entry=source` (bench/support/installed.ts).
 if (argv.includes('--entry=source')) process.env.BENCH_ENTRY = 'source';

@@ -19,6 +19,9 @@ import { ADAPTER_DIR, SERVERS_DIR, serverEntry } from './support/provision.ts';
 import { median, round } from './support/stats.ts';
 import { declarationTokens, tokens } from './tokens.ts';
 
+/** Real-Pi runs per column unless `--runs=N` says otherwise. */
+export const DEFAULT_PI_RUNS = 9;
+
 export const VARIANTS = ['none', 'ours', 'builtin', 'adapter'] as const;
 /** How long the thinking model of the second run takes before each answer. */
 export const THINK_MS = 1_500;
