@@ -227,17 +227,18 @@ export function argSecrets(args: readonly string[]): string[] {
     const inline = /^--?([A-Za-z0-9_-]+)=(.+)$/.exec(arg);
     if (inline !== null && SECRET_NAME.test(inline[1]!)) out.push(inline[2]!);
     const next = args[index + 1];
-    if (
-      /^--?[A-Za-z0-9_-]+$/.test(arg) &&
-      SECRET_NAME.test(arg) &&
-      next !== undefined &&
-      !next.startsWith('-')
-    ) {
+    if (/^--?[A-Za-z0-9_-]+$/.test(arg) && SECRET_NAME.test(arg) && next !== undefined && !FLAG.test(next)) {
       out.push(next);
     }
   });
   return out;
 }
+
+/**
+ * What reads as the next option rather than a value: `--long-name` or `-x`. Anything else after
+ * `--token` is its value, even when it starts with a dash (base64url tokens may).
+ */
+const FLAG = /^(?:--[a-z][a-z0-9-]*|-[A-Za-z])$/;
 
 /** A PEM key, whole and line by line (a log may wrap or quote it), without its BEGIN/END lines. */
 function pemSecrets(pem: string): string[] {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerDefinition } from '../../src/config/types.ts';
-import { addSecrets, REDACTED, redact, redactDeep, secretsOfDefinition } from '../../src/redact.ts';
+import {
+  addSecrets,
+  argSecrets,
+  REDACTED,
+  redact,
+  redactDeep,
+  secretsOfDefinition,
+} from '../../src/redact.ts';
 import { definition } from '../support/config.ts';
 
 const secretive: ServerDefinition = definition({
@@ -40,6 +47,21 @@ describe('secretsOfDefinition', () => {
         'tok-abcdef',
       ].sort(),
     );
+  });
+});
+
+describe('argSecrets', () => {
+  it('takes the value after a secret-named option even when it starts with a dash, but not the next option', () => {
+    expect(argSecrets(['--token', '-IsUNVmJKR4l', '--api-key', '-_x9Zq', '--secret', '--verbose'])).toEqual([
+      '-IsUNVmJKR4l',
+      '-_x9Zq',
+    ]);
+    expect(argSecrets(['--password', '-v', '--token', '--port', '80'])).toEqual([]);
+  });
+
+  it('so the value is hidden wherever it is quoted, as in an argv array', () => {
+    addSecrets(argSecrets(['--token', '-Qw7rTzLp0aXc']));
+    expect(redact(JSON.stringify({ args: ['--token', '-Qw7rTzLp0aXc'] }))).toBe('{"args":["--token","***"]}');
   });
 });
 
