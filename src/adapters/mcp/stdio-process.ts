@@ -32,7 +32,10 @@ export interface StdioProcessOptions {
 export interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
-  /** True when the process ended before anyone asked it to stop. */
+  /**
+   * True when the process ended by itself: before anyone asked it to stop, or with an exit code after
+   * it had closed its stdin.
+   */
   unexpected: boolean;
 }
 
@@ -48,6 +51,11 @@ export class StdioProcess {
   private exited?: ExitInfo;
   private readonly exitWaiters = new Set<() => void>();
   private stopRequested = false;
+  /**
+   * The server closed its stdin (our write met EPIPE): it is ending by itself. A stop asked for after
+   * that (the SDK closes its transport on the failed write) does not make its own exit expected.
+   */
+  private inputClosed = false;
 
   constructor(private readonly options: StdioProcessOptions) {}
 
@@ -75,7 +83,10 @@ export class StdioProcess {
         if (!spawned) reject(error);
         else this.onError?.(error);
       });
-      child.stdin.on('error', (error) => this.onError?.(error));
+      child.stdin.on('error', (error) => {
+        this.noteWriteError(error);
+        this.onError?.(error);
+      });
       child.stdout.on('error', (error) => this.onError?.(error));
       child.stderr.on('error', () => {});
       child.stdout.on('data', (chunk: Buffer) => this.readStdout(chunk));
@@ -83,7 +94,11 @@ export class StdioProcess {
         for (const line of this.options.tail.write(chunk.toString('utf8'))) this.options.onStderrLine?.(line);
       });
       child.once('exit', (code, signal) => {
-        this.exited = { code, signal, unexpected: !this.stopRequested };
+        this.exited = {
+          code,
+          signal,
+          unexpected: !this.stopRequested || (this.inputClosed && signal === null),
+        };
         for (const wake of this.exitWaiters) wake();
         this.exitWaiters.clear();
         // Whatever the leader left behind in its group (an npx wrapper's server, a helper) goes too.
@@ -100,7 +115,11 @@ export class StdioProcess {
     const stdin = this.child?.stdin;
     if (!stdin?.writable || this.exited) return Promise.reject(new Error('Not connected'));
     return new Promise<void>((resolve, reject) => {
-      stdin.write(text, (error) => (error ? reject(error) : resolve()));
+      stdin.write(text, (error) => {
+        if (!error) return resolve();
+        this.noteWriteError(error);
+        reject(error);
+      });
     });
   }
 
@@ -153,6 +172,10 @@ export class StdioProcess {
     await endProcessGroup(child, { graceMs: this.options.killGraceMs ?? 2_000 });
     // Wait for the leader's own exit event too, so exit info and the close callback are settled.
     await this.waitForExit(this.options.killGraceMs ?? 2_000);
+  }
+
+  private noteWriteError(error: Error): void {
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') this.inputClosed = true;
   }
 
   private readStdout(chunk: Buffer): void {

@@ -1,6 +1,8 @@
 // The adapter against faulty stdio servers: crashes, hangs, slow starts, missing commands, and the
 // process-group guarantee that nothing (grandchildren included) survives close, abort or a crash.
 
+import { mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
@@ -64,6 +66,31 @@ describe('startup failures', () => {
     }
     expect(await waited).toBe(true);
     expect(child.exitInfo).toMatchObject({ code: 3, unexpected: true });
+  });
+
+  test('an exit after the server closed its stdin counts as its own, though a stop was asked for meanwhile', async () => {
+    // What the SDK does when the initialize write meets EPIPE: it closes the transport (stop), and the
+    // server's own exit may be read only after that. This server exits once the file `go` exists.
+    const dir = mkdtempSync(join(tmpdir(), 'pi-mcp-stdin-closed-'));
+    const go = join(dir, 'go');
+    const child = new StdioProcess({
+      command: '/bin/sh',
+      args: ['-c', 'exec 0<&-; while [ ! -e "$1" ]; do sleep 0.01; done; exit 3', 'sh', go],
+      env: { PATH: process.env.PATH ?? '' },
+      tail: new StderrTail(),
+      stdinGraceMs: 10_000,
+    });
+    try {
+      await child.start();
+      await vi.waitFor(() => expect(() => readlinkSync(`/proc/${child.pid}/fd/0`)).toThrow());
+      await expect(child.write('{}\n')).rejects.toMatchObject({ code: 'EPIPE' });
+      const stopping = child.stop();
+      writeFileSync(go, '');
+      await stopping;
+      expect(child.exitInfo).toMatchObject({ code: 3, signal: null, unexpected: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a command that does not exist: kind spawn', async () => {
