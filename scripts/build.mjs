@@ -2,8 +2,8 @@
 import { rmSync } from 'node:fs';
 // Bundles the extension (src/index.ts → dist/index.js) and the CLI (src/cli/main.ts → dist/cli.js) with
 // every runtime dependency, so an install needs nothing from the registry and stays small: lazy
-// imports (the runtime, the MCP SDK, the inspector) stay separate files, loaded on first use. Run by `npm pack`
-// (prepack); a checkout runs the TypeScript sources directly and needs no build.
+// imports (the runtime, the MCP SDK, the inspector) stay separate files, loaded on first use. Run by
+// `npm pack` (prepack); a checkout runs the TypeScript sources directly and needs no build.
 //
 //   node scripts/build.mjs [outdir]      default: dist
 import { readFile } from 'node:fs/promises';

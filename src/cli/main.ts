@@ -19,6 +19,7 @@ import type { AuthPort } from '../auth/port.ts';
 import { createCacheStore } from '../catalog/cache.ts';
 import { searchIndexOf } from '../catalog/search.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
+import { CACHE_FILE_NAME } from '../config/defaults.ts';
 import { loadConfig } from '../config/load.ts';
 import { nullLogger } from '../logger.ts';
 import { redact } from '../redact.ts';
@@ -100,7 +101,7 @@ async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Prom
         projectTrusted: request.projectTrusted,
         ...(options.config ? { configPath: resolve(options.config) } : {}),
       }),
-    cache: createCacheStore({ file: join(agentDir, 'mcp-cache.json') }),
+    cache: createCacheStore({ file: join(agentDir, CACHE_FILE_NAME) }),
     logger: nullLogger,
     tempDir: mkdtempSync(join(tmpdir(), 'pi-mcp-actors-cli-')),
     // `search` answers from the cache and exits: no model call follows that a started server would serve.
