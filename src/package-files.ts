@@ -1,5 +1,5 @@
 // Files shipped with the package (the inspector page, the drawn statecharts, the WordNet table), found
-// from the package root whether this code runs from the sources (src/) or from the bundle (dist/chunks/).
+// from the package root whether this code runs from the sources (src/) or from the bundle (dist/).
 
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
