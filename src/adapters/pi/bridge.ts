@@ -208,16 +208,15 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     });
   };
 
-  let fullStart: typeof import('./full-start.ts') | undefined;
-  /** Created with ./full-start.ts; the runtime shares them. */
-  let logger: Logger | undefined;
-  let cache: CacheStore | undefined;
-  const loadFullStart = async () => {
-    fullStart ??= await import('./full-start.ts');
-    logger ??= fullStart.createLogger({ file: join(agentDir, LOG_FILE) });
-    cache ??= fullStart.createCacheStore({ file: cacheFile, logger });
-    return { ...fullStart, logger, cache };
-  };
+  /** ./full-start.ts with the log and the cache store (the runtime shares them); set once loaded. */
+  let fullStart: FullStart | undefined;
+  let fullStartLoading: Promise<FullStart> | undefined;
+  const loadFullStart = () =>
+    (fullStartLoading ??= import('./full-start.ts').then((module) => {
+      const logger = module.createLogger({ file: join(agentDir, LOG_FILE) });
+      fullStart = { ...module, logger, cache: module.createCacheStore({ file: cacheFile, logger }) };
+      return fullStart;
+    }));
   /** The log file is written by the logger of ./full-start.ts, which redacts (loaded on first use). */
   const log = (level: 'warn' | 'error', text: string) =>
     void loadFullStart().then(
@@ -549,7 +548,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   /** Returns ToolSearch's description as registered. */
   function registerSession(
     { config, catalog, description }: SessionStartup,
-    { redactingHost, reportConfigDiagnostics, logger }: LoadedStart,
+    { redactingHost, reportConfigDiagnostics, logger }: FullStart,
   ): string | undefined {
     const outbound = redactingHost(host);
     reportConfigDiagnostics(config, logger, outbound.notify);
@@ -581,7 +580,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     );
   }
 
-  async function registerProxyTool(config: LoadedConfig, { redactResult }: LoadedStart) {
+  async function registerProxyTool(config: LoadedConfig, { redactResult }: FullStart) {
     if (!config.settings.proxyTool || proxyRegistered) return;
     proxyRegistered = true;
     const proxy = await import('../../tools/proxy-tool.ts');
@@ -660,7 +659,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   }
 }
 
-type LoadedStart = typeof import('./full-start.ts') & { logger: Logger };
+type FullStart = typeof import('./full-start.ts') & { logger: Logger; cache: CacheStore };
 
 export function isPiContext(value: unknown): value is PiContext {
   return typeof value === 'object' && value !== null && 'ui' in value && 'hasUI' in value;
