@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { signInServer } from '../../../src/adapters/mcp/auth/sign-in.ts';
 import { createMcpConnector } from '../../../src/adapters/mcp/index.ts';
 import { createTokenStore, type TokenStore } from '../../../src/auth/token-store.ts';
@@ -270,6 +270,91 @@ describe('OAuth sign-in against the SDK auth fixture', () => {
     const result = await signIn(server(f));
     expect(result).toMatchObject({ ok: false, message: expect.stringContaining('RFC 9207') });
     expect(store.get('linear', f.url)?.tokens).toBeUndefined();
+  });
+
+  it('checks iss on a second sign-in too, when discovery is restored from the store (RFC 9207)', async () => {
+    const f = await fixture();
+    const def = server(f);
+    expect((await signIn(def)).ok).toBe(true);
+    const first = store.get('linear', f.url)!.tokens!.access_token;
+    expect(store.get('linear', f.url)?.discovery).toBeDefined();
+    await f.admin('wrong-iss');
+    const wrong = await signIn(def);
+    expect(wrong).toMatchObject({ ok: false, message: expect.stringContaining('RFC 9207') });
+    // The metadata promises iss in every redirect: one without it is refused as well.
+    await f.admin('no-iss');
+    const none = await signIn(def);
+    expect(none).toMatchObject({ ok: false, message: expect.stringContaining('lacks the iss parameter') });
+    expect(store.get('linear', f.url)!.tokens!.access_token).toBe(first);
+    expect((await f.stats()).codeExchanges).toBe(1);
+  });
+
+  it('the "sign in again" after a refused refresh checks iss as well', async () => {
+    const f = await fixture(['--token-ttl', '2']);
+    const def = server(f);
+    expect((await signIn(def)).ok).toBe(true);
+    await f.admin('revoke-refresh');
+    await f.admin('expire-access');
+    await expect(
+      createMcpConnector({ tokenStore: store })(def, { signal: new AbortController().signal }),
+    ).rejects.toMatchObject({ kind: 'auth', message: expect.stringContaining('refused the refresh token') });
+    await f.admin('wrong-iss');
+    const again = await signIn(def);
+    expect(again).toMatchObject({ ok: false, message: expect.stringContaining('RFC 9207') });
+    expect(store.get('linear', f.url)?.tokens).toBeUndefined();
+    expect((await f.stats()).codeExchanges).toBe(1);
+  });
+
+  it('a callback with the wrong state gets an error page and the sign-in waits for the right one', async () => {
+    const f = await fixture();
+    const pages: Array<{ status: number; text: string }> = [];
+    const browser = async (url: string) => {
+      const location = new URL(await authorizationRedirect(url));
+      const forged = new URL(location);
+      forged.searchParams.set('state', 'not-this-sign-in');
+      forged.searchParams.set('code', 'code-of-the-attacker');
+      for (const target of [forged, location]) {
+        const response = await fetch(target);
+        pages.push({ status: response.status, text: await response.text() });
+      }
+    };
+    const result = await signInServer(
+      server(f),
+      store,
+      { showUrl: (url) => void browser(url) },
+      {
+        env: { PI_MCP_NO_BROWSER: '1' },
+      },
+    );
+    expect(result).toMatchObject({ ok: true, message: 'linear: signed in.' });
+    await vi.waitFor(() => expect(pages).toHaveLength(2));
+    expect(pages[0]!.status).toBe(400);
+    expect(pages[0]!.text).not.toContain('Signed in');
+    expect(pages[0]!.text).toContain('does not belong to the sign-in in progress');
+    expect(pages[1]).toMatchObject({ status: 200, text: expect.stringContaining('Signed in') });
+    expect((await f.stats()).codeExchanges).toBe(1);
+  });
+
+  it('the browser page of a refused redirect (wrong iss) says the sign-in failed, not "Signed in"', async () => {
+    const f = await fixture(['--wrong-iss']);
+    let page: { status: number; text: string } | undefined;
+    const result = await signInServer(
+      server(f),
+      store,
+      {
+        showUrl: (url) =>
+          void authorizationRedirect(url).then(async (location) => {
+            const response = await fetch(location);
+            page = { status: response.status, text: await response.text() };
+          }),
+      },
+      { env: { PI_MCP_NO_BROWSER: '1' } },
+    );
+    expect(result).toMatchObject({ ok: false, message: expect.stringContaining('RFC 9207') });
+    await vi.waitFor(() => expect(page).toBeDefined());
+    expect(page!.status).toBe(400);
+    expect(page!.text).toContain('Sign-in failed');
+    expect(page!.text).not.toContain('Signed in');
   });
 
   it("uses tokens from Pi's built-in mcp-auth.json and refreshes them into our store", async () => {

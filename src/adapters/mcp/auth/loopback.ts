@@ -1,47 +1,81 @@
 // The loopback callback of a sign-in: an HTTP server on 127.0.0.1 that waits for the authorization
-// server's redirect (RFC 8252 §7.3) and hands over the full redirect URL. It answers one callback
-// and is closed by its owner when the sign-in ends, whichever way.
+// server's redirect (RFC 8252 §7.3) and hands over the full redirect URL. A request that does not
+// carry this sign-in's `state` gets an error page and the wait goes on (a stale tab, or a page that
+// tries to push its own code in); the one that does is held open until the sign-in knows how it
+// ended, so the browser never reads "Signed in" for a sign-in that was refused. Closed by its owner
+// when the sign-in ends, whichever way.
 
-import { createServer, type Server } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+export interface CallbackRequest {
+  /** The redirect URL the browser brought (query included). */
+  url: URL;
+  /** Answers the browser with how the sign-in ended. */
+  answer(ok: boolean, text: string): void;
+}
 
 export interface LoopbackCallback {
   /** `http://127.0.0.1:<port><path>`. */
   readonly redirectUrl: string;
-  /** Resolves with the redirect URL the browser brought (query included). */
-  readonly received: Promise<URL>;
+  /** Resolves with the first request that carries the expected `state`. */
+  readonly received: Promise<CallbackRequest>;
   close(): Promise<void>;
 }
 
-const PAGE = (title: string, text: string) =>
-  `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font-family:sans-serif"><h1>${title}</h1><p>${text}</p></body>`;
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+function page(res: ServerResponse, status: number, title: string, text: string): void {
+  if (res.writableEnded) return;
+  res
+    .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+    .end(
+      `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font-family:sans-serif"><h1>${title}</h1><p>${escapeHtml(text)}</p></body>`,
+    );
+}
 
 export async function listenForCallback(options: {
   port?: number;
   path?: string;
+  /** The `state` of the authorization request (known once the sign-in has built it). */
+  expectedState(): string | undefined;
 }): Promise<LoopbackCallback> {
   const path = options.path ?? '/callback';
-  let deliver: (url: URL) => void = () => {};
-  const received = new Promise<URL>((resolve) => {
+  let deliver: (request: CallbackRequest) => void = () => {};
+  const received = new Promise<CallbackRequest>((resolve) => {
     deliver = resolve;
   });
-  let done = false;
-  const server: Server = createServer((req, res) => {
+  let held: ServerResponse | undefined;
+  const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (req.method !== 'GET' || url.pathname !== path || done) {
+    if (req.method !== 'GET' || url.pathname !== path) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       return;
     }
-    done = true;
-    const failed = url.searchParams.has('error');
-    res
-      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      .end(
-        failed
-          ? PAGE('Sign-in failed', 'The authorization server refused the sign-in. Go back to your terminal.')
-          : PAGE('Signed in', 'pi-mcp-actors received the sign-in. You can close this page.'),
+    const expected = options.expectedState();
+    if (held || expected === undefined || url.searchParams.get('state') !== expected) {
+      page(
+        res,
+        400,
+        'Not this sign-in',
+        held
+          ? 'This sign-in has already received its answer. Go back to your terminal.'
+          : 'This page does not belong to the sign-in in progress (its state does not match), so it was ignored. Finish the sign-in from the link your terminal shows.',
       );
-    deliver(new URL(`${redirectBase()}${url.pathname}${url.search}`));
+      return;
+    }
+    held = res;
+    deliver({
+      url: new URL(`${redirectBase()}${url.pathname}${url.search}`),
+      answer: (ok, text) => page(res, ok ? 200 : 400, ok ? 'Signed in' : 'Sign-in failed', text),
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -58,6 +92,7 @@ export async function listenForCallback(options: {
     received,
     close: () =>
       new Promise<void>((resolve) => {
+        if (held) page(held, 400, 'Sign-in failed', 'The sign-in ended. Go back to your terminal.');
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -113,7 +113,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return this.need;
   }
 
-  /** The issuer the authorization server's metadata names (after discovery in this run). */
+  /** The issuer the authorization server's metadata names (discovered or restored in this run). */
   issuer(): string | undefined {
     return this.discovered?.authorizationServerMetadata?.issuer;
   }
@@ -325,6 +325,14 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    const restored = await this.restoredDiscovery();
+    // auth() calls saveDiscoveryState only when it discovers anew: keep what it restores for the
+    // RFC 9207 check of this sign-in's redirect.
+    if (restored) this.discovered = restored;
+    return restored;
+  }
+
+  private async restoredDiscovery(): Promise<OAuthDiscoveryState | undefined> {
     const stored = this.record()?.discovery as OAuthDiscoveryState | undefined;
     const configured = this.def.oauth?.authServerMetadataUrl;
     if (!configured) return stored;

@@ -15,7 +15,7 @@ import { describe } from '../errors.ts';
 import { serverFetch } from '../server-fetch.ts';
 import { openBrowser } from './browser.ts';
 import { probeChallenge } from './challenge-probe.ts';
-import { listenForCallback } from './loopback.ts';
+import { type CallbackRequest, listenForCallback } from './loopback.ts';
 import { StoreOAuthProvider } from './provider.ts';
 
 export const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
@@ -47,7 +47,11 @@ export async function signInServer(
         : { ok: false, message: `${name}: the authorization server did not issue a token.` };
     }
     const challenge = await probeChallenge(serverUrl, baseFetch);
-    const callback = await listenForCallback(callbackPlace(def));
+    let provider: StoreOAuthProvider | undefined;
+    const callback = await listenForCallback({
+      ...callbackPlace(def),
+      expectedState: () => provider?.expectedState(),
+    });
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     io.signal?.addEventListener('abort', onAbort, { once: true });
@@ -55,7 +59,7 @@ export async function signInServer(
     timer.unref();
     try {
       let authorizationUrl: URL | undefined;
-      const provider = new StoreOAuthProvider(
+      provider = new StoreOAuthProvider(
         def,
         store,
         {
@@ -88,15 +92,16 @@ export async function signInServer(
             : `${name}: no sign-in arrived within ${Math.round((options.timeoutMs ?? SIGN_IN_TIMEOUT_MS) / 60_000)} min; run the sign-in again.`,
         };
       }
-      const code = checkRedirect(redirected, provider, name);
-      if (typeof code !== 'string') return code;
-      const second = await auth(provider, { ...common, authorizationCode: code });
-      return second === 'AUTHORIZED'
-        ? { ok: true, message: `${name}: signed in.` }
-        : {
-            ok: false,
-            message: `${name}: the authorization server did not issue a token; run the sign-in again.`,
-          };
+      const result = await finishSignIn(redirected.url, provider, common, name).catch(
+        (error): SignInResult => ({ ok: false, message: `${name}: sign-in failed: ${describe(error)}` }),
+      );
+      redirected.answer?.(
+        result.ok,
+        result.ok
+          ? `pi-mcp-actors is signed in to ${name}. You can close this page.`
+          : `${result.message} Go back to your terminal.`,
+      );
+      return result;
     } finally {
       clearTimeout(timer);
       io.signal?.removeEventListener('abort', onAbort);
@@ -131,20 +136,45 @@ function callbackPlace(def: ServerDefinition): { port?: number; path?: string } 
   return place;
 }
 
+/** The redirect's code exchanged for tokens, once its `state` and `iss` check out. */
+async function finishSignIn(
+  url: URL,
+  provider: StoreOAuthProvider,
+  common: Parameters<typeof auth>[1],
+  name: string,
+): Promise<SignInResult> {
+  const code = checkRedirect(url, provider, name);
+  if (typeof code !== 'string') return code;
+  const second = await auth(provider, { ...common, authorizationCode: code });
+  return second === 'AUTHORIZED'
+    ? { ok: true, message: `${name}: signed in.` }
+    : {
+        ok: false,
+        message: `${name}: the authorization server did not issue a token; run the sign-in again.`,
+      };
+}
+
+/** The loopback's request (answered once the sign-in ends) or a pasted URL, whichever comes first. */
 async function waitForRedirect(
-  loopback: Promise<URL>,
+  loopback: Promise<CallbackRequest>,
   io: SignInIo,
   signal: AbortSignal,
-): Promise<URL | undefined> {
+): Promise<{ url: URL; answer?: CallbackRequest['answer'] } | undefined> {
   const aborted = new Promise<undefined>((resolve) => {
     if (signal.aborted) resolve(undefined);
     signal.addEventListener('abort', () => resolve(undefined), { once: true });
   });
-  const racers: Array<Promise<URL | undefined>> = [loopback, aborted];
+  const racers: Array<Promise<{ url: URL; answer?: CallbackRequest['answer'] } | undefined>> = [
+    loopback,
+    aborted,
+  ];
   if (io.pasteRedirectUrl) {
     racers.push(
       io.pasteRedirectUrl(signal).then(
-        (text) => parsePasted(text) ?? aborted,
+        (text) => {
+          const url = parsePasted(text);
+          return url ? { url } : aborted;
+        },
         () => aborted,
       ),
     );
