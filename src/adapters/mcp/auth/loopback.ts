@@ -43,6 +43,8 @@ function page(res: ServerResponse, status: number, title: string, text: string):
 
 export async function listenForCallback(options: {
   port?: number;
+  /** A port to try first when none is configured (the one the registered client last used). */
+  preferredPort?: number;
   path?: string;
   /** The `state` of the authorization request (known once the sign-in has built it). */
   expectedState(): string | undefined;
@@ -77,13 +79,19 @@ export async function listenForCallback(options: {
       answer: (ok, text) => page(res, ok ? 200 : 400, ok ? 'Signed in' : 'Sign-in failed', text),
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  if (options.port === undefined && options.preferredPort !== undefined) {
+    await listen(options.preferredPort).catch(() => listen(0));
+  } else {
+    await listen(options.port ?? 0);
+  }
   server.unref();
   const redirectBase = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const redirectUrl = `${redirectBase()}${path}`;

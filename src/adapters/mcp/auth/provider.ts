@@ -32,6 +32,7 @@ import { privateKeyJwtAuth, usesPrivateKey } from './client-assertion.ts';
 export const CLIENT_NAME = 'pi-mcp-actors';
 /** Refresh this long before the access token expires (at most half its lifetime). */
 export const REFRESH_SKEW_MS = 60_000;
+const OFFLINE_ACCESS = 'offline_access';
 
 export type SignInNeed =
   | { kind: 'sign-in'; elsewhere?: string }
@@ -163,10 +164,17 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       throw new SignInRequiredError(this.def.name);
     }
     const stored = record?.clientInformation as OAuthClientInformationMixed | undefined;
-    // A client registered for another redirect URI (another callback port) cannot finish this sign-in.
+    // A client registered for another redirect URI cannot finish this sign-in; another loopback port
+    // is the same redirect (RFC 8252 §7.3), so one registered client serves every sign-in.
     const uris = (stored as { redirect_uris?: unknown } | undefined)?.redirect_uris;
     const redirect = this.redirectUrl;
-    if (this.interactive && redirect && Array.isArray(uris) && !uris.includes(redirect)) return undefined;
+    if (
+      this.interactive &&
+      redirect &&
+      Array.isArray(uris) &&
+      !uris.some((uri) => typeof uri === 'string' && sameRedirect(uri, redirect))
+    )
+      return undefined;
     return stored;
   }
 
@@ -223,6 +231,12 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     for (const [key, value] of Object.entries(this.def.oauth?.authorizationParams ?? {}))
       if (!url.searchParams.has(key)) url.searchParams.set(key, value);
     if (this.interactive) {
+      const scope = this.withOfflineAccess(url.searchParams.get('scope') ?? undefined);
+      if (scope !== undefined && scope !== url.searchParams.get('scope')) {
+        url.searchParams.set('scope', scope);
+        // OpenID Connect Core §11: offline_access is ignored without a consent prompt.
+        if (!url.searchParams.has('prompt')) url.searchParams.set('prompt', 'consent');
+      }
       this.interactive.onAuthorizationUrl(url);
       return;
     }
@@ -241,6 +255,48 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     } else if (this.need?.kind !== 'refresh-refused') {
       this.need = this.signInNeeded(record);
     }
+  }
+
+  /**
+   * SEP-2207: an authorization server that lists `offline_access` (OpenID Connect flavoured) issues
+   * a refresh token only when it is asked for, so a sign-in that wants refreshes asks for it.
+   */
+  private withOfflineAccess(scope: string | undefined): string | undefined {
+    const supported = this.discovered?.authorizationServerMetadata?.scopes_supported;
+    if (this.clientCredentials || !supported?.includes(OFFLINE_ACCESS)) return scope;
+    const words = (scope ?? '').split(' ').filter(Boolean);
+    return words.includes(OFFLINE_ACCESS) ? scope : [...words, OFFLINE_ACCESS].join(' ');
+  }
+
+  /**
+   * Dynamic registration (RFC 7591) through auth(): asks for offline_access as the sign-in will, and
+   * when the server refuses the metadata while a scope was named (many list only their own scopes,
+   * or none), registers once more without `scope`; the authorization request still names it.
+   */
+  private async register(input: string | URL, init: RequestInit): Promise<Response> {
+    let metadata: Record<string, unknown>;
+    try {
+      metadata = JSON.parse(String(init.body)) as Record<string, unknown>;
+    } catch {
+      return this.baseFetch(input, init);
+    }
+    const scope = this.withOfflineAccess(typeof metadata.scope === 'string' ? metadata.scope : undefined);
+    if (scope !== undefined) metadata.scope = scope;
+    const send = () => this.baseFetch(input, { ...init, body: JSON.stringify(metadata) });
+    const response = await send();
+    if (response.status !== 400 || metadata.scope === undefined) return response;
+    const error = (await response
+      .clone()
+      .json()
+      .catch(() => undefined)) as { error?: unknown } | undefined;
+    if (error?.error !== 'invalid_client_metadata') return response;
+    delete metadata.scope;
+    return send();
+  }
+
+  private isRegistration(input: string | URL, init: RequestInit | undefined): boolean {
+    const endpoint = this.discovered?.authorizationServerMetadata?.registration_endpoint;
+    return init?.method === 'POST' && endpoint !== undefined && String(input) === endpoint;
   }
 
   /** Never signed in here: say where the user may have signed in that we cannot read. */
@@ -354,6 +410,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
 
   /** fetch for the transport and auth(): refresh-token requests run under the refresh lock. */
   readonly fetch: FetchLike = async (input, init) => {
+    if (this.interactive && this.isRegistration(input, init)) return this.register(input, init!);
     const body = init?.body;
     if (!(body instanceof URLSearchParams) || body.get('grant_type') !== 'refresh_token') {
       const response = await this.baseFetch(input, init);
@@ -410,6 +467,22 @@ function tokenResponse(tokens: StoredTokens, expiresAt: number | undefined): Res
   const body: Record<string, unknown> = { ...rest };
   if (expiresAt !== undefined) body.expires_in = Math.max(1, Math.floor((expiresAt - Date.now()) / 1000));
   return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Redirect URIs compare exactly, except that a loopback one may use any port (RFC 8252 §7.3). */
+export function sameRedirect(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    const [x, y] = [new URL(a), new URL(b)];
+    if (x.protocol !== 'http:' || !LOOPBACK_HOSTS.has(x.hostname)) return false;
+    x.port = '';
+    y.port = '';
+    return x.href === y.href;
+  } catch {
+    return false;
+  }
 }
 
 /** Issuers compare as URLs, a trailing slash aside (RFC 8414 §3.3 asks for identity). */

@@ -49,7 +49,7 @@ export async function signInServer(
     const challenge = await probeChallenge(serverUrl, baseFetch);
     let provider: StoreOAuthProvider | undefined;
     const callback = await listenForCallback({
-      ...callbackPlace(def),
+      ...callbackPlace(def, store.get(name, serverUrl)?.clientInformation),
       expectedState: () => provider?.expectedState(),
     });
     const stop = new AbortController();
@@ -120,9 +120,17 @@ export async function signOutServer(def: ServerDefinition, store: TokenStore): P
   return { ok: true, message: removed ? `${def.name}: signed out.` : `${def.name}: was not signed in.` };
 }
 
-function callbackPlace(def: ServerDefinition): { port?: number; path?: string } {
+/**
+ * Where the loopback listens: the configured redirect URI or port; else the port the registered
+ * client last used when it is free (a server that matches redirect URIs exactly keeps working),
+ * else any free port.
+ */
+function callbackPlace(
+  def: ServerDefinition,
+  client: Record<string, unknown> | undefined,
+): { port?: number; preferredPort?: number; path?: string } {
   const oauth = def.oauth;
-  const place: { port?: number; path?: string } = {};
+  const place: { port?: number; preferredPort?: number; path?: string } = {};
   if (oauth?.redirectUri) {
     try {
       const url = new URL(oauth.redirectUri);
@@ -133,6 +141,13 @@ function callbackPlace(def: ServerDefinition): { port?: number; path?: string } 
     }
   }
   if (place.port === undefined && oauth?.callbackPort !== undefined) place.port = oauth.callbackPort;
+  if (place.port === undefined && !oauth?.redirectUri) {
+    const uris = Array.isArray(client?.redirect_uris) ? client.redirect_uris : [];
+    const port = uris
+      .map((uri) => (typeof uri === 'string' ? URL.parse(uri) : null))
+      .find((url) => url?.hostname === '127.0.0.1' && url.pathname === (place.path ?? '/callback'))?.port;
+    if (port) place.preferredPort = Number(port);
+  }
   return place;
 }
 
