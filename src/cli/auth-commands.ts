@@ -7,7 +7,7 @@ import type { AuthPort } from '../auth/port.ts';
 export interface AuthCliIo {
   out(text: string): void;
   err(text: string): void;
-  /** Reads one line typed by the user (a TTY only); resolves undefined when aborted. */
+  /** Reads one line typed or piped in; resolves undefined when aborted or at the end of the input. */
   promptLine?(question: string, signal: AbortSignal): Promise<string | undefined>;
 }
 
@@ -32,12 +32,20 @@ export async function login(runtime: Runtime, server: string | undefined, io: Au
         'Waiting for the browser to come back; if it cannot reach this machine, paste the URL it was redirected to.',
       );
     },
-    ...(io.promptLine
-      ? { pasteRedirectUrl: (signal: AbortSignal) => io.promptLine!('Redirect URL: ', signal) }
-      : {}),
+    ...(io.promptLine ? { pasteRedirectUrl: (signal: AbortSignal) => pastedUrl(io, signal) } : {}),
   });
   (result.ok ? io.out : io.err)(result.message);
   return result.ok ? 0 : 1;
+}
+
+/** The first line that reads as a URL; anything else is answered and asked again. */
+async function pastedUrl(io: AuthCliIo, signal: AbortSignal): Promise<string | undefined> {
+  for (;;) {
+    const line = (await io.promptLine!('Redirect URL: ', signal))?.trim();
+    if (line === undefined || signal.aborted) return undefined;
+    if (URL.canParse(line)) return line;
+    if (line) io.err('That is not a URL: paste the whole address the browser shows, starting with http.');
+  }
 }
 
 export async function logout(

@@ -26,6 +26,7 @@ import { redact } from '../redact.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { type AuthCliIo, login, logout } from './auth-commands.ts';
 import { runInspectCommand } from './inspect-command.ts';
+import { type PromptLine, promptLineFrom } from './prompt-line.ts';
 
 export interface CliIo extends AuthCliIo {
   out(text: string): void;
@@ -253,6 +254,8 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     out: (text) => rawIo.out(redact(text)),
     err: (text) => rawIo.err(redact(text)),
     stdinLines: () => rawIo.stdinLines(),
+    // The question is ours and the answer the user's: neither passes the redaction.
+    ...(rawIo.promptLine ? { promptLine: rawIo.promptLine } : {}),
   };
   const options = parseCliArgs(argv);
   if (typeof options === 'string') {
@@ -288,15 +291,8 @@ export const processIo: CliIo = {
   err: (text) => process.stderr.write(`${text}\n`),
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }),
   promptLine: (question, signal) => {
-    if (!process.stdin.isTTY) return new Promise(() => {});
-    return new Promise((resolve) => {
-      const rl = createInterface({ input: process.stdin, output: process.stderr });
-      signal.addEventListener('abort', () => rl.close(), { once: true });
-      rl.on('close', () => resolve(undefined));
-      rl.question(question, (answer) => {
-        resolve(answer);
-        rl.close();
-      });
-    });
+    stdinPrompt ??= promptLineFrom(process.stdin, process.stderr);
+    return stdinPrompt(question, signal);
   },
 };
+let stdinPrompt: PromptLine | undefined;
