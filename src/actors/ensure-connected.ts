@@ -4,6 +4,7 @@
 
 import type { ActorRefFrom } from 'xstate';
 import type { Connection } from '../adapters/mcp/connection-port.ts';
+import { type Surface, signInAdvice, signInReason } from '../auth/sign-in-advice.ts';
 import { type ServerContext, type serverMachine, serverStateOf } from '../machines/server.machine.ts';
 
 export type ServerActorRef = ActorRefFrom<typeof serverMachine>;
@@ -46,13 +47,18 @@ function unavailable(
   return { ok: false, error };
 }
 
-function needsAuth(context: ServerContext): EnsureResult {
-  const { name } = context;
-  return unavailable(
-    context,
-    'needs-auth',
-    `MCP server "${name}" needs authentication. Run /mcp-auth ${name}, then try again.`,
-  );
+/** Names the reason the connect gave (a refused refresh token, a scope) and this surface's command. */
+export function needsAuthText(
+  context: Pick<ServerContext, 'name' | 'lastError'>,
+  surface: Surface = 'pi',
+): string {
+  const reason = signInReason(context.lastError?.message);
+  const advice = signInAdvice(context.name, surface);
+  return `MCP server "${context.name}" needs authentication${reason ? `: ${reason}` : ''}. ${advice[0]!.toUpperCase()}${advice.slice(1)}, then try again.`;
+}
+
+function needsAuth(context: ServerContext, surface: Surface | undefined): EnsureResult {
+  return unavailable(context, 'needs-auth', needsAuthText(context, surface));
 }
 
 function inBackoff(context: ServerContext): EnsureResult {
@@ -93,14 +99,18 @@ function aborted(context: ServerContext): EnsureResult {
 }
 
 /** The answer a snapshot gives right now, or undefined while it is still on its way. */
-function settledResult(snapshot: Snapshot, sawConnecting: boolean): EnsureResult | undefined {
+function settledResult(
+  snapshot: Snapshot,
+  sawConnecting: boolean,
+  surface: Surface | undefined,
+): EnsureResult | undefined {
   const { context } = snapshot;
   if (snapshot.status !== 'active') return stopped(context);
   switch (serverStateOf(snapshot)) {
     case 'connected':
       return context.connection ? { ok: true, connection: context.connection } : undefined;
     case 'needsAuth':
-      return needsAuth(context);
+      return needsAuth(context, surface);
     case 'backoff':
       return inBackoff(context);
     case 'closed':
@@ -114,13 +124,13 @@ function settledResult(snapshot: Snapshot, sawConnecting: boolean): EnsureResult
 
 export function ensureConnected(
   actor: ServerActorRef,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; surface?: Surface } = {},
 ): Promise<EnsureResult> {
-  const { signal } = options;
+  const { signal, surface } = options;
   const before = actor.getSnapshot();
   if (signal?.aborted) return Promise.resolve(aborted(before.context));
   // connected answers at once; needs-auth and backoff fail fast without sending CONNECT.
-  const immediate = settledResult(before, false);
+  const immediate = settledResult(before, false, surface);
   if (immediate) return Promise.resolve(immediate);
 
   return new Promise<EnsureResult>((resolve) => {
@@ -136,7 +146,7 @@ export function ensureConnected(
     };
     const check = (snapshot: Snapshot) => {
       if (serverStateOf(snapshot) === 'connecting') sawConnecting = true;
-      const result = settledResult(snapshot, sawConnecting);
+      const result = settledResult(snapshot, sawConnecting, surface);
       if (result) finish(result);
     };
     const onAbort = () => finish(aborted(actor.getSnapshot().context));

@@ -1,6 +1,7 @@
 // Human-readable views of server actor snapshots: the status-bar line, /mcp, the CLI. They read the
 // snapshots (the one source of truth) and never show a secret: only names, states and error text.
 
+import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
 import { plainText } from '../catalog/terminal-text.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
 import { redact } from '../redact.ts';
@@ -76,7 +77,7 @@ function lastLines(text: string, n: number): string {
 /** One block per server: state, lifecycle, tool count, last error with the stderr tail, hints. */
 export function describeServers(
   refs: Record<string, ServerActorRef>,
-  options: { brief?: boolean } = {},
+  options: { brief?: boolean; surface?: Surface } = {},
 ): string {
   const blocks: string[] = [];
   for (const [name, ref] of Object.entries(refs).sort(([a], [b]) => a.localeCompare(b))) {
@@ -88,7 +89,7 @@ export function describeServers(
     const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : (STATE_LABEL[state] ?? state)}`;
     if (options.brief) {
       if (state === 'needsAuth')
-        blocks.push(`MCP server ${name} needs authentication: run /mcp-auth ${name}`);
+        blocks.push(`MCP server ${name} needs authentication: ${signInAdvice(name, options.surface)}`);
       else if (ctx.lastError) blocks.push(`MCP server ${name} failed: ${clean(ctx.lastError.message)}`);
       else blocks.push(`MCP server ${head}`);
       continue;
@@ -97,7 +98,7 @@ export function describeServers(
       `${head} — ${ctx.definition.lifecycle}, ${ctx.definition.transport}${tools !== undefined ? `, ${tools} tools` : ''}`,
     ];
     if (ctx.inFlight > 0) lines.push(`  ${ctx.inFlight} call(s) in flight`);
-    if (state === 'needsAuth') lines.push(`  needs authentication: run /mcp-auth ${name}`);
+    if (state === 'needsAuth') lines.push(`  needs authentication: ${signInAdvice(name, options.surface)}`);
     if (state === 'backoff' && ctx.nextRetryAt) {
       lines.push(
         `  next try in ${Math.max(0, Math.round((ctx.nextRetryAt - Date.now()) / 1000))}s (attempt ${ctx.attempt}); /mcp reconnect ${name} retries now`,

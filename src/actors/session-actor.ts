@@ -13,6 +13,7 @@ import type { Connection, Connector, HostRequests } from '../adapters/mcp/connec
 import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
 import { useAdapterSignInSettings } from '../auth/adapter-sign-ins.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
+import type { Surface } from '../auth/sign-in-advice.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../catalog/exposure.ts';
@@ -45,6 +46,7 @@ import { serverLogicWith } from './server-actor.ts';
 import { allowedRequests } from './server-requests.ts';
 import { describeServers, statusLine } from './server-status.ts';
 import { signInAndConnect } from './sign-in.ts';
+import { signInFirst, type WaitingServer } from './unknown-tool.ts';
 import { type Clock, unrefClock } from './unref-clock.ts';
 
 export interface RuntimeOptions {
@@ -67,6 +69,8 @@ export interface RuntimeOptions {
   askApproval?: AskApproval;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
+  /** Whose words a needs-auth answer uses: Pi's `/mcp-auth` (default) or the CLI's `login`. */
+  surface?: Surface;
 }
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -109,6 +113,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const instructed = new Set<string>();
   let describedGeneration = -1;
   const approvals = createToolApprovals(options.askApproval);
+  const surface = options.surface ? { surface: options.surface } : {};
 
   function catalogOf(context: SessionContext): Catalog {
     const key = catalogKey(context);
@@ -296,6 +301,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return waitFor(actor, (s) => !s.matches('starting'), signal ? { signal } : {}).catch(() => undefined);
   }
 
+  /** Servers that wait for a sign-in and have never listed their tools. */
+  function waitingForFirstSignIn(context: SessionContext): WaitingServer[] {
+    const refs = childRefs();
+    return (context.config?.servers ?? [])
+      .filter((d) => !context.catalogs[d.name] && refs[d.name]?.getSnapshot().matches('needsAuth'))
+      .map((d) => ({
+        name: d.name,
+        prefix: d.toolPrefix ?? context.config?.settings.toolPrefix ?? 'server',
+      }));
+  }
+
   async function waitForUnknownServers(signal?: AbortSignal): Promise<string[]> {
     const context = actor.getSnapshot().context;
     const refs = childRefs();
@@ -306,7 +322,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       unknown.map(async (name) => {
         const ref = refs[name];
         if (!ref) return undefined;
-        const result = await ensureConnected(ref, signal ? { signal } : {});
+        const result = await ensureConnected(ref, { ...(signal ? { signal } : {}), ...surface });
         return result.ok ? undefined : `Note: ${result.error.message}`;
       }),
     );
@@ -332,7 +348,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     servers: childRefs,
     signIn(server, io) {
       const def = actor.getSnapshot().context.config?.servers.find((d) => d.name === server);
-      return signInAndConnect(options.auth, def, childRefs()[server], io);
+      return signInAndConnect(options.auth, def, childRefs()[server], io, options.surface);
     },
     async toolSearch(query, signal) {
       await started(signal);
@@ -372,6 +388,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           settings: context.config?.settings ?? defaultSettings(),
           tempDir: options.tempDir,
           ...(stats ? { stats } : {}),
+          ...surface,
+          unknownTool: (n) => signInFirst(n, waitingForFirstSignIn(context), options.surface),
           approve: (entry, callArgs, signal) => {
             const definition = context.config?.servers.find((d) => d.name === entry.server);
             return definition

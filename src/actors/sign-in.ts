@@ -3,6 +3,7 @@
 
 import { waitFor } from 'xstate';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
+import type { Surface } from '../auth/sign-in-advice.ts';
 import type { ServerDefinition } from '../config/types.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
 import { describeServers } from './server-status.ts';
@@ -12,6 +13,7 @@ export async function signInAndConnect(
   def: ServerDefinition | undefined,
   ref: ServerActorRef | undefined,
   io: SignInIo,
+  surface?: Surface,
 ): Promise<SignInResult> {
   if (!def) return { ok: false, message: 'Unknown server.' };
   if (!auth) return { ok: false, message: `${def.name}: sign-in is not available here.` };
@@ -22,5 +24,8 @@ export async function signInAndConnect(
   await waitFor(ref, (s) => !s.matches('connecting'), { timeout: def.startupTimeoutMs + 1_000 }).catch(
     () => undefined,
   );
-  return { ok: true, message: `${result.message}\n${describeServers({ [def.name]: ref })}` };
+  return {
+    ok: true,
+    message: `${result.message}\n${describeServers({ [def.name]: ref }, surface ? { surface } : {})}`,
+  };
 }

@@ -90,7 +90,7 @@ async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Prom
     host: silentHost(),
     auth,
     connector: withNpxResolution(
-      createMcpConnector({ tokenStore: auth.store }),
+      createMcpConnector({ tokenStore: auth.store, surface: 'cli' }),
       defaultNpxCacheFile(agentDir),
     ),
     loadConfig: (request) =>
@@ -107,6 +107,7 @@ async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Prom
     tempDir: mkdtempSync(join(tmpdir(), 'pi-mcp-actors-cli-')),
     // `search` answers from the cache and exits: no model call follows that a started server would serve.
     startLoadedServers: false,
+    surface: 'cli',
   });
   await runtime.start({ cwd: options.cwd, projectTrusted: options.trustProject });
   const config = runtime.actor.getSnapshot().context.config;
@@ -127,7 +128,7 @@ async function connectAll(runtime: Runtime, io: CliIo): Promise<boolean> {
   await Promise.all(
     Object.entries(servers).map(async ([name, ref]) => {
       io.err(`connecting ${name}…`);
-      const result = await ensureConnected(ref);
+      const result = await ensureConnected(ref, { surface: 'cli' });
       if (!result.ok) ok = false;
       io.err(result.ok ? `${name}: connected` : `${name}: ${result.error.message}`);
     }),
@@ -157,7 +158,7 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
       ),
     );
   } else {
-    io.out(describeServers(servers) || 'No MCP servers configured.');
+    io.out(describeServers(servers, { surface: 'cli' }) || 'No MCP servers configured.');
   }
   const broken = (config?.diagnostics ?? []).some((d) => d.level === 'error');
   return ok && !broken ? 0 : 1;

@@ -4,6 +4,7 @@
 
 import { ensureConnected, type ServerActorRef } from '../actors/ensure-connected.ts';
 import type { CallToolResult, Connection } from '../adapters/mcp/connection-port.ts';
+import type { Surface } from '../auth/sign-in-advice.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { expandUriTemplate } from '../catalog/uri-template.ts';
 import type { Settings } from '../config/types.ts';
@@ -28,6 +29,10 @@ export interface ExecutorDeps {
   settings: Settings;
   tempDir: string;
   stats?: CallStats;
+  /** Whose words a needs-auth error uses (default Pi's). */
+  surface?: Surface;
+  /** Why a name is in no catalog when a server that waits for a sign-in may be the one to offer it. */
+  unknownTool?(name: string): { server: string; message: string } | undefined;
   /** The `approveTools` gate: undefined lets the call run, a text refuses it (src/tools/approval.ts). */
   approve?(
     entry: CatalogEntry,
@@ -111,6 +116,8 @@ export async function executeTool(
   onUpdate?: ProgressUpdate,
 ): Promise<ToolResult> {
   const entry = deps.entry(name);
+  const waiting = entry ? undefined : deps.unknownTool?.(name);
+  if (waiting) return errorResult(waiting.message, { server: waiting.server, unavailable: 'needs-auth' });
   if (!entry)
     return errorResult(
       `Tool ${name} is no longer provided by any MCP server. Use ToolSearch to find a replacement.`,
@@ -125,7 +132,10 @@ export async function executeTool(
     );
   }
   let started = deps.stats ? performance.now() : 0;
-  const ready = await ensureConnected(actor, signal ? { signal } : {});
+  const ready = await ensureConnected(actor, {
+    ...(signal ? { signal } : {}),
+    ...(deps.surface ? { surface: deps.surface } : {}),
+  });
   if (!ready.ok)
     return errorResult(ready.error.message, { server: entry.server, unavailable: ready.error.kind });
   // Asked once the server is reachable (as pi-mcp-adapter does): a sign-in and its replay ask once.

@@ -50,6 +50,66 @@ async function expectSignedIn(): Promise<void> {
   expect(call.stdout).toMatch(/^client dcr-\w+ scopes mcp$/m);
 }
 
+/** `login linear` with the redirect URL piped in once the URL is shown. */
+async function loginByPipe(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'login', 'linear'], { cwd: root, env: env(), stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((done) => child.on('close', done));
+  try {
+    await vi.waitFor(() => expect(stderr).toMatch(AUTHORIZE), { timeout: 20_000, interval: 50 });
+    child.stdin.write(`${await authorizationRedirect(AUTHORIZE.exec(stderr)![1]!)}\n`);
+    return { code: await exited, stdout, stderr };
+  } finally {
+    child.kill();
+  }
+}
+
+const cli = (args: string[]) => runCliBin(args, { cwd: root, home: root, agentDir });
+
+describe('the CLI names its own sign-in command', () => {
+  it('before the first sign-in, a call of the server\'s tool says to sign in (not "no longer provided")', async () => {
+    const call = await cli(['call', 'linear__whoami', '{}']);
+    expect(call.code).toBe(1);
+    const output = `${call.stdout}${call.stderr}`;
+    expect(call.stdout).toContain('MCP server "linear" lists its tools once you are signed in');
+    expect(call.stdout).toContain('Sign in: `pi-mcp-actors login linear`');
+    expect(output).not.toContain('no longer provided');
+    expect(output).not.toContain('/mcp-auth');
+    const status = await cli(['status']);
+    expect(status.stdout).toContain('needs authentication: sign in: `pi-mcp-actors login linear`');
+    expect(`${status.stdout}${status.stderr}`).not.toContain('/mcp-auth');
+  });
+
+  it('after a refused refresh: the reason docs/config.md promises, and `pi-mcp-actors login`', async () => {
+    const own = await startOAuthFixture(['--token-ttl', '2']);
+    try {
+      writeFileSync(
+        join(agentDir, 'mcp.json'),
+        JSON.stringify({ mcpServers: { linear: { url: own.url, auth: 'oauth' } } }),
+      );
+      const login = await loginByPipe();
+      expect(login.code, login.stderr).toBe(0);
+      await own.admin('revoke-refresh');
+      await own.admin('expire-access');
+      const call = await cli(['call', 'linear__whoami', '{}']);
+      expect(call.code).toBe(1);
+      expect(call.stdout).toContain(
+        'MCP server "linear" needs authentication: the authorization server refused the refresh token. Sign in: `pi-mcp-actors login linear`, then try again.',
+      );
+      expect(`${call.stdout}${call.stderr}`).not.toContain('/mcp-auth');
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
 describe('pi-mcp-actors login, pasting the redirect URL', () => {
   it('piped stdin: a line that is not a URL is answered, the redirect URL signs in, and the process exits with stdin still open', async () => {
     const child = spawn(process.execPath, [BIN, 'login', 'linear'], { cwd: root, env: env(), stdio: 'pipe' });

@@ -332,7 +332,8 @@ export class McpConnection implements Connection {
   }
 
   private authMessage(status?: number): string {
-    if (this.session.oauth) return needsAuthMessage(this.def, this.session.oauth.signInNeed(), status);
+    if (this.session.oauth)
+      return needsAuthMessage(this.def, this.session.oauth.signInNeed(), status, this.options.surface);
     return `Server "${this.def.name}" needs authentication${status ? ` (HTTP ${status})` : ''}: check its bearer token / Authorization header`;
   }
 

@@ -14,6 +14,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { defaultTokenStore } from '../../auth/default-store.ts';
+import type { Surface } from '../../auth/sign-in-advice.ts';
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
@@ -43,6 +44,8 @@ export interface McpConnectorOptions {
   tokenStore?: TokenStore;
   /** `trace: true` servers: the session's protocol trace. */
   trace?: TraceLog;
+  /** Whose words a needs-auth error uses: Pi's `/mcp-auth` (default) or the CLI's `login`. */
+  surface?: Surface;
 }
 
 export type TransportKind = ServerCatalog['transport'];
@@ -130,7 +133,11 @@ export class SessionOpener {
       if (session.process && !signal.aborted && !timedOut) await session.process.waitForExit(250);
       await closeSession(session, this.options, false);
       if (session.oauth && !signal.aborted && isAuthError(error)) {
-        throw new ConnectError('auth', needsAuthMessage(def, session.oauth.signInNeed()), { status: 401 });
+        throw new ConnectError(
+          'auth',
+          needsAuthMessage(def, session.oauth.signInNeed(), 401, this.options.surface),
+          { status: 401 },
+        );
       }
       throw toConnectError(error, def, kind, signal, this.tail, session.process);
     } finally {

@@ -1,6 +1,7 @@
 // OAuth while connecting: which servers get our OAuthClientProvider, and the needs-auth message that
 // says what to do.
 
+import { REFRESH_REFUSED, type Surface, signInAdvice } from '../../../auth/sign-in-advice.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import type { SignInNeed } from './provider.ts';
 
@@ -21,14 +22,22 @@ export function usesOAuth(def: ServerDefinition): boolean {
   );
 }
 
-/** What a needs-auth server's error says: the reason, and the command that fixes it. */
-export function needsAuthMessage(def: ServerDefinition, need: SignInNeed | undefined, status = 401): string {
+/** What a needs-auth server's error says: the reason, and the command that fixes it on this surface. */
+export function needsAuthMessage(
+  def: ServerDefinition,
+  need: SignInNeed | undefined,
+  status = 401,
+  surface: Surface = 'pi',
+): string {
   const name = def.name;
-  const run = `run /mcp-auth ${name} (or \`pi-mcp-actors login ${name}\`)`;
+  const run =
+    surface === 'cli'
+      ? signInAdvice(name, 'cli')
+      : `${signInAdvice(name)} (or \`pi-mcp-actors login ${name}\`)`;
   const head = `Server "${name}" needs authentication (HTTP ${status})`;
   switch (need?.kind) {
     case 'refresh-refused':
-      return `${head}: the authorization server refused the refresh token: sign in again: ${run}`;
+      return `${head}: ${REFRESH_REFUSED}: sign in again: ${run}`;
     case 'scope':
       return `${head}: the server needs scope "${need.scope}": ${run} to grant it`;
     case 'issuer':

@@ -1,0 +1,25 @@
+// How each surface tells the user to sign in to a server: in Pi, `/mcp-auth <server>`; in the CLI, its
+// own `pi-mcp-actors login <server>` (a CLI user has no slash commands). One place for the wording,
+// and for the reasons a needs-auth error keeps (docs/config.md promises them).
+
+export type Surface = 'pi' | 'cli';
+
+export const REFRESH_REFUSED = 'the authorization server refused the refresh token';
+
+/** The command that signs in to `server` on this surface. */
+export function signInCommand(server: string, surface: Surface = 'pi'): string {
+  return surface === 'cli' ? `pi-mcp-actors login ${server}` : `/mcp-auth ${server}`;
+}
+
+/** The instruction, lower-case, to follow a colon: "run /mcp-auth x" or "sign in: `pi-mcp-actors login x`". */
+export function signInAdvice(server: string, surface: Surface = 'pi'): string {
+  return surface === 'cli' ? `sign in: \`${signInCommand(server, 'cli')}\`` : `run ${signInCommand(server)}`;
+}
+
+/** The reason a connect error gave for needing a sign-in, when it is one worth repeating. */
+export function signInReason(error: string | undefined): string | undefined {
+  if (!error) return undefined;
+  if (error.includes(REFRESH_REFUSED)) return REFRESH_REFUSED;
+  const scope = /the server needs scope "([^"]*)"/.exec(error)?.[1];
+  return scope === undefined ? undefined : `the server needs scope "${scope}"`;
+}
