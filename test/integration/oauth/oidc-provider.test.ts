@@ -3,11 +3,12 @@
 // registration refuses a scope it does not list), fronting an MCP resource server written with the
 // SDK. Through the real sign-in flow, connector and token store.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { signInServer } from '../../../src/adapters/mcp/auth/sign-in.ts';
 import { createMcpConnector } from '../../../src/adapters/mcp/index.ts';
 import { createTokenStore, type TokenStore } from '../../../src/auth/token-store.ts';
@@ -19,6 +20,9 @@ import {
   startOidcFixture,
 } from '../../fixtures/oidc/start.ts';
 import { definition } from '../../support/config.ts';
+import { runCliBin } from '../../support/output-channels.ts';
+
+const BIN = resolve(import.meta.dirname, '../../../bin/pi-mcp-actors.mjs');
 
 let oidc: OidcFixture;
 let dir: string;
@@ -159,5 +163,50 @@ describe('OAuth against oidc-provider', () => {
     expect(third.ok).toBe(true);
     expect(redirect(third.shown).port).toBe(redirect(first.shown).port);
     expect((await oidc.stats()).registrations).toBe(before.registrations);
+  });
+
+  it('the CLI (the real bin): login with the redirect URL piped in, call, and a silent refresh', async () => {
+    const agentDir = join(dir, 'agent');
+    mkdirSync(agentDir);
+    writeFileSync(join(agentDir, 'mcp.json'), JSON.stringify({ mcpServers: { alice: { url: oidc.url } } }));
+    const dirs = { cwd: dir, home: dir, agentDir };
+    const child = spawn(process.execPath, [BIN, 'login', 'alice'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: dir, PI_CODING_AGENT_DIR: agentDir, PI_MCP_NO_BROWSER: '1' },
+      stdio: 'pipe',
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const exited = new Promise<number | null>((done) => child.on('close', done));
+    try {
+      const shown = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/;
+      await vi.waitFor(() => expect(stderr).toMatch(shown), { timeout: 20_000, interval: 50 });
+      child.stdin.write(`${await oidcRedirect(shown.exec(stderr)![1]!)}\n`);
+      expect(await exited, stderr).toBe(0);
+    } finally {
+      child.kill();
+    }
+    expect(stdout).toContain('alice: signed in.');
+    const call = await runCliBin(['call', 'alice__whoami', '{}'], dirs);
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toMatch(/^client \S+ scopes mcp$/m);
+    // Time passes: the access token is about to expire; the next call refreshes it first.
+    const cliStore = createTokenStore({ agentDir });
+    const before = cliStore.get('alice', oidc.url)!.tokens!;
+    const refreshes = (await oidc.stats()).refreshes;
+    await cliStore.update('alice', oidc.url, (record) => ({ ...record!, tokensExpireAt: Date.now() + 500 }));
+    const again = await runCliBin(['call', 'alice__echo', '{"text":"still signed in"}'], dirs);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout.trim()).toBe('still signed in');
+    expect((await oidc.stats()).refreshes).toBe(refreshes + 1);
+    expect(createTokenStore({ agentDir }).get('alice', oidc.url)!.tokens!.refresh_token).not.toBe(
+      before.refresh_token,
+    );
   });
 });
