@@ -9,7 +9,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { authorizationRedirect, type OAuthFixture, startOAuthFixture } from '../fixtures/oauth/start.ts';
+import {
+  authorizationRedirect,
+  followAuthorization,
+  type OAuthFixture,
+  startOAuthFixture,
+} from '../fixtures/oauth/start.ts';
 import { runCliBin } from '../support/output-channels.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/pi-mcp-actors.mjs');
@@ -157,12 +162,14 @@ describe('pi-mcp-actors login, pasting the redirect URL', () => {
     }
   });
 
-  it('a TTY (the real bin in tmux): the pasted URL is typed at the prompt and the sign-in completes', async () => {
+  /** `login linear` on a TTY (tmux); `play` gets the authorization URL once the prompt shows. */
+  async function loginOnTty(play: (url: string, tmux: (...args: string[]) => string) => Promise<void>) {
     const socket = `cli-sign-in-${process.pid}-${randomBytes(4).toString('hex')}`;
     const tmux = (...args: string[]) =>
       execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
     const marker = join(root, 'exit-code');
     const script = `'${process.execPath}' '${BIN}' login linear; echo "EXIT=$?" > '${marker}.tmp'; mv '${marker}.tmp' '${marker}'; exec sleep 600`;
+    const vars = Object.entries({ ...env(), TERM: 'tmux-256color' }).map(([k, v]) => `${k}=${v}`);
     tmux(
       'new-session',
       '-d',
@@ -176,7 +183,7 @@ describe('pi-mcp-actors login, pasting the redirect URL', () => {
       root,
       'env',
       '-i',
-      ...Object.entries({ ...env(), TERM: 'tmux-256color' }).map(([k, v]) => `${k}=${v}`),
+      ...vars,
       'sh',
       '-c',
       script,
@@ -188,13 +195,12 @@ describe('pi-mcp-actors login, pasting the redirect URL', () => {
         timeout: 20_000,
         interval: 100,
       });
-      const location = await authorizationRedirect(AUTHORIZE.exec(screen().replace(/\n/g, ''))![1]!);
-      tmux('send-keys', '-t', 'cli', '-l', location);
-      tmux('send-keys', '-t', 'cli', 'Enter');
+      await play(AUTHORIZE.exec(screen().replace(/\n/g, ''))![1]!, tmux);
       await vi.waitFor(() => expect(screen()).toContain('linear: signed in.'), {
         timeout: 20_000,
         interval: 100,
       });
+      // The process ends by itself: the prompt let go of the terminal.
       await vi.waitFor(() => expect(existsSync(marker)).toBe(true), { timeout: 10_000, interval: 100 });
       expect(readFileSync(marker, 'utf8').trim()).toBe('EXIT=0');
     } finally {
@@ -204,6 +210,18 @@ describe('pi-mcp-actors login, pasting the redirect URL', () => {
         // already gone
       }
     }
+  }
+
+  it('a TTY (the real bin in tmux): the pasted URL is typed at the prompt and the sign-in completes', async () => {
+    await loginOnTty(async (url, tmux) => {
+      tmux('send-keys', '-t', 'cli', '-l', await authorizationRedirect(url));
+      tmux('send-keys', '-t', 'cli', 'Enter');
+    });
+    await expectSignedIn();
+  });
+
+  it('a TTY where the browser reaches the loopback: the prompt is given up and the process exits', async () => {
+    await loginOnTty((url) => followAuthorization(url));
     await expectSignedIn();
   });
 });
