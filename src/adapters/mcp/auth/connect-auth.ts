@@ -1,7 +1,7 @@
 // OAuth while connecting: which servers get our OAuthClientProvider, and the needs-auth message that
 // says what to do.
 
-import { REFRESH_REFUSED, type Surface, signInAdvice } from '../../../auth/sign-in-advice.ts';
+import { REFRESH_REFUSED, type Surface, signInAdvice, signInCommand } from '../../../auth/sign-in-advice.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import type { SignInNeed } from './provider.ts';
 
@@ -37,7 +37,7 @@ export function needsAuthMessage(
   const head = `Server "${name}" needs authentication (HTTP ${status})`;
   switch (need?.kind) {
     case 'refresh-refused':
-      return `${head}: ${REFRESH_REFUSED}: sign in again: ${run}`;
+      return `${head}: ${REFRESH_REFUSED}: sign in again: ${surface === 'cli' ? `\`${signInCommand(name, 'cli')}\`` : run}`;
     case 'scope':
       return `${head}: the server needs scope "${need.scope}": ${run} to grant it`;
     case 'issuer':
