@@ -7,8 +7,7 @@
 // would read `&` and `^` in it as commands).
 
 import { spawn } from 'node:child_process';
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+import { isLoopbackHttp } from './loopback.ts';
 
 /** Whether a sign-in may hand this URL to the OS opener. */
 export function openableUrl(text: string): boolean {
@@ -19,8 +18,7 @@ export function openableUrl(text: string): boolean {
     return false;
   }
   if (url.username || url.password) return false;
-  if (url.protocol === 'https:') return true;
-  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+  return url.protocol === 'https:' || isLoopbackHttp(url);
 }
 
 /** The opener's command line for this platform, the URL as its last argument; none without a desktop. */

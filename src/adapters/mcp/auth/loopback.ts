@@ -8,6 +8,13 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Whether a URL is plain http to this machine (what RFC 8252 §7.3 calls a loopback redirect). */
+export function isLoopbackHttp(url: URL): boolean {
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+}
+
 export interface CallbackRequest {
   /** The redirect URL the browser brought (query included). */
   url: URL;

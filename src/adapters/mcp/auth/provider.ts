@@ -28,6 +28,7 @@ import type { SignInRecord, StoredTokens, TokenStore } from '../../../auth/token
 import type { ServerDefinition } from '../../../config/types.ts';
 import { addSecrets } from '../../../redact.ts';
 import { privateKeyJwtAuth, usesPrivateKey } from './client-assertion.ts';
+import { isLoopbackHttp } from './loopback.ts';
 
 export const CLIENT_NAME = 'pi-mcp-actors';
 /** Refresh this long before the access token expires (at most half its lifetime). */
@@ -469,14 +470,12 @@ function tokenResponse(tokens: StoredTokens, expiresAt: number | undefined): Res
   return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
 /** Redirect URIs compare exactly, except that a loopback one may use any port (RFC 8252 §7.3). */
 export function sameRedirect(a: string, b: string): boolean {
   if (a === b) return true;
   try {
     const [x, y] = [new URL(a), new URL(b)];
-    if (x.protocol !== 'http:' || !LOOPBACK_HOSTS.has(x.hostname)) return false;
+    if (!isLoopbackHttp(x)) return false;
     x.port = '';
     y.port = '';
     return x.href === y.href;

@@ -169,20 +169,20 @@ async function finishSignIn(
       };
 }
 
+/** The redirect URL, and how to answer the browser when it came to the loopback. */
+type Redirect = { url: URL; answer?: CallbackRequest['answer'] };
+
 /** The loopback's request (answered once the sign-in ends) or a pasted URL, whichever comes first. */
 async function waitForRedirect(
   loopback: Promise<CallbackRequest>,
   io: SignInIo,
   signal: AbortSignal,
-): Promise<{ url: URL; answer?: CallbackRequest['answer'] } | undefined> {
+): Promise<Redirect | undefined> {
   const aborted = new Promise<undefined>((resolve) => {
     if (signal.aborted) resolve(undefined);
     signal.addEventListener('abort', () => resolve(undefined), { once: true });
   });
-  const racers: Array<Promise<{ url: URL; answer?: CallbackRequest['answer'] } | undefined>> = [
-    loopback,
-    aborted,
-  ];
+  const racers: Array<Promise<Redirect | undefined>> = [loopback, aborted];
   if (io.pasteRedirectUrl) {
     racers.push(
       io.pasteRedirectUrl(signal).then(
