@@ -4,7 +4,7 @@
 
 import type { ActorRefFrom } from 'xstate';
 import type { Connection } from '../adapters/mcp/connection-port.ts';
-import { type Surface, signInAdvice, signInReason } from '../auth/sign-in-advice.ts';
+import { type Surface, signInReason, signInSentence } from '../auth/sign-in-advice.ts';
 import { type ServerContext, type serverMachine, serverStateOf } from '../machines/server.machine.ts';
 
 export type ServerActorRef = ActorRefFrom<typeof serverMachine>;
@@ -53,8 +53,7 @@ export function needsAuthText(
   surface: Surface = 'pi',
 ): string {
   const reason = signInReason(context.lastError?.message);
-  const advice = signInAdvice(context.name, surface);
-  return `MCP server "${context.name}" needs authentication${reason ? `: ${reason}` : ''}. ${advice[0]!.toUpperCase()}${advice.slice(1)}, then try again.`;
+  return `MCP server "${context.name}" needs authentication${reason ? `: ${reason}` : ''}. ${signInSentence(context.name, surface)}, then try again.`;
 }
 
 function needsAuth(context: ServerContext, surface: Surface | undefined): EnsureResult {

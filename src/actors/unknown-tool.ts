@@ -1,7 +1,7 @@
 // A call of a name no catalog holds, while a server waiting for its first sign-in has listed nothing
 // yet: the tool is most likely that server's, so the answer is "sign in", not "no longer provided".
 
-import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
+import { type Surface, signInSentence } from '../auth/sign-in-advice.ts';
 import { serverPrefix } from '../catalog/naming.ts';
 import type { ToolPrefix } from '../config/types.ts';
 
@@ -21,9 +21,8 @@ export function signInFirst(
     return prefix === '' || tool.startsWith(`${prefix}__`);
   });
   if (!owner) return undefined;
-  const advice = signInAdvice(owner.name, surface);
   return {
     server: owner.name,
-    message: `Tool ${tool} is not known yet: MCP server "${owner.name}" lists its tools once you are signed in. ${advice[0]!.toUpperCase()}${advice.slice(1)}, then try again.`,
+    message: `Tool ${tool} is not known yet: MCP server "${owner.name}" lists its tools once you are signed in. ${signInSentence(owner.name, surface)}, then try again.`,
   };
 }

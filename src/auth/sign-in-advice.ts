@@ -16,6 +16,12 @@ export function signInAdvice(server: string, surface: Surface = 'pi'): string {
   return surface === 'cli' ? `sign in: \`${signInCommand(server, 'cli')}\`` : `run ${signInCommand(server)}`;
 }
 
+/** The same, starting a sentence. */
+export function signInSentence(server: string, surface: Surface = 'pi'): string {
+  const advice = signInAdvice(server, surface);
+  return `${advice[0]!.toUpperCase()}${advice.slice(1)}`;
+}
+
 /** The reason a connect error gave for needing a sign-in, when it is one worth repeating. */
 export function signInReason(error: string | undefined): string | undefined {
   if (!error) return undefined;
