@@ -1,7 +1,8 @@
 // OAuth in the real Pi (RPC mode): a session whose server needs a sign-in runs /mcp-auth; the
 // command shows the authorization URL in a notification, the test opens it as a browser would (the
 // fixture approves and redirects to our loopback callback), and the model then calls the server's tool.
-// In print mode, /mcp-auth says what to run instead of waiting for a browser.
+// In print mode, /mcp-auth says what to run instead of waiting for a browser. The same against a stock
+// oidc-provider (test/fixtures/oidc), which issues a refresh token only for offline_access.
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { followAuthorization, type OAuthFixture, startOAuthFixture } from '../fixtures/oauth/start.ts';
+import { followOidcAuthorization, startOidcFixture } from '../fixtures/oidc/start.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { EXTENSION, TOOL_SEARCH, toolResultFor } from './harness/mcp.ts';
 import { runPiPrint, startPiRpc } from './harness/run-pi.ts';
@@ -97,6 +99,49 @@ describe('OAuth sign-in in the real Pi', () => {
       expect(toolResultFor(third, 'call_whoami')).toMatch(/^client dcr-\w+ scopes mcp$/);
     } finally {
       await rpc.close();
+    }
+  });
+
+  it('/mcp-auth against a stock oidc-provider: signed in with a refresh token, and the tool works', async () => {
+    const oidc = await startOidcFixture();
+    try {
+      world = await createWorld({
+        mcpJson: { mcpServers: { alice: { url: oidc.url } } },
+        script: [
+          {
+            toolCalls: [
+              { id: 'call_search', name: TOOL_SEARCH, arguments: { query: 'select:alice__whoami' } },
+            ],
+          },
+          { toolCalls: [{ id: 'call_whoami', name: 'alice__whoami', arguments: {} }] },
+          { text: 'Signed in.' },
+        ],
+      });
+      const rpc = await startPiRpc({ dir: world.dir, extensions: [EXTENSION] });
+      try {
+        const since = rpc.records.length;
+        const command = rpc.runCommand('/mcp-auth alice', { timeoutMs: 120_000 });
+        const shown = await rpc.waitForRecord(
+          (r) =>
+            r.type === 'extension_ui_request' &&
+            r.method === 'notify' &&
+            String(r.message).startsWith('Sign in to alice'),
+          { since, timeoutMs: 60_000 },
+        );
+        const url = /^(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)$/m.exec(String(shown.message))?.[1];
+        expect(url).toBeDefined();
+        expect(new URL(url!).searchParams.get('scope')?.split(' ')).toContain('offline_access');
+        expect(await followOidcAuthorization(url!)).toContain('Signed in');
+        expect((await command).notifications.map((n) => n.message).join('\n')).toContain('alice: signed in.');
+        const stored = JSON.parse(readFileSync(join(world.dir.agentDir, 'mcp-oauth.json'), 'utf8'));
+        expect(stored.servers[`alice|${oidc.url}`].tokens.refresh_token).toBeTruthy();
+        expect((await rpc.promptAndWait('Who am I?', { timeoutMs: 120_000 })).response.success).toBe(true);
+        expect(toolResultFor(world.llm.requests[2]!.body, 'call_whoami')).toMatch(/^client \S+ scopes mcp$/);
+      } finally {
+        await rpc.close();
+      }
+    } finally {
+      await oidc.stop();
     }
   });
 
