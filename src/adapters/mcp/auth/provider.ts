@@ -297,7 +297,8 @@ export class StoreOAuthProvider implements OAuthClientProvider {
 
   private isRegistration(input: string | URL, init: RequestInit | undefined): boolean {
     const endpoint = this.discovered?.authorizationServerMetadata?.registration_endpoint;
-    return init?.method === 'POST' && endpoint !== undefined && String(input) === endpoint;
+    if (init?.method !== 'POST' || endpoint === undefined) return false;
+    return URL.parse(String(input))?.href === URL.parse(endpoint)?.href;
   }
 
   /** Never signed in here: say where the user may have signed in that we cannot read. */
