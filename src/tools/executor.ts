@@ -2,7 +2,8 @@
 // CALL_STARTED / CALL_FINISHED, then the result stages (content, TOON, output guard). Every failure
 // comes back as a tool result that says what happened and what to do; nothing is thrown.
 
-import { ensureConnected, type ServerActorRef } from '../actors/ensure-connected.ts';
+import { ensureConnected, formatDuration, type ServerActorRef } from '../actors/ensure-connected.ts';
+import { CallError } from '../adapters/mcp/call-error.ts';
 import type { CallToolResult, Connection } from '../adapters/mcp/connection-port.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { expandUriTemplate } from '../catalog/uri-template.ts';
@@ -51,17 +52,26 @@ function textBytes(content: PiContent[]): number {
   return n;
 }
 
-function describeCallError(entry: CatalogEntry, error: unknown, signal?: AbortSignal): string {
+function describeCallError(
+  entry: CatalogEntry,
+  error: unknown,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): string {
   const message = error instanceof Error ? error.message : String(error);
   if (signal?.aborted) return `Call to ${entry.name} was cancelled.`;
   if (isArgumentError(message)) {
     return `${entry.name} rejected the arguments: ${message}\n${summarizeParameters(entry.inputSchema)}\nFix the arguments and call it again.`;
   }
-  if (/timed out/i.test(message)) {
-    return `${entry.name} timed out: ${message}. The server may be busy; try again, or with a smaller request.`;
+  const kind = error instanceof CallError ? error.kind : undefined;
+  if (kind === 'timeout' || (kind === undefined && /timed out/i.test(message))) {
+    return `${entry.name} got no answer within ${timeoutMs < 1_000 ? `${timeoutMs} ms` : formatDuration(timeoutMs)} and was cancelled (server "${entry.server}"). It may have run in part: check before repeating anything that changes state, then try again (a smaller request may answer sooner).`;
   }
-  if (/closed|not connected|ECONNRESET|EPIPE|exited/i.test(message)) {
-    return `Server "${entry.server}" dropped the connection during ${entry.name}: ${message}. It will be restarted on the next call; retry once.`;
+  if (kind === 'dropped') {
+    return `Server "${entry.server}": the connection dropped mid-call during ${entry.name}, after the server received it, so the call may have run: check before repeating anything that changes state, then retry once (the next call reconnects if needed).`;
+  }
+  if (kind === 'closed' || /closed|not connected|ECONNRESET|EPIPE|exited/i.test(message)) {
+    return `Server "${entry.server}" dropped the connection during ${entry.name}: ${message}. The call may have run. It will be restarted on the next call; retry once.`;
   }
   return `${entry.name} failed: ${message}`;
 }
@@ -153,7 +163,8 @@ export async function executeTool(
     });
     return { content, details: { server: entry.server, tool: entry.tool }, isError: !ok };
   } catch (error) {
-    content = [{ type: 'text', text: describeCallError(entry, error, signal) }];
+    const timeoutMs = actor.getSnapshot().context.definition.requestTimeoutMs;
+    content = [{ type: 'text', text: describeCallError(entry, error, timeoutMs, signal) }];
     return { content, details: { server: entry.server, tool: entry.tool }, isError: true };
   } finally {
     actor.send({ type: 'CALL_FINISHED' });
