@@ -403,6 +403,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           server: (s) => (context.disabled.includes(s) ? undefined : childRefs()[s]),
           settings: context.config?.settings ?? defaultSettings(),
           tempDir: options.tempDir,
+          clock,
           ...(stats ? { stats } : {}),
           approve: (entry, callArgs, signal) => {
             const definition = context.config?.servers.find((d) => d.name === entry.server);

@@ -3,6 +3,7 @@
 // comes back as a tool result that says what happened and what to do; nothing is thrown.
 
 import { ensureConnected, formatDuration, type ServerActorRef } from '../actors/ensure-connected.ts';
+import { type Clock, unrefClock } from '../actors/unref-clock.ts';
 import { CallError } from '../adapters/mcp/call-error.ts';
 import type { CallToolResult, Connection } from '../adapters/mcp/connection-port.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
@@ -11,6 +12,7 @@ import type { Settings } from '../config/types.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';
 import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';
+import { throttleProgress } from './progress-throttle.ts';
 import type { CallStats } from './stats.ts';
 import { missingTemplateArguments } from './template-arguments.ts';
 import { maybeToon } from './toon.ts';
@@ -29,6 +31,8 @@ export interface ExecutorDeps {
   settings: Settings;
   tempDir: string;
   stats?: CallStats;
+  /** Paces progress updates (default: real timers, unref()'d). */
+  clock?: Clock;
   /** The `approveTools` gate: undefined lets the call run, a text refuses it (src/tools/approval.ts). */
   approve?(
     entry: CatalogEntry,
@@ -86,21 +90,22 @@ function withParameterHint(entry: CatalogEntry, content: PiContent[]): PiContent
   ];
 }
 
+type Progress = { progress: number; total?: number; message?: string };
+
+function progressUpdate(entry: CatalogEntry, p: Progress): ToolResult {
+  const of = p.total !== undefined ? `/${p.total}` : '';
+  const text = `${entry.name}: progress ${p.progress}${of}${p.message ? ` — ${p.message}` : ''}`;
+  return { content: [{ type: 'text', text }], details: { progress: p } };
+}
+
 async function invoke(
   connection: Connection,
   entry: CatalogEntry,
   args: Record<string, unknown>,
   tempDir: string,
   signal: AbortSignal | undefined,
-  onUpdate?: ProgressUpdate,
+  onProgress: ((p: Progress) => void) | undefined,
 ): Promise<CallToolResult | PiContent[]> {
-  const onProgress = onUpdate
-    ? (p: { progress: number; total?: number; message?: string }) => {
-        const of = p.total !== undefined ? `/${p.total}` : '';
-        const text = `${entry.name}: progress ${p.progress}${of}${p.message ? ` — ${p.message}` : ''}`;
-        onUpdate({ content: [{ type: 'text', text }], details: { progress: p } });
-      }
-    : undefined;
   const options = { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) };
   if (entry.kind === 'resource' && entry.uri) {
     const result = await connection.readResource(entry.uri, options);
@@ -149,8 +154,12 @@ export async function executeTool(
   actor.send({ type: 'CALL_STARTED' });
   let ok = false;
   let content: PiContent[] = [];
+  const progress = onUpdate
+    ? throttleProgress<Progress>((p) => onUpdate(progressUpdate(entry, p)), deps.clock ?? unrefClock)
+    : undefined;
   try {
-    const raw = await invoke(ready.connection, entry, args, deps.tempDir, signal, onUpdate);
+    const raw = await invoke(ready.connection, entry, args, deps.tempDir, signal, progress?.update);
+    progress?.flush();
     const converted = Array.isArray(raw)
       ? { content: raw, isError: false }
       : mcpResultToPi(raw, { tempDir: deps.tempDir });
@@ -167,6 +176,7 @@ export async function executeTool(
     content = [{ type: 'text', text: describeCallError(entry, error, timeoutMs, signal) }];
     return { content, details: { server: entry.server, tool: entry.tool }, isError: true };
   } finally {
+    progress?.flush();
     actor.send({ type: 'CALL_FINISHED' });
     // Only calls that are counted read the clock.
     deps.stats?.record({
