@@ -39,7 +39,7 @@ import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
 import { redactingHost, redactProgress, redactResult } from './outbound.ts';
 import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
-import { RegisteredTools } from './registered-tools.ts';
+import { EVERY_TOOL_LIMIT, RegisteredTools } from './registered-tools.ts';
 import { reportConfigDiagnostics } from './report-diagnostics.ts';
 import { serverLogicWith } from './server-actor.ts';
 import { allowedRequests } from './server-requests.ts';
@@ -238,7 +238,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           describedGeneration = context.generation;
           host.registerToolSearch(context.toolSearchDescription);
         }
-        const { changed, withdrawn } = registered.update(catalogOf(context).entries);
+        const { entries } = catalogOf(context);
+        const every = entries.length <= EVERY_TOOL_LIMIT || host.registersEveryTool?.() === true;
+        const activated = new Set(context.activated);
+        const { changed, withdrawn } = registered.update(
+          entries,
+          (entry) => every || entry.exposure === 'direct' || activated.has(entry.name),
+        );
         for (const entry of changed) host.registerTool(entry);
         for (const entry of withdrawn) host.withdrawTool?.(entry);
         for (const { server, prompt } of prompts.changed(context.catalogs))
