@@ -19,6 +19,8 @@ import {
 import { type PiRecord, runPiJson } from './harness/run-pi.ts';
 import { createWorld, type World } from './harness/world.ts';
 
+const PROBE = 'test/e2e/fixtures/tool-count-probe.ts';
+
 let world: World | undefined;
 let http: HttpFixture | undefined;
 let marker = '';
@@ -195,7 +197,7 @@ describe('servers that misbehave, in the real Pi', () => {
     expect(toolResultFor(world.llm.requests[2]!.body, 'flood')).toBe('flooded 20000 progress notifications');
   }, 60_000);
 
-  it('one tool of a 3,000-tool server: ToolSearch loads it for the next request and the call runs', async () => {
+  it('one tool of a 3,000-tool server: ToolSearch loads it, Pi is given that one (not 3,000), and the call runs', async () => {
     marker = uniqueMarker('huge');
     world = await createWorld({
       mcpJson: { mcpServers: { big: stdioEntry(marker, ['--many-tools', '3000']) } },
@@ -205,9 +207,11 @@ describe('servers that misbehave, in the real Pi', () => {
         { text: 'done' },
       ],
     });
+    const probe = world.file('tools.jsonl');
     const run = await runPiJson({
       dir: world.dir,
-      extensions: [EXTENSION],
+      extensions: [EXTENSION, PROBE],
+      env: { TOOL_COUNT_PROBE: probe },
       prompt: 'Huge',
       timeoutMs: 45_000,
     });
@@ -215,6 +219,13 @@ describe('servers that misbehave, in the real Pi', () => {
     expect(world.llm.errors).toEqual([]);
     const bodies = world.llm.requests.map((r) => r.body);
     expect(bodies).toHaveLength(3);
+    // What Pi has registered after each turn: of the 3,000 tools only the one the model loaded.
+    const turns = readFileSync(probe, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as string[]).filter((name) => name.startsWith('big__')));
+    expect(turns.length).toBeGreaterThanOrEqual(2);
+    for (const names of turns.slice(1)) expect(names).toEqual(['big__gen_1234']);
     expect(toolNames(bodies[1]!).filter((n) => n.startsWith('big__'))).toEqual(['big__gen_1234']);
     expect(toolResultFor(bodies[2]!, 'gen')).toBe('ran gen_1234');
   }, 60_000);
