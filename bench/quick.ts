@@ -22,7 +22,10 @@ export interface QuickFigure {
   callToNextRequestMs: number;
   /** CPU of Pi's main thread over the same span, ms. */
   piCpuMs: number;
+  /** Peak RSS of Pi's process tree (Pi and the servers it started). */
   peakRssMb: number;
+  /** Peak RSS of Pi's own process. */
+  piPeakRssMb: number;
   /** tools/list requests the server saw during the run (storm). */
   listings?: number;
   /** What the model read back (first run), cut to 300 characters. */
@@ -103,6 +106,7 @@ async function measure(
         callToNextRequestMs: to - from,
         piCpuMs: cpuTo - cpuFrom,
         peakRssMb: result.peakRssMb,
+        piPeakRssMb: result.piPeakRssMb,
         ...(existsSync(lists)
           ? { listings: readFileSync(lists, 'utf8').split('\n').filter(Boolean).length }
           : {}),
@@ -127,6 +131,7 @@ async function measure(
     callToNextRequestMs: pick('callToNextRequestMs') ?? Number.NaN,
     piCpuMs: pick('piCpuMs') ?? Number.NaN,
     peakRssMb: pick('peakRssMb') ?? Number.NaN,
+    piPeakRssMb: pick('piPeakRssMb') ?? Number.NaN,
     ...(listings === undefined ? {} : { listings }),
     answer,
   };
