@@ -63,20 +63,36 @@ export class CallStreams {
   }
 }
 
-/** The same bytes; `onLost` runs when the stream errors or ends (a request's stream ends after its answer). */
+/**
+ * The same bytes; `onLost` runs when the stream errors or ends (a request's stream ends after its
+ * answer) — unless an event carried an id: then the SDK resumes the stream itself (Last-Event-ID).
+ */
 function watched(body: ReadableStream<Uint8Array>, onLost: () => void): ReadableStream<Uint8Array> {
   const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let tail = '\n';
+  let resumable = false;
+  const lost = () => {
+    if (!resumable) onLost();
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
         if (done) {
           controller.close();
-          onLost();
-        } else controller.enqueue(value);
+          lost();
+          return;
+        }
+        if (!resumable) {
+          const text = tail + decoder.decode(value, { stream: true });
+          resumable = /[\r\n]id:/.test(text);
+          tail = text.slice(-3);
+        }
+        controller.enqueue(value);
       } catch (error) {
         controller.error(error);
-        onLost();
+        lost();
       }
     },
     cancel: (reason) => reader.cancel(reason),
