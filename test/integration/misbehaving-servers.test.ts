@@ -143,7 +143,8 @@ describe('servers that misbehave', () => {
     });
     const listings = readFileSync(lists, 'utf8').split('\n').filter(Boolean).length - listingsBefore;
     expect(listings).toBeGreaterThanOrEqual(1);
-    expect(listings).toBeLessThanOrEqual(3);
+    // One per burst; a storm the machine's load splits with pauses (or spreads past 1 s) costs a few.
+    expect(listings).toBeLessThanOrEqual(10);
   }, 30_000);
 
   it('a progress flood reaches Pi throttled: few updates, the last one the final progress', async () => {
