@@ -2,6 +2,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { QuickFigure } from './quick.ts';
 import type { BenchResults } from './results.ts';
 import { DEFAULT_PI_RUNS, type SideBySideResult, VARIANTS } from './side-by-side.ts';
 import { type BarChart, barChartSvg, formatNumber as f, formatDeltaMs } from './support/svg.ts';
@@ -655,10 +656,51 @@ export function writeReport(r: BenchResults, dir: string): void {
     );
   }
 
+  // 8. Misbehaving servers
+  const quick = r.quick;
+  if (quick) {
+    const rows: Array<[string, QuickFigure | undefined]> = [
+      ['ToolSearch while the only server lists its tools for 20 s', quick.slowList],
+      ['a Streamable HTTP call whose stream is cut (requestTimeoutMs 20 s)', quick.droppedCall],
+      ['a call during which the server sends 200 tools/list_changed', quick.storm],
+      ['a call during which the server sends 20,000 progress notifications', quick.flood],
+      ['ToolSearch select: of one tool of a 3,000-tool server (cache warm)', quick.huge],
+    ];
+    md.push(
+      '## 8. Misbehaving servers: slow, dropped, noisy, huge',
+      '',
+      `The real Pi, a scripted model, median of ${quick.runs} runs each: from the model's call to Pi's next request, the CPU Pi's main thread spent meanwhile and over the whole run (the storm's model thinks 1.5 s per turn, so the refreshes it causes are in the run), and peak RSS (Pi alone, and Pi with the servers it started).`,
+      '',
+      table(
+        [
+          '',
+          'call → next request',
+          'Pi CPU',
+          'Pi CPU, whole run',
+          'Pi peak RSS',
+          'with servers',
+          'tools/list requests',
+        ],
+        rows
+          .filter((row): row is [string, QuickFigure] => row[1] !== undefined)
+          .map(([label, q]) => [
+            label,
+            `${f(q.callToNextRequestMs)} ms`,
+            `${f(q.piCpuMs)} ms`,
+            `${f(q.piCpuRunMs)} ms`,
+            `${f(q.piPeakRssMb)} MB`,
+            `${f(q.peakRssMb)} MB`,
+            q.listings === undefined ? '—' : String(q.listings),
+          ]),
+      ),
+      '',
+    );
+  }
+
   md.push(
     '## How to rerun',
     '',
-    `\`npm run bench\` (= \`npx tsx bench/run.ts\`); \`--only=calls,startup,search,tokens,memory,pi,reliability\`, \`--runs=N\` (real-Pi runs per column, default ${DEFAULT_PI_RUNS}) and \`--load-ms=N\` (the load run, default 60 000) narrow it. A fresh clone fetches Pi 1.5.2 + Node 22 (\`.cache/pi\`), the five servers, pi-mcp-adapter and an npx cache (\`.cache/bench\`) from the npm registry on the first run.`,
+    `\`npm run bench\` (= \`npx tsx bench/run.ts\`); \`--only=calls,startup,search,tokens,memory,pi,reliability,quick\`, \`--runs=N\` (real-Pi runs per column, default ${DEFAULT_PI_RUNS}) and \`--load-ms=N\` (the load run, default 60 000) narrow it. A fresh clone fetches Pi 1.5.2 + Node 22 (\`.cache/pi\`), the five servers, pi-mcp-adapter and an npx cache (\`.cache/bench\`) from the npm registry on the first run.`,
     '',
   );
   for (const { file, chart } of charts) writeFileSync(join(dir, file), barChartSvg(chart));

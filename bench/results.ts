@@ -2,6 +2,7 @@
 
 import type { CallOverheadResult } from './call-overhead.ts';
 import type { ActorHeap, NpxMemory } from './memory.ts';
+import type { QuickResult } from './quick.ts';
 import type { ReliabilityResult } from './reliability.ts';
 import type { SearchResult } from './search.ts';
 import type { ColdStartResult, SideBySideResult } from './side-by-side.ts';
@@ -31,7 +32,7 @@ export interface BenchResults {
     packages: Record<string, unknown>;
     sectionMs: Partial<
       Record<
-        'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi' | 'reliability',
+        'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi' | 'reliability' | 'quick',
         number
       >
     >;
@@ -48,6 +49,7 @@ export interface BenchResults {
   sideBySideThinking?: SideBySideResult;
   coldStart?: ColdStartResult;
   reliability?: ReliabilityResult;
+  quick?: QuickResult;
   targets?: TargetCheck[];
   errors: Record<string, string>;
 }

@@ -2,7 +2,7 @@
 // each figure next to a reference measured in the same run. Writes bench/results/results.json,
 // bench/results/REPORT.md and the SVG charts beside it; the search eval's own output goes to
 // bench/results/raw/ (git-ignored).
-//   npx tsx bench/run.ts [--only=calls,startup,search,tokens,memory,pi,reliability] [--runs=N] [--load-ms=N]
+//   npx tsx bench/run.ts [--only=calls,startup,search,tokens,memory,pi,reliability,quick] [--runs=N] [--load-ms=N]
 //                        [--entry=source]
 // Never part of `npm test`. Needs the npm registry on a fresh clone (Pi, the five servers, pi-mcp-adapter).
 
@@ -13,6 +13,7 @@ import { PI_VERSIONS } from '../scripts/pi-paths.mjs';
 import { ensurePi } from '../test/e2e/harness/ensure-pi.ts';
 import { runCallOverhead } from './call-overhead.ts';
 import { actorHeap, npxMemory } from './memory.ts';
+import { runQuick } from './quick.ts';
 import { runReliability } from './reliability.ts';
 import { writeReport } from './report.ts';
 import type { BenchResults } from './results.ts';
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
     }
   };
 
-  const needsPi = wanted('startup') || wanted('pi');
+  const needsPi = wanted('startup') || wanted('pi') || wanted('quick');
   await section('provisioning (Pi, servers, pi-mcp-adapter, npx cache)', 'provision', async () => {
     const [bench] = await Promise.all([provisionBench(), needsPi ? ensurePi() : Promise.resolve(undefined)]);
     for (const [part, message] of Object.entries(bench.failures))
@@ -131,6 +132,9 @@ async function main(): Promise<void> {
   );
   results.reliability = await section('7. reliability: churn and load', 'reliability', () =>
     runReliability(LOAD_MS),
+  );
+  results.quick = await section('8. misbehaving servers: slow, dropped, noisy, huge', 'quick', () =>
+    runQuick(runsArg ? PI_RUNS : 3, log),
   );
 
   results.targets = evaluateTargets(results);

@@ -29,7 +29,11 @@ export interface PiRun {
    */
   cpuAtArrivalMs: number[];
   wallMs: number;
+  /** CPU time (ms) of Pi's main thread at the last sample before it exited (Linux; NaN elsewhere). */
+  cpuAtExitMs: number;
   peakRssMb: number;
+  /** Peak RSS of Pi's own process (without the servers it started). */
+  piPeakRssMb: number;
   maxProcesses: number;
 }
 
@@ -105,12 +109,18 @@ export async function runPiTimed(opts: PiRunOptions): Promise<PiRun> {
     stderr += d;
   });
   let peakKb = 0;
+  let piPeakKb = 0;
+  let lastCpuMs = Number.NaN;
   let maxProcesses = 0;
   const sample = () => {
     if (child.pid === undefined) return;
     const tree = processTree(child.pid);
     const kb = tree.reduce((n, p) => n + p.rssKb, 0);
     if (kb > peakKb) peakKb = kb;
+    const cpu = mainThreadCpuMs(child.pid);
+    if (cpu !== undefined) lastCpuMs = cpu;
+    const own = tree.find((p) => p.pid === child.pid)?.rssKb ?? 0;
+    if (own > piPeakKb) piPeakKb = own;
     if (tree.length > maxProcesses) maxProcesses = tree.length;
   };
   const sampler = setInterval(sample, opts.sampleEveryMs ?? 40);
@@ -152,7 +162,9 @@ export async function runPiTimed(opts: PiRunOptions): Promise<PiRun> {
     answered,
     cpuAtArrivalMs,
     wallMs,
+    cpuAtExitMs: lastCpuMs,
     peakRssMb: Math.round(peakKb / 102.4) / 10,
+    piPeakRssMb: Math.round(piPeakKb / 102.4) / 10,
     maxProcesses,
   };
 }

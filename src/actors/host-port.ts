@@ -10,6 +10,11 @@ export interface HostPort {
   /** Registers an MCP tool, or registers it again under its name when its description or schema changed;
    * inactive unless activated. */
   registerTool(entry: CatalogEntry): void;
+  /**
+   * Whether every tool must be registered up front, because the host's own scripts may call any of them
+   * (Pi's codemode). Otherwise a large catalog registers only direct tools and those ToolSearch loaded.
+   */
+  registersEveryTool?(): boolean;
   /** Withdraws a tool its server no longer offers (Pi hides it); hosts without a tool registry omit it. */
   withdrawTool?(entry: CatalogEntry): void;
   /** Offers a server's prompt as a command (again when it changed); hosts without commands omit it. */

@@ -30,6 +30,7 @@ export function redactingHost(host: HostPort): HostPort {
         inputSchema: redactDeep(entry.inputSchema),
       }),
     withdrawTool: (entry) => host.withdrawTool?.(entry),
+    ...(host.registersEveryTool ? { registersEveryTool: () => host.registersEveryTool?.() ?? false } : {}),
     ...(host.registerPrompt
       ? {
           registerPrompt: (server, prompt) =>

@@ -40,7 +40,7 @@ import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
 import { redactingHost, redactProgress, redactResult } from './outbound.ts';
 import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
-import { RegisteredTools } from './registered-tools.ts';
+import { EVERY_TOOL_LIMIT, RegisteredTools } from './registered-tools.ts';
 import { reportConfigDiagnostics } from './report-diagnostics.ts';
 import { serverLogicWith } from './server-actor.ts';
 import { allowedRequests } from './server-requests.ts';
@@ -102,8 +102,12 @@ export interface Runtime {
   dispose(): void;
 }
 
+/** How long a ToolSearch waits for servers whose tools are unknown before it answers without them. */
+export const SEARCH_WAIT_MS = 1_000;
+
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { logger } = options;
+  const clock = options.clock ?? unrefClock;
   const host = redactingHost(options.host);
   let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
   const registered = new RegisteredTools();
@@ -155,6 +159,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // Every connection this runtime opened and has not closed yet, however its actor ended: shutdown
   // waits for all of them, so no server process outlives the session.
   const openConnections = new Set<Connection>();
+  /** Servers that answered initialize and are listing their tools now (ToolSearch waits for those briefly). */
+  const listing = listingServers();
   /** Metadata-cache writes still under way: a short session waits for them before it ends. */
   let cacheWrites: Promise<void> = Promise.resolve();
   /** Call statistics (settings.captureStats), per session. */
@@ -168,11 +174,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings),
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
     };
-    const connection = await options.connector(definition, {
-      ...connectOptions,
-      host,
-      ...(trace ? { trace } : {}),
-    });
+    let connection: Connection;
+    try {
+      connection = await options.connector(definition, {
+        ...connectOptions,
+        host,
+        ...(trace ? { trace } : {}),
+        onListing: () => listing.start(name),
+      });
+    } finally {
+      listing.end(name);
+    }
     openConnections.add(connection);
     const close = connection.close.bind(connection);
     connection.close = () => close().finally(() => openConnections.delete(connection));
@@ -231,7 +243,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           describedGeneration = context.generation;
           host.registerToolSearch(context.toolSearchDescription);
         }
-        const { changed, withdrawn } = registered.update(catalogOf(context).entries);
+        const { entries } = catalogOf(context);
+        const every = entries.length <= EVERY_TOOL_LIMIT || host.registersEveryTool?.() === true;
+        const activated = new Set(context.activated);
+        const { changed, withdrawn } = registered.update(
+          entries,
+          (entry) => every || entry.exposure === 'direct' || activated.has(entry.name),
+        );
         for (const entry of changed) host.registerTool(entry);
         for (const entry of withdrawn) host.withdrawTool?.(entry);
         for (const { server, prompt } of prompts.changed(context.catalogs))
@@ -277,7 +295,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const actor: SessionActor = createActor(logic, {
     input: { connector },
-    clock: options.clock ?? unrefClock,
+    clock,
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   // `debug: true` servers: their stderr goes to the log as it arrives.
@@ -312,21 +330,41 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }));
   }
 
+  /**
+   * Servers whose tools are not known yet (no cache, not listed) are connected and waited for: while
+   * they start (bounded by their startup timeout), then at most SEARCH_WAIT_MS once they are listing
+   * their tools. A ToolSearch answers from what is known then and names the servers still listing;
+   * their connects go on, and their tools are registered when they arrive, for the next search.
+   */
   async function waitForUnknownServers(signal?: AbortSignal): Promise<string[]> {
     const context = actor.getSnapshot().context;
     const refs = childRefs();
     const unknown = serverTools(context)
-      .filter((s) => !s.tools)
+      .filter((s) => !s.tools && refs[s.definition.name])
       .map((s) => s.definition.name);
-    const results = await Promise.all(
-      unknown.map(async (name) => {
-        const ref = refs[name];
-        if (!ref) return undefined;
-        const result = await ensureConnected(ref, { ...(signal ? { signal } : {}), ...surface });
-        return result.ok ? undefined : `Note: ${result.error.message}`;
-      }),
-    );
-    return results.filter((r): r is string => r !== undefined);
+    if (unknown.length === 0) return [];
+    const notes = new Map<string, string | undefined>();
+    const settled = unknown.map(async (name) => {
+      const result = await ensureConnected(refs[name]!, { ...(signal ? { signal } : {}), ...surface });
+      notes.set(name, result.ok ? undefined : `Note: ${result.error.message}`);
+    });
+    await Promise.all(unknown.map((name, i) => Promise.race([settled[i], listing.started(name)])));
+    if (notes.size < unknown.length) {
+      let timer: unknown;
+      const bound = new Promise<void>((resolve) => {
+        timer = clock.setTimeout(resolve, SEARCH_WAIT_MS);
+      });
+      await Promise.race([Promise.all(settled), bound]);
+      clock.clearTimeout(timer);
+    }
+    return unknown.flatMap((name) => {
+      if (!notes.has(name))
+        return [
+          `Note: MCP server "${name}" is still starting (listing its tools); search again in a moment.`,
+        ];
+      const note = notes.get(name);
+      return note === undefined ? [] : [note];
+    });
   }
 
   /**
@@ -387,6 +425,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           server: (s) => (context.disabled.includes(s) ? undefined : childRefs()[s]),
           settings: context.config?.settings ?? defaultSettings(),
           tempDir: options.tempDir,
+          clock,
           ...(stats ? { stats } : {}),
           ...surface,
           unknownTool: (n) => signInFirst(n, waitingForFirstSignIn(context), options.surface),
@@ -438,6 +477,26 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     dispose() {
       actor.stop();
+    },
+  };
+}
+
+/** Which servers are listing their tools right now, and a promise for when one starts to. */
+function listingServers() {
+  const now = new Set<string>();
+  const waiting = new Map<string, Array<() => void>>();
+  return {
+    start(name: string) {
+      now.add(name);
+      for (const wake of waiting.get(name) ?? []) wake();
+      waiting.delete(name);
+    },
+    end(name: string) {
+      now.delete(name);
+    },
+    started(name: string): Promise<void> {
+      if (now.has(name)) return Promise.resolve();
+      return new Promise((resolve) => waiting.set(name, [...(waiting.get(name) ?? []), resolve]));
     },
   };
 }

@@ -28,6 +28,10 @@ const STDERR_TAIL_LINES = 20;
 const STDERR_TAIL_CHARS = 4_000;
 /** How many recent states a server remembers (its trail in /mcp). */
 export const TRAIL_LENGTH = 8;
+/** A burst of list_changed notifications is read once: when they pause this long… */
+export const LIST_CHANGED_QUIET_MS = 100;
+/** …or at the latest this long after the first one. */
+export const LIST_CHANGED_MAX_WAIT_MS = 1_000;
 /** setTimeout fires at once for delays above 2^31-1 ms; clamp instead (≈ 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -90,6 +94,8 @@ export interface ServerContext {
   inFlight: number;
   /** The last TRAIL_LENGTH states entered, oldest first; the last one is the current state. */
   trail: StateVisit[];
+  /** Lists that changed while they were being read: that answer is dropped and they are read again. */
+  staleLists: CatalogList[];
 }
 
 export type ServerEvent =
@@ -244,42 +250,64 @@ function statusOf(context: ServerContext, state: ServerState): ServerStatus {
 }
 
 /**
- * One catalog list inside `connected`: a `*_CHANGED` notification refreshes it; a change during a
- * refresh may not be in its answer, so it starts over; a failed refresh keeps the old list.
+ * One catalog list inside `connected`: a `*_CHANGED` notification refreshes it, once per burst — the
+ * listing starts when the notifications pause (listChangedQuiet) or at the latest listChangedMaxWait
+ * after the first. A change during a listing may not be in its answer: that answer is dropped and the
+ * list is read again after the same wait. A failed refresh keeps the old list.
  */
 function refreshRegion(
   list: CatalogList,
   changed: 'TOOLS_CHANGED' | 'RESOURCES_CHANGED' | 'PROMPTS_CHANGED',
   id: string,
 ) {
+  const refreshing = `#${id}Listing`;
   return {
     initial: 'current' as const,
     states: {
-      current: { on: { [changed]: 'refreshing' } },
+      current: { on: { [changed]: 'pending' } },
+      pending: {
+        description: 'a burst of list_changed notifications: one listing once they pause',
+        initial: 'settling' as const,
+        after: { listChangedMaxWait: refreshing },
+        states: {
+          settling: {
+            after: { listChangedQuiet: refreshing },
+            on: { [changed]: { target: 'settling', reenter: true } },
+          },
+        },
+      },
       refreshing: {
+        id: `${id}Listing`,
+        entry: { type: 'markListFresh' as const, params: { list } },
         invoke: {
           id,
           src: 'refresh' as const,
           input: ({ context }: { context: ServerContext }) => ({ connection: context.connection!, list }),
-          onDone: {
-            target: 'current',
-            actions: [
-              {
-                type: 'storeRefresh' as const,
-                params: ({ event }: { event: { output: RefreshOutput } }) => ({ output: event.output }),
-              },
-              'notifyCatalog' as const,
-            ],
-          },
-          onError: {
-            target: 'current',
-            actions: {
-              type: 'recordRefreshError' as const,
-              params: ({ event }: { event: { error: unknown } }) => ({ list, error: event.error }),
+          onDone: [
+            { guard: { type: 'listChangedMeanwhile' as const, params: { list } }, target: 'pending' },
+            {
+              target: 'current',
+              actions: [
+                {
+                  type: 'storeRefresh' as const,
+                  params: ({ event }: { event: { output: RefreshOutput } }) => ({ output: event.output }),
+                },
+                'notifyCatalog' as const,
+              ],
             },
-          },
+          ],
+          onError: [
+            { guard: { type: 'listChangedMeanwhile' as const, params: { list } }, target: 'pending' },
+            {
+              target: 'current',
+              actions: {
+                type: 'recordRefreshError' as const,
+                params: ({ event }: { event: { error: unknown } }) => ({ list, error: event.error }),
+              },
+            },
+          ],
         },
-        on: { [changed]: { target: 'refreshing', reenter: true } },
+        on: { [changed]: { actions: { type: 'markListStale' as const, params: { list } } } },
       },
     },
   };
@@ -319,6 +347,8 @@ export const serverMachine = setup({
     lastCallAndClosesWhenIdle: ({ context }) => context.inFlight <= 1 && idleShutdownApplies(context),
     // Running calls have their own timeouts; a ping next to them could only misjudge a busy server.
     healthCheckDue: ({ context }) => healthChecksApply(context) && context.inFlight === 0,
+    listChangedMeanwhile: ({ context }, params: { list: CatalogList }) =>
+      context.staleLists.includes(params.list),
   },
   delays: {
     startupTimeout: ({ context }) => timerMs(startupTimeoutMs(context.definition)),
@@ -328,6 +358,8 @@ export const serverMachine = setup({
     healthCheck: ({ context }) =>
       timerMs(healthChecksApply(context) ? context.definition.healthCheckMs : MAX_TIMER_MS),
     healthTimeout: ({ context }) => timerMs(Math.min(HEALTH_TIMEOUT_MS, context.definition.healthCheckMs)),
+    listChangedQuiet: LIST_CHANGED_QUIET_MS,
+    listChangedMaxWait: LIST_CHANGED_MAX_WAIT_MS,
   },
   actions: {
     /** Entry of every top-level state: remembers it in the trail, tells the supervisor and listeners. */
@@ -414,6 +446,14 @@ export const serverMachine = setup({
               : { ...context.catalog, prompts: output.prompts },
       };
     }),
+    markListStale: assign(({ context }, params: { list: CatalogList }) => ({
+      staleLists: context.staleLists.includes(params.list)
+        ? context.staleLists
+        : [...context.staleLists, params.list],
+    })),
+    markListFresh: assign(({ context }, params: { list: CatalogList }) => ({
+      staleLists: context.staleLists.filter((l) => l !== params.list),
+    })),
     countAttempt: assign({ attempt: ({ context }) => context.attempt + 1 }),
     /** The only source of randomness; tests provide a fixed value. */
     drawJitter: assign({ jitter: () => Math.random() }),
@@ -449,6 +489,7 @@ export const serverMachine = setup({
       stderrTail: '',
       inFlight: 0,
       trail: [],
+      staleLists: [],
     };
     if (input.parentRef) context.parentRef = input.parentRef;
     if (input.knownCatalog) context.knownCatalog = input.knownCatalog;

@@ -256,7 +256,8 @@ export const sessionMachine = setup({
           actions: ['publishStatus', 'notifyStatus'],
         },
         ACTIVATE: {
-          actions: ['assignActivated', 'syncActiveTools'],
+          // A large catalog registers a tool only once it is loaded (src/actors/registered-tools.ts).
+          actions: ['assignActivated', 'registerTools', 'syncActiveTools'],
         },
         DEACTIVATE: {
           actions: ['assignDeactivated', 'syncActiveTools'],

@@ -2,7 +2,9 @@
 // CALL_STARTED / CALL_FINISHED, then the result stages (content, TOON, output guard). Every failure
 // comes back as a tool result that says what happened and what to do; nothing is thrown.
 
-import { ensureConnected, type ServerActorRef } from '../actors/ensure-connected.ts';
+import { ensureConnected, formatDuration, type ServerActorRef } from '../actors/ensure-connected.ts';
+import { type Clock, unrefClock } from '../actors/unref-clock.ts';
+import { CallError } from '../adapters/mcp/call-error.ts';
 import type { CallToolResult, Connection } from '../adapters/mcp/connection-port.ts';
 import type { Surface } from '../auth/sign-in-advice.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
@@ -11,6 +13,7 @@ import type { Settings } from '../config/types.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';
 import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';
+import { throttleProgress } from './progress-throttle.ts';
 import type { CallStats } from './stats.ts';
 import { missingTemplateArguments } from './template-arguments.ts';
 import { maybeToon } from './toon.ts';
@@ -33,6 +36,8 @@ export interface ExecutorDeps {
   surface?: Surface;
   /** Why a name is in no catalog when a server that waits for a sign-in may be the one to offer it. */
   unknownTool?(name: string): { server: string; message: string } | undefined;
+  /** Paces progress updates (default: real timers, unref()'d). */
+  clock?: Clock;
   /** The `approveTools` gate: undefined lets the call run, a text refuses it (src/tools/approval.ts). */
   approve?(
     entry: CatalogEntry,
@@ -56,17 +61,26 @@ function textBytes(content: PiContent[]): number {
   return n;
 }
 
-function describeCallError(entry: CatalogEntry, error: unknown, signal?: AbortSignal): string {
+function describeCallError(
+  entry: CatalogEntry,
+  error: unknown,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): string {
   const message = error instanceof Error ? error.message : String(error);
   if (signal?.aborted) return `Call to ${entry.name} was cancelled.`;
   if (isArgumentError(message)) {
     return `${entry.name} rejected the arguments: ${message}\n${summarizeParameters(entry.inputSchema)}\nFix the arguments and call it again.`;
   }
-  if (/timed out/i.test(message)) {
-    return `${entry.name} timed out: ${message}. The server may be busy; try again, or with a smaller request.`;
+  const kind = error instanceof CallError ? error.kind : undefined;
+  if (kind === 'timeout' || (kind === undefined && /timed out/i.test(message))) {
+    return `${entry.name} got no answer within ${timeoutMs < 1_000 ? `${timeoutMs} ms` : formatDuration(timeoutMs)} and was cancelled (server "${entry.server}"). It may have run in part: check before repeating anything that changes state, then try again (a smaller request may answer sooner).`;
   }
-  if (/closed|not connected|ECONNRESET|EPIPE|exited/i.test(message)) {
-    return `Server "${entry.server}" dropped the connection during ${entry.name}: ${message}. It will be restarted on the next call; retry once.`;
+  if (kind === 'dropped') {
+    return `Server "${entry.server}": the connection dropped mid-call during ${entry.name}, after the server received it, so the call may have run: check before repeating anything that changes state, then retry once (the next call reconnects if needed).`;
+  }
+  if (kind === 'closed' || /closed|not connected|ECONNRESET|EPIPE|exited/i.test(message)) {
+    return `Server "${entry.server}" dropped the connection during ${entry.name}: ${message}. The call may have run. It will be restarted on the next call; retry once.`;
   }
   return `${entry.name} failed: ${message}`;
 }
@@ -81,21 +95,22 @@ function withParameterHint(entry: CatalogEntry, content: PiContent[]): PiContent
   ];
 }
 
+type Progress = { progress: number; total?: number; message?: string };
+
+function progressUpdate(entry: CatalogEntry, p: Progress): ToolResult {
+  const of = p.total !== undefined ? `/${p.total}` : '';
+  const text = `${entry.name}: progress ${p.progress}${of}${p.message ? ` — ${p.message}` : ''}`;
+  return { content: [{ type: 'text', text }], details: { progress: p } };
+}
+
 async function invoke(
   connection: Connection,
   entry: CatalogEntry,
   args: Record<string, unknown>,
   tempDir: string,
   signal: AbortSignal | undefined,
-  onUpdate?: ProgressUpdate,
+  onProgress: ((p: Progress) => void) | undefined,
 ): Promise<CallToolResult | PiContent[]> {
-  const onProgress = onUpdate
-    ? (p: { progress: number; total?: number; message?: string }) => {
-        const of = p.total !== undefined ? `/${p.total}` : '';
-        const text = `${entry.name}: progress ${p.progress}${of}${p.message ? ` — ${p.message}` : ''}`;
-        onUpdate({ content: [{ type: 'text', text }], details: { progress: p } });
-      }
-    : undefined;
   const options = { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) };
   if (entry.kind === 'resource' && entry.uri) {
     const result = await connection.readResource(entry.uri, options);
@@ -149,8 +164,12 @@ export async function executeTool(
   actor.send({ type: 'CALL_STARTED' });
   let ok = false;
   let content: PiContent[] = [];
+  const progress = onUpdate
+    ? throttleProgress<Progress>((p) => onUpdate(progressUpdate(entry, p)), deps.clock ?? unrefClock)
+    : undefined;
   try {
-    const raw = await invoke(ready.connection, entry, args, deps.tempDir, signal, onUpdate);
+    const raw = await invoke(ready.connection, entry, args, deps.tempDir, signal, progress?.update);
+    progress?.flush();
     const converted = Array.isArray(raw)
       ? { content: raw, isError: false }
       : mcpResultToPi(raw, { tempDir: deps.tempDir });
@@ -163,9 +182,11 @@ export async function executeTool(
     });
     return { content, details: { server: entry.server, tool: entry.tool }, isError: !ok };
   } catch (error) {
-    content = [{ type: 'text', text: describeCallError(entry, error, signal) }];
+    const timeoutMs = actor.getSnapshot().context.definition.requestTimeoutMs;
+    content = [{ type: 'text', text: describeCallError(entry, error, timeoutMs, signal) }];
     return { content, details: { server: entry.server, tool: entry.tool }, isError: true };
   } finally {
+    progress?.flush();
     actor.send({ type: 'CALL_FINISHED' });
     // Only calls that are counted read the clock.
     deps.stats?.record({

@@ -14,6 +14,8 @@ import {
   BACKOFF_CAP_MS,
   backoffCeilingMs,
   fullJitterDelayMs,
+  LIST_CHANGED_MAX_WAIT_MS,
+  LIST_CHANGED_QUIET_MS,
   type ServerEmitted,
   type ServerToParentEvent,
   serverStateOf,
@@ -335,6 +337,7 @@ describe('connected', () => {
     const live = await connect(h);
     live.tools = [tool('echo'), tool('added')];
     live.emit({ type: 'tools-changed' });
+    h.advance(LIST_CHANGED_QUIET_MS);
     await waitFor(h.actor, (s) => s.context.catalog?.tools.length === 2);
     await waitFor(h.actor, (s) => s.matches({ connected: { tools: 'current' } }));
     expect(catalogs).toEqual([['echo'], ['echo', 'added']]);
@@ -345,6 +348,7 @@ describe('connected', () => {
     const live = await connect(h);
     live.resources = [{ uri: 'file:///a', name: 'a' }];
     live.emit({ type: 'resources-changed' });
+    h.advance(LIST_CHANGED_QUIET_MS);
     await waitFor(h.actor, (s) => s.context.catalog?.resources.length === 1);
     expect(h.actor.getSnapshot().context.catalog?.tools.map((t) => t.name)).toEqual(['echo']);
   });
@@ -354,6 +358,7 @@ describe('connected', () => {
     const live = await connect(h);
     live.resourceTemplates = [{ uriTemplate: 'file:///{name}', name: 'file' }];
     live.emit({ type: 'resources-changed' });
+    h.advance(LIST_CHANGED_QUIET_MS);
     await waitFor(h.actor, (s) => s.context.catalog?.resourceTemplates?.length === 1);
 
     live.resources = [{ uri: 'file:///a', name: 'a' }];
@@ -361,6 +366,7 @@ describe('connected', () => {
       throw new Error('templates are broken today');
     };
     live.emit({ type: 'resources-changed' });
+    h.advance(LIST_CHANGED_QUIET_MS);
     await waitFor(h.actor, (s) => s.context.catalog?.resources.length === 1);
     expect(h.actor.getSnapshot().context.catalog?.resourceTemplates).toEqual([
       { uriTemplate: 'file:///{name}', name: 'file' },
@@ -375,9 +381,75 @@ describe('connected', () => {
     const live = await connect(h);
     live.prompts = [{ name: 'review', arguments: [{ name: 'file', required: true }] }];
     live.emit({ type: 'prompts-changed' });
+    h.advance(LIST_CHANGED_QUIET_MS);
     await waitFor(h.actor, (s) => s.context.catalog?.prompts?.length === 1);
     expect(reported.at(-1)).toEqual(['review']);
     expect(h.actor.getSnapshot().context.catalog?.tools.map((t) => t.name)).toEqual(['echo']);
+  });
+
+  it('a burst of tools/list_changed is one listing once it pauses, and the last list wins', async () => {
+    const h = startServer();
+    const catalogs: string[][] = [];
+    h.actor.on('catalog', (e) => catalogs.push(e.catalog.tools.map((t) => t.name)));
+    const live = await connect(h);
+    let listings = 0;
+    live.listTools = async () => {
+      listings++;
+      return live.tools;
+    };
+    for (let n = 1; n <= 200; n++) {
+      live.tools = [tool('echo'), tool(`v${n}`)];
+      live.emit({ type: 'tools-changed' });
+      h.advance(1);
+    }
+    expect(listings).toBe(0);
+    h.advance(LIST_CHANGED_QUIET_MS);
+    await waitFor(h.actor, (s) => s.matches({ connected: { tools: 'current' } }));
+    expect(listings).toBe(1);
+    expect(catalogs).toEqual([['echo'], ['echo', 'v200']]);
+  });
+
+  it('a storm that never pauses is still read every LIST_CHANGED_MAX_WAIT_MS', async () => {
+    const h = startServer();
+    const live = await connect(h);
+    let listings = 0;
+    live.listTools = async () => {
+      listings++;
+      return live.tools;
+    };
+    for (let elapsed = 0; elapsed < LIST_CHANGED_MAX_WAIT_MS; elapsed += LIST_CHANGED_QUIET_MS / 2) {
+      live.emit({ type: 'tools-changed' });
+      h.advance(LIST_CHANGED_QUIET_MS / 2);
+    }
+    await waitFor(h.actor, (s) => s.matches({ connected: { tools: 'current' } }));
+    expect(listings).toBe(1);
+  });
+
+  it('a change while the list is being read drops that answer and reads it again after the pause', async () => {
+    const h = startServer();
+    const catalogs: string[][] = [];
+    h.actor.on('catalog', (e) => catalogs.push(e.catalog.tools.map((t) => t.name)));
+    const live = await connect(h);
+    let release: (() => void) | undefined;
+    let listings = 0;
+    live.listTools = async () => {
+      listings++;
+      const answer = [...live.tools];
+      if (listings === 1) await new Promise<void>((resolve) => (release = resolve));
+      return answer;
+    };
+    live.tools = [tool('echo'), tool('first')];
+    live.emit({ type: 'tools-changed' });
+    h.advance(LIST_CHANGED_QUIET_MS);
+    await waitFor(h.actor, (s) => s.matches({ connected: { tools: 'refreshing' } }));
+    live.tools = [tool('echo'), tool('second')];
+    live.emit({ type: 'tools-changed' });
+    release?.();
+    await waitFor(h.actor, (s) => s.matches({ connected: { tools: 'pending' } }));
+    h.advance(LIST_CHANGED_QUIET_MS);
+    await waitFor(h.actor, (s) => s.matches({ connected: { tools: 'current' } }));
+    expect(listings).toBe(2);
+    expect(catalogs).toEqual([['echo'], ['echo', 'second']]);
   });
 
   it('a failed refresh keeps the old list and records the error', async () => {
@@ -387,6 +459,7 @@ describe('connected', () => {
       throw new Error('Method not found');
     };
     live.emit({ type: 'tools-changed' });
+    h.advance(LIST_CHANGED_QUIET_MS);
     await waitFor(h.actor, (s) => s.context.lastError !== undefined);
     expect(stateOf(h)).toBe('connected');
     expect(h.actor.getSnapshot().context.lastError).toMatchObject({
@@ -552,6 +625,7 @@ describe('reports', () => {
     const live = await connect(h);
     live.tools = [tool('echo'), tool('new')];
     live.emit({ type: 'tools-changed' });
+    h.advance(LIST_CHANGED_QUIET_MS);
     await waitFor(h.actor, (s) => s.context.catalog?.tools.length === 2);
     live.emit({ type: 'closed', error: 'gone' });
 

@@ -5,6 +5,7 @@
 export type CallErrorKind =
   | 'aborted' // the caller's AbortSignal fired; the server was sent notifications/cancelled
   | 'timeout' // no answer within timeoutMs; the server was sent notifications/cancelled
+  | 'dropped' // the connection dropped mid-call after the server got the request: it may have run
   | 'closed' // the connection is gone (process exited, session lost and not recoverable, close() called)
   | 'auth' // the server wants (new) credentials: 401 / UnauthorizedError
   | 'server' // the server answered with a JSON-RPC error (unknown tool, invalid params, ...)

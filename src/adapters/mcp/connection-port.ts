@@ -237,6 +237,8 @@ export interface ConnectOptions {
   host?: HostRequests;
   /** Called for each stderr line (stdio); used for `debug: true` live output. */
   onStderr?: (line: string) => void;
+  /** Called once the server answered initialize, when the listing of its tools (and the rest) starts. */
+  onListing?: () => void;
   /** HTTP: the OAuth sign-in store of this host (default: the user's agent dir). */
   tokenStore?: TokenStore;
   /** `trace`: where this server's protocol metadata goes (src/adapters/mcp/trace.ts). */

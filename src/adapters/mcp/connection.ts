@@ -11,6 +11,7 @@ import {
 import type { ServerDefinition } from '../../config/types.ts';
 import { needsAuthMessage } from './auth/connect-auth.ts';
 import { CallError } from './call-error.ts';
+import { STREAM_LOST_CODE } from './call-streams.ts';
 import {
   type CallOptions,
   type CallToolResult,
@@ -354,6 +355,13 @@ export class McpConnection implements Connection {
           code: error.code,
           cause: error,
         });
+      }
+      if (error.code === STREAM_LOST_CODE) {
+        return new CallError(
+          'dropped',
+          `${what} on "${this.def.name}": the connection dropped mid-call, after the server received the request`,
+          { code: error.code, cause: error },
+        );
       }
       if (error.code === ErrorCode.ConnectionClosed) {
         const exit = this.session.process?.exitInfo;

@@ -42,7 +42,7 @@ export const connectMcp: Connector = createMcpConnector();
 
 async function connect(
   def: ServerDefinition,
-  { signal, onStderr, tokenStore, host, trace }: ConnectOptions,
+  { signal, onStderr, onListing, tokenStore, host, trace }: ConnectOptions,
   connectorOptions: McpConnectorOptions,
 ): Promise<Connection> {
   let options =
@@ -67,6 +67,7 @@ async function connect(
     : host;
   const opener = new SessionOpener(def, tail, onStderrLine, hub, options, hostRequests);
   const session = await opener.open(signal);
+  onListing?.();
   try {
     await applyLogLevel(session.client, def, signal);
     const { catalog, tools } = await loadCatalog(def, session, signal, (text) => {

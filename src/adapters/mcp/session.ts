@@ -19,6 +19,7 @@ import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
 import { StoreOAuthProvider } from './auth/provider.ts';
+import { CallStreams } from './call-streams.ts';
 import { withCommandValues } from './command-values.ts';
 import { ConnectError, type HostRequests, type ServerCatalog } from './connection-port.ts';
 import { isAuthError, toConnectError } from './errors.ts';
@@ -161,6 +162,7 @@ export class SessionOpener {
     // fatal; the request that suffers from them rejects on its own.
     client.onerror = () => {};
     const session: Session = { client, kind, transport: undefined as unknown as Transport };
+    let callStreams: CallStreams | undefined;
     if (kind === 'stdio') {
       const process = this.createProcess();
       session.process = process;
@@ -179,7 +181,13 @@ export class SessionOpener {
         const store = this.options.tokenStore ?? defaultTokenStore();
         session.oauth = new StoreOAuthProvider(this.def, store, undefined, fetch);
       }
-      const auth = session.oauth ? { authProvider: session.oauth, fetch: session.oauth.fetch } : { fetch };
+      const base = session.oauth ? session.oauth.fetch : fetch;
+      // A call whose response stream is cut fails at once instead of waiting for its timeout.
+      if (kind === 'streamable-http') callStreams = new CallStreams();
+      const auth = {
+        ...(session.oauth ? { authProvider: session.oauth } : {}),
+        fetch: callStreams ? callStreams.fetch(base) : base,
+      };
       session.transport =
         kind === 'sse'
           ? new SSEClientTransport(url, { requestInit, ...auth })
@@ -187,6 +195,7 @@ export class SessionOpener {
     }
     const transport = session.transport;
     if (this.options.trace) traceTransport(transport, this.options.trace.sink(this.def.name, kind));
+    callStreams?.attach(transport);
     const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
     transport.setProtocolVersion = (version: string) => {
       session.protocolVersion = version;

@@ -317,6 +317,9 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   const host: HostPort = {
     registerTool: (entry) => registerMcpTool(entry, entry.exposure === 'direct'),
     withdrawTool: (entry) => registerMcpTool(entry, false, true),
+    // Pi's codemode scripts call tools by name: every tool must exist in Pi then.
+    registersEveryTool: () =>
+      lastConfig !== undefined && codemodeReachesTools(lastConfig.servers, pi.getActiveTools()),
     registerPrompt: (server, prompt) =>
       pi.registerCommand(
         promptCommandName(server, prompt.name),
