@@ -3,7 +3,7 @@
  * weighted scoring and plain BM25, on the dev query set and our paraphrase set, plus search latency
  * at the real catalog size and at ~10,000 tools. Prints a table and writes bench/results/search.json.
  *
- *   npx tsx bench/search/eval.ts [--verbose] [--verbose-holdout]
+ *   npx tsx bench/search/eval.ts [--verbose] [--verbose-holdout] [--no-untouched] [--quality-only] [--candidates]
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,13 +35,27 @@ interface Ranker {
 }
 type RankerFactory = (docs: SearchDoc[]) => Ranker;
 
+/**
+ * `ours` is the lexical ranker the extension ships. `semantic` and `fused` are issue 28's best semantic
+ * candidate (chosen on the dev sets): soft word matching over GloVe vectors retrofitted to WordNet,
+ * alone and added to ours (bench/search/semantic/README.md). `--candidates` adds the others tried.
+ */
 const RANKERS: Record<string, RankerFactory> = {
   ours: createSearchIndex,
-  semantic: (docs) => createSemanticRanker(docs, 'semantic'),
-  fused: (docs) => createSemanticRanker(docs, 'fused'),
+  semantic: (docs) => createSemanticRanker(docs, 'semantic', 'maxsim', 'glove-wordnet'),
+  fused: (docs) => createSemanticRanker(docs, 'fused', 'maxsim', 'glove-wordnet'),
   previous: createPreviousIndex,
   seed: createSeedRanker,
   bm25: createBm25Ranker,
+  ...(process.argv.includes('--candidates')
+    ? {
+        'semantic-glove': (docs: SearchDoc[]) => createSemanticRanker(docs, 'semantic', 'maxsim', 'glove'),
+        'fused-glove': (docs: SearchDoc[]) => createSemanticRanker(docs, 'fused', 'maxsim', 'glove'),
+        'semantic-centroid': (docs: SearchDoc[]) =>
+          createSemanticRanker(docs, 'semantic', 'centroid', 'glove'),
+        'fused-centroid': (docs: SearchDoc[]) => createSemanticRanker(docs, 'fused', 'centroid', 'glove'),
+      }
+    : {}),
 };
 const DEPTH = 10;
 const verbose = process.argv.includes('--verbose');

