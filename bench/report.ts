@@ -296,7 +296,7 @@ export function writeReport(r: BenchResults, dir: string): void {
       '',
       `From \`bench/search/eval.ts\` (its own run, ${(q.evalMs / 1000).toFixed(0)} s): ${q.tools} tools of the 23 real catalogs; MRR over the top ${q.mrrDepth}. References: \`previous\`, the ranker before issue 15 (frozen in \`bench/search/previous/\`), the seed's weighted scoring and BM25, all in \`bench/search/\`.`,
       '',
-      `The dev, paraphrase, holdout and final sets were used for tuning (the final set once before issue 15, then as a dev set). The **untouched** sets were not: 97 queries written before any ranker ran on them (41 keyword, 50 task sentences avoiding the tools' own words, 6 Chinese) over ${q.untouchedTools ?? 485} tools, 16 npm servers never tuned on beside the 23 (\`bench/untouched/README.md\`), evaluated once at the end of tuning. Quote those.`,
+      `The dev, paraphrase, holdout and final sets were used for tuning (the final set once before issue 15, then as a dev set). The **untouched** sets were not: 97 queries written before any ranker ran on them (41 keyword, 50 task sentences avoiding the tools' own words, 6 Chinese) over ${q.untouchedTools ?? 485} tools, 16 npm servers never tuned on beside the 23 (\`bench/untouched/README.md\`), evaluated once at the end of tuning; **untouched2**: 168 more (136 task sentences, 32 keyword) over ${q.untouched2Tools ?? 927} tools, 22 more npm servers (\`bench/untouched2/README.md\`). Quote those. \`semantic\` and \`fused\` are issue 28's best semantic candidate alone and added to ours, not shipped (\`bench/search/semantic/README.md\`).`,
       '',
     );
     const rankers = Object.keys(Object.values(q.quality)[0] ?? {});

@@ -1,7 +1,7 @@
 // 3. ToolSearch: the colleague-owned evaluation (bench/search/eval.ts) run as it is, in its own
-// process; its bench/results/search.json carries recall@1/@5 and MRR of our ranker, the previous one,
-// the seed's weighted scoring and BM25 on the dev sets and the untouched sets, plus latency at 327 and
-// ~10,000 tools.
+// process; its bench/results/search.json carries recall@1/@5 and MRR of our (lexical) ranker, issue 28's
+// semantic candidate alone and fused with ours, the previous ranker, the seed's weighted scoring and BM25
+// on the dev sets and both untouched sets, plus latency at 327 and ~10,000 tools.
 
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ export interface SearchLatency {
 export interface SearchResult {
   tools: number;
   untouchedTools?: number;
+  untouched2Tools?: number;
   mrrDepth: number;
   quality: Record<string, Record<string, SearchMetrics>>;
   latency: Record<string, SearchLatency[]>;
@@ -59,6 +60,7 @@ export async function runSearchEval(): Promise<SearchResult> {
   return {
     tools: json.tools,
     untouchedTools: json.untouchedTools,
+    untouched2Tools: json.untouched2Tools,
     mrrDepth: json.mrrDepth,
     quality: json.quality,
     latency: json.latency,

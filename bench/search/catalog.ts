@@ -13,6 +13,9 @@ export const FINAL_QUERIES = join(here, '../queries/final-unseen.jsonl');
 /** Kept out of tuning: see bench/untouched/README.md. */
 export const UNTOUCHED_CATALOG_DIR = join(here, '../data/untouched/catalog');
 export const UNTOUCHED_QUERIES = join(here, '../queries/untouched.jsonl');
+/** Kept out of tuning too: see bench/untouched2/README.md. */
+export const UNTOUCHED2_CATALOG_DIR = join(here, '../data/untouched2/catalog');
+export const UNTOUCHED2_QUERIES = join(here, '../queries/untouched2.jsonl');
 
 interface CatalogFile {
   server: string;
@@ -55,8 +58,16 @@ export function toDocs(
     ...(t.tool.title ? { title: t.tool.title } : {}),
     ...(t.tool.description ? { description: t.tool.description } : {}),
     ...(t.tool.inputSchema ? { inputSchema: t.tool.inputSchema } : {}),
-    ...(t.catalog.description ? { serverDescription: t.catalog.description } : {}),
+    ...(serverAbout(t.catalog) ? { serverDescription: serverAbout(t.catalog) } : {}),
   }));
+}
+
+/** What the extension's catalog says about a server (src/catalog/catalog.ts serverAbout). */
+function serverAbout(c: CatalogFile): string | undefined {
+  const parts = [c.description, c.title, c.instructions?.slice(0, 300)].filter(
+    (p): p is string => typeof p === 'string' && p.trim() !== '',
+  );
+  return parts.length > 0 ? parts.join('\n') : undefined;
 }
 
 /** About `target` tools: the catalogs replicated under varied server names ("github-eu-3"). */

@@ -3,7 +3,7 @@
  * weighted scoring and plain BM25, on the dev query set and our paraphrase set, plus search latency
  * at the real catalog size and at ~10,000 tools. Prints a table and writes bench/results/search.json.
  *
- *   npx tsx bench/search/eval.ts [--verbose] [--verbose-holdout]
+ *   npx tsx bench/search/eval.ts [--verbose] [--verbose-holdout] [--no-untouched] [--quality-only] [--candidates]
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,21 +22,40 @@ import {
   toDocs,
   UNTOUCHED_CATALOG_DIR,
   UNTOUCHED_QUERIES,
+  UNTOUCHED2_CATALOG_DIR,
+  UNTOUCHED2_QUERIES,
 } from './catalog.ts';
 import { createSearchIndex as createPreviousIndex } from './previous/search.ts';
 import { createBm25Ranker } from './reference-bm25.ts';
 import { createSeedRanker } from './reference-seed.ts';
+import { createSemanticRanker } from './semantic/rankers.ts';
 
 interface Ranker {
   search(query: string, limit?: number): Array<{ name: string; score: number }>;
 }
 type RankerFactory = (docs: SearchDoc[]) => Ranker;
 
+/**
+ * `ours` is the lexical ranker the extension ships. `semantic` and `fused` are issue 28's best semantic
+ * candidate (chosen on the dev sets): soft word matching over GloVe vectors retrofitted to WordNet,
+ * alone and added to ours (bench/search/semantic/README.md). `--candidates` adds the others tried.
+ */
 const RANKERS: Record<string, RankerFactory> = {
   ours: createSearchIndex,
+  semantic: (docs) => createSemanticRanker(docs, 'semantic', 'maxsim', 'glove-wordnet'),
+  fused: (docs) => createSemanticRanker(docs, 'fused', 'maxsim', 'glove-wordnet'),
   previous: createPreviousIndex,
   seed: createSeedRanker,
   bm25: createBm25Ranker,
+  ...(process.argv.includes('--candidates')
+    ? {
+        'semantic-glove': (docs: SearchDoc[]) => createSemanticRanker(docs, 'semantic', 'maxsim', 'glove'),
+        'fused-glove': (docs: SearchDoc[]) => createSemanticRanker(docs, 'fused', 'maxsim', 'glove'),
+        'semantic-centroid': (docs: SearchDoc[]) =>
+          createSemanticRanker(docs, 'semantic', 'centroid', 'glove'),
+        'fused-centroid': (docs: SearchDoc[]) => createSemanticRanker(docs, 'fused', 'centroid', 'glove'),
+      }
+    : {}),
 };
 const DEPTH = 10;
 const verbose = process.argv.includes('--verbose');
@@ -140,6 +159,7 @@ for (const [set, queries] of Object.entries(sets)) evaluateSet(set, docs, querie
 
 // The untouched set: 16 servers never tuned on, searched together with the 23 tuning servers.
 let untouchedTools = 0;
+let untouched2Tools = 0;
 if (withUntouched) {
   const untouchedDocs = toDocs([...catalogs, ...loadCatalogFiles(UNTOUCHED_CATALOG_DIR)]);
   untouchedTools = untouchedDocs.length;
@@ -151,11 +171,26 @@ if (withUntouched) {
     sets[`untouched-${style}`] = subset;
     evaluateSet(`untouched-${style}`, untouchedDocs, subset);
   }
+  // The second untouched set (issue 28): 22 more servers, searched together with all 39 above.
+  const untouched2Docs = toDocs([
+    ...catalogs,
+    ...loadCatalogFiles(UNTOUCHED_CATALOG_DIR),
+    ...loadCatalogFiles(UNTOUCHED2_CATALOG_DIR),
+  ]);
+  untouched2Tools = untouched2Docs.length;
+  const queries2 = loadQueries(UNTOUCHED2_QUERIES);
+  sets.untouched2 = queries2;
+  evaluateSet('untouched2', untouched2Docs, queries2);
+  for (const style of [...new Set(queries2.map((q) => q.style ?? 'other'))]) {
+    const subset = queries2.filter((q) => (q.style ?? 'other') === style);
+    sets[`untouched2-${style}`] = subset;
+    evaluateSet(`untouched2-${style}`, untouched2Docs, subset);
+  }
 }
 
 const qualityOnly = process.argv.includes('--quality-only');
 const allQueries = Object.entries(sets)
-  .filter(([set]) => !set.startsWith('untouched-'))
+  .filter(([set]) => !/^untouched2?-/.test(set))
   .flatMap(([, qs]) => qs.map((q) => q.q));
 const big = synthesizeDocs(catalogs, 10_000);
 const timing: Record<string, ReturnType<typeof latency>[]> = {};
@@ -169,7 +204,9 @@ for (const [name, factory] of qualityOnly ? [] : Object.entries(RANKERS)) {
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
 console.log(`\nCatalog: ${catalogs.length} servers, ${docs.length} tools. MRR over the top ${DEPTH}.`);
 if (untouchedTools > 0)
-  console.log(`untouched sets: searched over ${untouchedTools} tools (23 tuning + 16 untouched servers).`);
+  console.log(
+    `untouched sets: searched over ${untouchedTools} tools (23 tuning + 16 untouched servers); untouched2 sets over ${untouched2Tools} (+22 servers).`,
+  );
 for (const [set, byRanker] of Object.entries(quality)) {
   console.log(`\n${set} (${sets[set]!.length} queries)      R@1      R@5      MRR`);
   for (const [name, m] of Object.entries(byRanker)) {
@@ -191,6 +228,6 @@ const outDir = join(fileURLToPath(new URL('.', import.meta.url)), '../results');
 mkdirSync(outDir, { recursive: true });
 writeFileSync(
   join(outDir, 'search.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, tools: docs.length, untouchedTools, mrrDepth: DEPTH, quality, latency: timing }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, tools: docs.length, untouchedTools, untouched2Tools, mrrDepth: DEPTH, quality, latency: timing }, null, 2)}\n`,
 );
 console.log(`\nwrote ${join('bench/results', 'search.json')}`);

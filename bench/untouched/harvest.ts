@@ -4,7 +4,11 @@
  * over stdio with its dummy environment, asks tools/list with the SDK client, and writes
  * bench/data/untouched/catalog/<name>.json in the format of bench/data/catalog.
  *
- *   npx tsx bench/untouched/harvest.ts [--dir /tmp/untouched] [--only name,name]
+ *   npx tsx bench/untouched/harvest.ts [--set untouched2] [--dir /tmp/untouched] [--only name,name]
+ *
+ * `--set NAME` reads bench/NAME/servers.json and writes bench/data/NAME/catalog (default: untouched).
+ * Each package is installed into its own folder under the scratch folder, so one package's broken
+ * dependency does not stop the others. `{dir}` in a server's args is that package's folder.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,7 +27,6 @@ interface ServerSpec {
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const OUT = join(here, '../data/untouched/catalog');
 const LIST_TIMEOUT_MS = 60_000;
 
 function option(flag: string): string | undefined {
@@ -31,10 +34,12 @@ function option(flag: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-const dir = option('--dir') ?? join(tmpdir(), 'pi-mcp-untouched-servers');
+const set = option('--set') ?? 'untouched';
+const OUT = join(here, '..', 'data', set, 'catalog');
+const dir = option('--dir') ?? join(tmpdir(), `pi-mcp-${set}-servers`);
 const only = option('--only')?.split(',');
 const specs = (
-  JSON.parse(readFileSync(join(here, 'servers.json'), 'utf8')) as { servers: ServerSpec[] }
+  JSON.parse(readFileSync(join(here, '..', set, 'servers.json'), 'utf8')) as { servers: ServerSpec[] }
 ).servers.filter((s) => !only || only.includes(s.name));
 
 function packageName(spec: string): string {
@@ -42,24 +47,32 @@ function packageName(spec: string): string {
   return at > 0 ? spec.slice(0, at) : spec;
 }
 
+/** The scratch folder one package is installed into. */
+function packageDir(spec: ServerSpec): string {
+  return join(dir, spec.name);
+}
+
 function install(): void {
-  mkdirSync(dir, { recursive: true });
-  if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), '{"private":true}\n');
-  const missing = specs.filter(
-    (s) => !existsSync(join(dir, 'node_modules', packageName(s.package), 'package.json')),
-  );
-  if (missing.length === 0) return;
-  console.log(`installing ${missing.length} packages into ${dir}`);
-  execFileSync(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...missing.map((s) => s.package)],
-    { cwd: dir, stdio: 'inherit' },
-  );
+  for (const spec of specs) {
+    const folder = packageDir(spec);
+    if (existsSync(join(folder, 'node_modules', packageName(spec.package), 'package.json'))) continue;
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'package.json'), '{"private":true}\n');
+    console.log(`installing ${spec.package} into ${folder}`);
+    try {
+      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', spec.package], {
+        cwd: folder,
+        stdio: 'inherit',
+      });
+    } catch {
+      console.log(`${spec.name}: install FAILED`);
+    }
+  }
 }
 
 /** The file a package's bin points at: the only one, or the one named in servers.json. */
 function entryPoint(spec: ServerSpec): string {
-  const root = join(dir, 'node_modules', packageName(spec.package));
+  const root = join(packageDir(spec), 'node_modules', packageName(spec.package));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     bin?: string | Record<string, string>;
   };
@@ -73,9 +86,15 @@ function entryPoint(spec: ServerSpec): string {
 async function harvest(spec: ServerSpec): Promise<void> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [entryPoint(spec), ...(spec.args ?? [])],
-    env: { PATH: process.env.PATH ?? '', HOME: join(dir, 'home'), ...spec.env },
-    cwd: dir,
+    args: [entryPoint(spec), ...(spec.args ?? []).map((a) => a.replaceAll('{dir}', packageDir(spec)))],
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: join(dir, 'home'),
+      ...Object.fromEntries(
+        Object.entries(spec.env ?? {}).map(([k, v]) => [k, v.replaceAll('{dir}', packageDir(spec))]),
+      ),
+    },
+    cwd: packageDir(spec),
     stderr: 'pipe',
   });
   let stderr = '';

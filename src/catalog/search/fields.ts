@@ -66,7 +66,7 @@ export function splitLead(description: string): [string, string] {
   return [text.slice(0, cut), text.slice(cut)];
 }
 
-interface SchemaText {
+export interface SchemaText {
   names: string[];
   text: string[];
 }
@@ -90,12 +90,23 @@ function collectSchema(schema: unknown, out: SchemaText, depth: number): void {
   if (node.items) collectSchema(node.items, out, depth + 1);
 }
 
+/** Parameter names (and enum values) and parameter descriptions of an input schema. */
+export function schemaText(inputSchema: unknown): SchemaText {
+  const schema: SchemaText = { names: [], text: [] };
+  collectSchema(inputSchema, schema, 0);
+  return schema;
+}
+
+/** A tool's description without code blocks and markup, split into its first sentence and the rest. */
+export function descriptionParts(description: unknown): [string, string] {
+  return splitLead(stripNoise(typeof description === 'string' ? description : ''));
+}
+
 export function toolFields(doc: ToolText): FieldTerms {
   const name = analyze(doc.tool);
   const inName = new Set(name);
-  const [lead, body] = splitLead(stripNoise(typeof doc.description === 'string' ? doc.description : ''));
-  const schema: SchemaText = { names: [], text: [] };
-  collectSchema(doc.inputSchema, schema, 0);
+  const [lead, body] = descriptionParts(doc.description);
+  const schema = schemaText(doc.inputSchema);
   return {
     name,
     // The title mostly repeats the name; only its new words count, so titled tools get no double credit.

@@ -1,5 +1,5 @@
 /** The `k` docs with the highest scores (ties: lower index first), best first. */
-export function topByScore(docs: number[], score: Float64Array, k: number): number[] {
+export function topByScore(docs: readonly number[], score: Float64Array | Float32Array, k: number): number[] {
   const better = (a: number, b: number) => score[a]! > score[b]! || (score[a] === score[b] && a < b);
   if (docs.length <= k) return [...docs].sort((a, b) => (better(a, b) ? -1 : 1));
   // Min-heap of the best k seen so far: its root is the weakest of them.
