@@ -24,6 +24,7 @@ import { type EntryResult, type ServerFields, type ServerSpec, validateEntry } f
 import { importLocations } from './imports.ts';
 import { expandHome, type InterpolationContext } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
+import { tightenOnly } from './project-settings.ts';
 import { type ReadFile, readFileFromDisk } from './read-file.ts';
 import { resolveServer } from './resolve.ts';
 import type { ImportName } from './schema.ts';
@@ -55,6 +56,8 @@ export const TRUST_REASON = 'the project is not trusted, so servers from its fil
 export const TRUST_FIX =
   'Trust the project in Pi (accept the trust prompt, or start Pi with --approve), then /reload.';
 const PI_SERVERS_SOURCE = 'pi.getMcpServers()';
+/** What a project entry without command/url may change of a server defined elsewhere (Pi 1.5's rule). */
+const PROJECT_OVERRIDE_KEYS = ['enabled', 'disabled', 'exposure', 'toolExposure'] as const;
 
 export function loadConfig(options: LoadOptions): LoadedConfig {
   try {
@@ -119,10 +122,14 @@ class Loader {
     const projectFiles = PROJECT_CONFIG_FILES.map((relative) => join(o.cwd, relative)).filter(
       (file) => !this.consumed.has(file),
     );
+    const projectLayers: SettingsLayer[] = [];
     const projectEntries = projectFiles.map((file) => ({
       file,
-      entries: this.ownFile(file, 'project', o.projectTrusted ? settingsLayers : undefined, importNames),
+      entries: this.ownFile(file, 'project', o.projectTrusted ? projectLayers : undefined, importNames),
     }));
+    // A project's settings only tighten the user's (./project-settings.ts).
+    const userLayer: SettingsLayer = new Map(settingsLayers.flatMap((layer) => [...layer]));
+    for (const layer of projectLayers) settingsLayers.push(tightenOnly(userLayer, layer, this.diagnostics));
 
     // 1. Pi's list, then the user file.
     const userFull = new Set(userEntries.filter((entry) => !looksPartial(entry)).map((entry) => entry.name));
@@ -331,16 +338,17 @@ class Loader {
     }
     if (base.state === 'invalid') return;
     // Key by key over the lower definition: Pi's overrides of enabled / exposure / toolExposure, and
-    // pi-mcp-adapter's per-field merge of any other key (directTools, env, …).
-    const override = result.spec.fields;
-    const { enabled, disabled, ...rest } = override;
+    // pi-mcp-adapter's per-field merge of any other key (directTools, env, …) from the user's own files.
+    // A project may not change what the user's server runs: only Pi 1.5's three keys count there.
+    const override = entry.source.kind === 'project' ? this.projectOverride(entry, result.spec) : result.spec;
+    const { enabled, disabled, ...rest } = override.fields;
     const spec: ServerSpec = {
       ...base.spec,
       fields: { ...base.spec.fields, ...rest },
-      written: { ...base.spec.written, ...result.spec.written },
+      written: { ...base.spec.written, ...override.written },
     };
     if (enabled !== undefined || disabled !== undefined) {
-      spec.fields.enabled = isEnabled(override);
+      spec.fields.enabled = isEnabled(override.fields);
       delete spec.fields.disabled;
       spec.enabledBy = entry.source;
     }
@@ -357,6 +365,45 @@ class Loader {
         },
       ),
     );
+  }
+
+  /** The part of a project's override entry it may apply; every other key is reported and dropped. */
+  private projectOverride(entry: RawEntry, spec: ServerSpec): Pick<ServerSpec, 'fields' | 'written'> {
+    const fields: ServerFields = {};
+    const written: Record<string, unknown> = {};
+    for (const key of PROJECT_OVERRIDE_KEYS) {
+      if (spec.fields[key] !== undefined) (fields as Record<string, unknown>)[key] = spec.fields[key];
+      if (Object.hasOwn(spec.written, key)) written[key] = spec.written[key];
+    }
+    const raw = isPlainObject(entry.raw) ? Object.keys(entry.raw) : [];
+    for (const key of raw) {
+      const native = Object.entries(spec.origin).find(([, as]) => as === key)?.[0] ?? key;
+      if ((PROJECT_OVERRIDE_KEYS as readonly string[]).includes(native)) continue;
+      const path = formatPath([...entry.entryPath, key]);
+      this.diagnostics.push(
+        diagnostic(
+          'warning',
+          'project-override-ignored',
+          `${path} is ignored: a project file may change only ${PROJECT_OVERRIDE_KEYS.filter((k) => k !== 'disabled').join(', ')} of the server "${entry.name}" defined in ${this.slotFile(entry.name)}.`,
+          {
+            file: entry.source.file,
+            path,
+            server: entry.name,
+            fix: 'Give the project its own server under another name (with "command" or "url"), or change the user file.',
+          },
+        ),
+      );
+    }
+    return { fields, written };
+  }
+
+  private slotFile(name: string): string {
+    const slot = this.slots.get(name);
+    return slot === undefined
+      ? 'a user file'
+      : slot.state === 'valid'
+        ? slot.spec.source.file
+        : slot.source.file;
   }
 
   private importClient(client: ImportName): void {

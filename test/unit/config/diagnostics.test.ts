@@ -260,6 +260,30 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
     },
     expected: { level: 'info', message: `Server "a" from ${USER_FILE} is adjusted by ${PROJECT_FILE}.` },
   },
+  'project-override-ignored': {
+    files: {
+      [USER_FILE]: json({ mcpServers: { a: { command: 'a' } } }),
+      [PROJECT_FILE]: json({ mcpServers: { a: { args: ['x'] } } }),
+    },
+    expected: {
+      level: 'warning',
+      file: PROJECT_FILE,
+      path: 'mcpServers.a.args',
+      server: 'a',
+      message: `mcpServers.a.args is ignored: a project file may change only enabled, exposure, toolExposure of the server "a" defined in ${USER_FILE}.`,
+      fix: 'Give the project its own server under another name (with "command" or "url"), or change the user file.',
+    },
+  },
+  'project-setting-ignored': {
+    files: { [PROJECT_FILE]: json({ settings: { autoAuth: true } }) },
+    expected: {
+      level: 'warning',
+      file: PROJECT_FILE,
+      path: 'settings.autoAuth',
+      message: 'settings.autoAuth is ignored: a project may switch it off, not on.',
+      fix: 'Set it in your user file (~/.pi/agent/mcp.json) if you want it.',
+    },
+  },
   'untrusted-project': {
     files: { [PROJECT_FILE]: json({ mcpServers: { p: { command: 'p' } } }) },
     options: { projectTrusted: false },
