@@ -47,6 +47,10 @@ export const DIAGNOSTIC_CODES = {
     'warning',
     'A project setting would loosen a safety setting of the user (approvals, sampling, elicitation, sign-in) or names a file; it is ignored.',
   ],
+  'project-server-not-allowed': [
+    'warning',
+    'Servers of project files are not started because the user has not allowed them for this project yet (docs/security.md).',
+  ],
   'untrusted-project': ['info', 'Project files are not applied because the project is not trusted.'],
   'invalid-server-name': ['error', 'A server name is empty.'],
   'missing-variable': [

@@ -5,7 +5,7 @@
 // a Pi-style override of enabled / exposure / toolExposure on the same name from a lower source.
 // Settings: user ← project. Synchronous and never throws: every problem is a diagnostic.
 
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isPlainObject } from '../plain-object.ts';
 import { checkCaFile } from './ca-file.ts';
 import { defaultSettings, PROJECT_CONFIG_FILES, USER_CONFIG_FILE } from './defaults.ts';
@@ -24,12 +24,20 @@ import { type EntryResult, type ServerFields, type ServerSpec, validateEntry } f
 import { importLocations } from './imports.ts';
 import { expandHome, type InterpolationContext } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
+import { consentKey, type ProjectConsent } from './project-consent.ts';
 import { tightenOnly } from './project-settings.ts';
 import { type ReadFile, readFileFromDisk } from './read-file.ts';
 import { resolveServer } from './resolve.ts';
 import type { ImportName } from './schema.ts';
 import { buildSettings, readSettings, type SettingsLayer } from './settings.ts';
-import type { Diagnostic, LoadedConfig, ServerDefinition, SkippedServer, SourceRef } from './types.ts';
+import type {
+  Diagnostic,
+  LoadedConfig,
+  PendingServer,
+  ServerDefinition,
+  SkippedServer,
+  SourceRef,
+} from './types.ts';
 
 export interface LoadOptions {
   /** Resolved agent dir (see agentDirFrom). */
@@ -44,6 +52,12 @@ export interface LoadOptions {
   configPath?: string;
   /** When false, servers from project files are listed as skipped, with the reason and how to trust. */
   projectTrusted: boolean;
+  /**
+   * The user's own consent to project servers (./project-consent.ts). When given, a server defined by a
+   * file inside the project starts only if this allows it; the others are `pending`. Absent: a trusted
+   * project's servers all start (an explicit trust decision: Pi's --approve or its dialog, --trust-project).
+   */
+  projectConsent?: ProjectConsent;
   /** What Pi's pi.getMcpServers() returns, read as Pi-format user entries below the user file. Any shape. */
   piServers?: unknown;
   /** Which desktop-app folders imports look in; defaults to process.platform. */
@@ -55,6 +69,10 @@ export interface LoadOptions {
 export const TRUST_REASON = 'the project is not trusted, so servers from its files are not started';
 export const TRUST_FIX =
   'Trust the project in Pi (accept the trust prompt, or start Pi with --approve), then /reload.';
+export const CONSENT_REASON = 'defined by a project file and not allowed for this project yet';
+export function consentFix(name: string, cwd: string): string {
+  return `Allow it when Pi asks at start (terminal UI), or run: pi-mcp-actors allow ${shellWord(name)} --cwd ${shellWord(cwd)} (or start Pi with --approve to trust the whole project).`;
+}
 const PI_SERVERS_SOURCE = 'pi.getMcpServers()';
 /** What a project entry without command/url may change of a server defined elsewhere (Pi 1.5's rule). */
 const PROJECT_OVERRIDE_KEYS = ['enabled', 'disabled', 'exposure', 'toolExposure'] as const;
@@ -94,6 +112,7 @@ class Loader {
   private readonly slots = new Map<string, Slot>();
   private readonly skipped: SkippedServer[] = [];
   private readonly untrusted = new Map<string, SourceRef>();
+  private readonly pending = new Map<string, PendingServer>();
   private readonly consumed = new Set<string>();
   /** Untrusted project files that also carry settings or imports (not applied). */
   private readonly untrustedExtras = new Set<string>();
@@ -159,7 +178,7 @@ class Loader {
         const result = this.validate(entry);
         if (result === undefined) continue;
         if (isPartialResult(result)) this.applyOverride(entry, result);
-        else this.replace(entry, result);
+        else if (this.allowed(entry, result)) this.replace(entry, result);
       }
     }
 
@@ -196,6 +215,9 @@ class Loader {
       else if (ca !== undefined && !ca.ok) this.skip(name, spec.source, ca.reason, ca.fix);
       else if (!resolved.ok) this.skip(name, spec.source, resolved.reason, resolved.fix);
     }
+    for (const [name, waiting] of this.pending)
+      this.skip(name, waiting.source, CONSENT_REASON, consentFix(name, o.cwd));
+    this.notePending();
     const skippedNames = new Set(this.skipped.map((entry) => entry.name));
     for (const [name, source] of this.untrusted) {
       if (!this.slots.has(name) && !skippedNames.has(name)) this.skip(name, source, TRUST_REASON, TRUST_FIX);
@@ -203,7 +225,42 @@ class Loader {
     this.skipped.sort((a, b) => byCodePoint(a.name, b.name));
     this.checkServerReferences(settings.toonEncode, settings.directToolsEnv);
 
-    return { servers, skipped: this.skipped, settings, diagnostics: this.diagnostics, files: this.files };
+    return {
+      servers,
+      skipped: this.skipped,
+      settings,
+      diagnostics: this.diagnostics,
+      files: this.files,
+      ...(this.pending.size > 0 ? { pending: [...this.pending.values()] } : {}),
+    };
+  }
+
+  /** A project server starts only with the user's consent (when consent is asked for); else it waits. */
+  private allowed(entry: RawEntry, result: EntryResult): boolean {
+    const consent = this.options.projectConsent;
+    if (consent === undefined) return true;
+    const key = consentKey(entry.name, entry.raw);
+    if (consent(entry.name, key)) return true;
+    if (!this.pending.has(entry.name)) this.pending.set(entry.name, pendingServer(entry, result, key));
+    return false;
+  }
+
+  private notePending(): void {
+    if (this.pending.size === 0) return;
+    const names = [...this.pending.keys()];
+    const first = this.pending.get(names[0]!)!;
+    const listed = `${names.slice(0, 10).join(', ')}${names.length > 10 ? `, … (${names.length} in all)` : ''}`;
+    this.diagnostics.push(
+      diagnostic(
+        'warning',
+        'project-server-not-allowed',
+        `Not started, not allowed for this project yet: ${listed} (from ${first.source.file}${names.length > 1 ? ' and others' : ''}).`,
+        {
+          file: first.source.file,
+          fix: consentFix(names.length === 1 ? names[0]! : '--all', this.options.cwd),
+        },
+      ),
+    );
   }
 
   /** Reads one of our own files; collects its settings and imports (when `settingsLayers` is given). */
@@ -419,11 +476,13 @@ class Loader {
       const entries: RawEntry[] = [];
       if (location.claudeLocalScope) entries.push(...this.claudeLocalEntries(doc, origin));
       entries.push(...entriesOf(doc, origin, this.diagnostics));
+      const inProject = location.project || isInsideProject(location.file, o.cwd, o.homeDir);
       for (const entry of entries) {
-        if (location.project && !o.projectTrusted) {
+        if (inProject && !o.projectTrusted) {
           if (!this.untrusted.has(entry.name)) this.untrusted.set(entry.name, entry.source);
           continue;
         }
+        if (inProject && this.pending.has(entry.name)) continue;
         const existing = this.slots.get(entry.name);
         if (existing !== undefined) {
           const source = existing.state === 'valid' ? existing.spec.source : existing.source;
@@ -443,9 +502,18 @@ class Loader {
           }
           continue;
         }
-        this.takeFull(entry);
+        if (inProject) this.takeProjectImport(entry);
+        else this.takeFull(entry);
       }
     }
+  }
+
+  /** An imported file inside the project (a project's .vscode/mcp.json, opencode.json, …): needs consent. */
+  private takeProjectImport(entry: RawEntry): void {
+    const result = this.validate(entry);
+    if (result === undefined) return;
+    if (result.ok && result.spec.partial) this.takeFull(entry);
+    else if (this.allowed(entry, result)) this.setSlot(entry, result);
   }
 
   /** `~/.claude.json` keeps per-project ("local scope") servers under projects[<absolute path>]. */
@@ -553,6 +621,38 @@ class Loader {
       );
     }
   }
+}
+
+/** Inside the project folder (and the project is not the home folder, where the user's own files live). */
+function isInsideProject(file: string, cwd: string, homeDir: string): boolean {
+  const project = resolve(cwd);
+  const home = resolve(homeDir);
+  if (home === project || home.startsWith(`${project}${sep}`)) return false;
+  const rel = relative(project, resolve(file));
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+function pendingServer(entry: RawEntry, result: EntryResult, key: string): PendingServer {
+  const fields = result.ok ? result.spec.fields : {};
+  const raw = isPlainObject(entry.raw) ? entry.raw : {};
+  const runs =
+    fields.command !== undefined
+      ? [fields.command, ...(fields.args ?? [])].map((word) => shellWord(String(word))).join(' ')
+      : (fields.url ?? fields.serverUrl ?? fields.socket ?? JSON.stringify(raw).slice(0, 200));
+  return {
+    name: entry.name,
+    source: entry.source,
+    key,
+    runs,
+    envKeys: Object.keys(fields.env ?? {}),
+    headerKeys: Object.keys(fields.headers ?? {}),
+    inheritsEnv: fields.command !== undefined && fields.inheritEnv !== false,
+  };
+}
+
+/** A word as a POSIX shell would need it quoted, for text the user reads or copies. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 function looksPartial(entry: RawEntry): boolean {

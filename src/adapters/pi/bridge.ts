@@ -39,6 +39,7 @@ import type { ProxyParams } from '../../tools/proxy-tool.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.ts';
 import type { Connector } from '../mcp/connection-port.ts';
 import type { PiCustomUi } from './panel.ts';
+import { piTrustIsExplicit } from './pi-trust.ts';
 import { promptCommand } from './prompts.ts';
 import type { PiRuntime } from './session-runtime.ts';
 import {
@@ -182,6 +183,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   let live: Runtime | undefined;
   let piRuntime: PiRuntime | undefined;
   let backgroundStart: ReturnType<typeof setTimeout> | undefined;
+  /** Project servers (consent keys) the user denied in this Pi process: not asked again until restart. */
+  const deniedConsents = new Set<string>();
 
   pi.registerFlag('mcp-config', {
     type: 'string',
@@ -202,7 +205,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     return startKey({
       cwd: request.cwd,
       homeDir,
-      projectTrusted: request.projectTrusted,
+      projectTrusted: request.projectTrusted && !request.askConsent,
       ...(configPath ? { configPath } : {}),
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
     });
@@ -237,7 +240,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   /** Reads the config; the caller has loaded ./full-start.ts first (loadFullStart). */
   const load = (request: StartRequest): LoadedConfig => {
     if (!fullStart) throw new Error('the config loader is not loaded yet');
-    const { loadConfig, addServerSecrets } = fullStart;
+    const { loadConfig, addServerSecrets, readProjectConsent } = fullStart;
     const configPath = configPathFlag();
     const texts = startTexts;
     startTexts = undefined;
@@ -252,6 +255,10 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       env: seen.env,
       readFile: seen.readFile,
       projectTrusted: request.projectTrusted,
+      // Pi trusted the folder without asking: project servers need the user's own consent.
+      ...(request.askConsent
+        ? { projectConsent: readProjectConsent(agentDir, request.cwd, seen.readFile) }
+        : {}),
       ...(configPath ? { configPath } : {}),
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
     });
@@ -444,9 +451,14 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
 
   pi.on('session_start', async (event: { reason?: string }, eventCtx) => {
     ctx = eventCtx;
+    const projectTrusted = eventCtx.isProjectTrusted ? eventCtx.isProjectTrusted() : false;
+    const askConsent =
+      projectTrusted &&
+      !safelyReturn(() => piTrustIsExplicit({ cwd: eventCtx.cwd, agentDir, homeDir, argv: process.argv }));
     request = {
       cwd: eventCtx.cwd,
-      projectTrusted: eventCtx.isProjectTrusted ? eventCtx.isProjectTrusted() : false,
+      projectTrusted,
+      ...(askConsent ? { askConsent: true } : {}),
       ...(event?.reason ? { reason: event.reason } : {}),
     };
     starting = undefined;
@@ -473,7 +485,11 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     const started = await loadFullStart();
     if (request !== current) return; // a newer session_start took over meanwhile
     const { readSession, cache, mayHaveDirectTools } = started;
-    const config = safelyReturn(() => load(current));
+    let config = safelyReturn(() => load(current));
+    if (config?.pending && (await settleConsent(eventCtx, current, config, started))) {
+      if (request !== current) return;
+      config = safelyReturn(() => load(current));
+    }
     const inputs = lastInputs;
     const seenCache = config && {
       servers: config.servers.map((d) => d.name),
@@ -601,6 +617,42 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
         );
       },
     });
+  }
+
+  /**
+   * Servers of project files the user has not allowed: in Pi's terminal UI the user is asked now, before
+   * anything of the session connects; elsewhere nothing starts and the config's warning says how to allow
+   * (JSON mode prints no notifications, so the line goes to stderr there). True when one was allowed.
+   */
+  async function settleConsent(
+    eventCtx: PiContext,
+    current: StartRequest,
+    config: LoadedConfig,
+    { rememberConsent, redact }: FullStart,
+  ): Promise<boolean> {
+    const pending = config.pending ?? [];
+    const select = eventCtx.ui.select;
+    if (eventCtx.mode !== 'tui' || !eventCtx.hasUI || !select) {
+      const line = config.diagnostics.find((d) => d.code === 'project-server-not-allowed');
+      if (eventCtx.mode === 'json' && line)
+        process.stderr.write(`${redact(`MCP: ${line.message} ${line.fix ?? ''}`.trim())}\n`);
+      return false;
+    }
+    try {
+      const { askProjectConsent } = await import('./consent-dialog.ts');
+      const allowed = await askProjectConsent(
+        { select: select.bind(eventCtx.ui) },
+        current.cwd,
+        pending,
+        deniedConsents,
+      );
+      if (allowed.length === 0) return false;
+      await rememberConsent(agentDir, current.cwd, allowed);
+      return true;
+    } catch (error) {
+      log('error', `project consent: ${String(error)}`);
+      return false;
+    }
   }
 
   /** The live panel in Pi's TUI; false where Pi has none (print, JSON, RPC): /mcp prints text there. */

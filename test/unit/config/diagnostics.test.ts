@@ -8,6 +8,7 @@ import { DIAGNOSTIC_CODES, formatDiagnostic } from '../../../src/config/diagnost
 import type { LoadOptions } from '../../../src/config/load.ts';
 import type { Diagnostic, LoadedConfig } from '../../../src/config/types.ts';
 import {
+  CLAUDE_PROJECT_FILE,
   cleanupLayouts,
   fixture,
   layout,
@@ -282,6 +283,16 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
       path: 'settings.autoAuth',
       message: 'settings.autoAuth is ignored: a project may switch it off, not on.',
       fix: 'Set it in your user file (~/.pi/agent/mcp.json) if you want it.',
+    },
+  },
+  'project-server-not-allowed': {
+    files: { [CLAUDE_PROJECT_FILE]: json({ mcpServers: { p: { command: 'p' } } }) },
+    options: { projectConsent: () => false },
+    expected: {
+      level: 'warning',
+      file: CLAUDE_PROJECT_FILE,
+      message: `Not started, not allowed for this project yet: p (from ${CLAUDE_PROJECT_FILE}).`,
+      fix: 'Allow it when Pi asks at start (terminal UI), or run: pi-mcp-actors allow p --cwd /work/app (or start Pi with --approve to trust the whole project).',
     },
   },
   'untrusted-project': {
