@@ -205,7 +205,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     return startKey({
       cwd: request.cwd,
       homeDir,
-      projectTrusted: request.projectTrusted && !request.askConsent,
+      projectTrusted: request.projectTrusted,
+      ...(request.askConsent ? { askConsent: true } : {}),
       ...(configPath ? { configPath } : {}),
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
     });
