@@ -13,7 +13,7 @@ import { createRuntime, type Runtime } from '../actors/session-actor.ts';
 import { createAuthPort } from '../adapters/mcp/auth/sign-in.ts';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
 import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
-import { defaultNpxCacheFile } from '../adapters/mcp/npx-resolver.ts';
+import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../adapters/mcp/npx-resolver.ts';
 import { tokenStoreFor } from '../auth/default-store.ts';
 import type { AuthPort } from '../auth/port.ts';
 import { createCacheStore } from '../catalog/cache.ts';
@@ -98,6 +98,7 @@ async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Prom
     connector: withNpxResolution(
       createMcpConnector({ tokenStore: auth.store }),
       defaultNpxCacheFile(agentDir),
+      defaultNpxPackageRoot(agentDir),
     ),
     // Project files are read; their servers start only when allowed (`allow`) or with --trust-project.
     loadConfig: (request) =>

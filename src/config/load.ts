@@ -113,6 +113,8 @@ class Loader {
   private readonly skipped: SkippedServer[] = [];
   private readonly untrusted = new Map<string, SourceRef>();
   private readonly pending = new Map<string, PendingServer>();
+  /** Names whose current definition comes from a file inside the project. */
+  private readonly fromProject = new Set<string>();
   private readonly consumed = new Set<string>();
   /** Untrusted project files that also carry settings or imports (not applied). */
   private readonly untrustedExtras = new Set<string>();
@@ -178,7 +180,10 @@ class Loader {
         const result = this.validate(entry);
         if (result === undefined) continue;
         if (isPartialResult(result)) this.applyOverride(entry, result);
-        else if (this.allowed(entry, result)) this.replace(entry, result);
+        else if (this.allowed(entry, result)) {
+          this.replace(entry, result);
+          this.fromProject.add(entry.name);
+        }
       }
     }
 
@@ -211,6 +216,7 @@ class Loader {
         ? checkCaFile(resolved.definition, spec.entryPath, this.read.readFile)
         : undefined;
       this.diagnostics.push(...(ca?.diagnostics ?? []));
+      if (resolved.ok && this.fromProject.has(name)) resolved.definition.fromProject = true;
       if (resolved.ok && ca?.ok) servers.push(resolved.definition);
       else if (ca !== undefined && !ca.ok) this.skip(name, spec.source, ca.reason, ca.fix);
       else if (!resolved.ok) this.skip(name, spec.source, resolved.reason, resolved.fix);
@@ -513,7 +519,10 @@ class Loader {
     const result = this.validate(entry);
     if (result === undefined) return;
     if (result.ok && result.spec.partial) this.takeFull(entry);
-    else if (this.allowed(entry, result)) this.setSlot(entry, result);
+    else if (this.allowed(entry, result)) {
+      this.setSlot(entry, result);
+      this.fromProject.add(entry.name);
+    }
   }
 
   /** `~/.claude.json` keeps per-project ("local scope") servers under projects[<absolute path>]. */

@@ -112,6 +112,8 @@ export interface ServerDefinition {
   /** This server's own `toolPrefix` (pi-mcp-adapter); absent: `settings.toolPrefix`. */
   toolPrefix?: ToolPrefix;
   debug: boolean;
+  /** Defined by a file inside the project (allowed by the user): its npx resolves packages there too. */
+  fromProject?: boolean;
   /** The metadata cache identity, computed like pi-mcp-adapter from the entry as written. */
   configHash?: string;
 }

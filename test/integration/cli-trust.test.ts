@@ -100,4 +100,29 @@ describe('CLI project trust', () => {
     expect(status.code).toBe(0);
     expect(started().sort()).toEqual(['claude', 'local', 'mine']);
   });
+
+  it("a user server launched through npx never runs the project's node_modules", async () => {
+    const mark = join(root, 'project-code-ran');
+    mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'p', dependencies: { 'evil-mcp': '1.0.0' } }),
+    );
+    writeFileSync(join(project, 'node_modules', '.bin', 'evil-mcp'), `#!/bin/sh\necho ran > '${mark}'\n`, {
+      mode: 0o755,
+    });
+    // A registry of the project's choosing would be read from its .npmrc too.
+    writeFileSync(join(project, '.npmrc'), 'registry=http://127.0.0.1:9/\n');
+    writeFileSync(
+      join(agentDir, 'mcp.json'),
+      JSON.stringify({
+        mcpServers: { tool: { command: 'npx', args: ['--offline', 'evil-mcp'], startupTimeoutMs: 20_000 } },
+      }),
+    );
+    for (const args of [['status'], ['status', '--trust-project']]) {
+      const run = await cli(args);
+      expect(run.stdout + run.stderr).toMatch(/tool: /);
+      expect(existsSync(mark)).toBe(false);
+    }
+  });
 });
