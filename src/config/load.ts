@@ -71,7 +71,7 @@ export const TRUST_FIX =
   'Trust the project in Pi (accept the trust prompt, or start Pi with --approve), then /reload.';
 export const CONSENT_REASON = 'defined by a project file and not allowed for this project yet';
 export function consentFix(name: string, cwd: string): string {
-  return `Allow it when Pi asks at start (terminal UI), or run: pi-mcp-actors allow ${shellWord(name)} --cwd ${shellWord(cwd)} (or start Pi with --approve to trust the whole project).`;
+  return `Allow it when Pi asks at start (terminal UI), with /mcp allow ${name} in Pi, or run: pi-mcp-actors allow ${shellWord(name)} --cwd ${shellWord(cwd)} (or start Pi with --approve to trust the whole project).`;
 }
 const PI_SERVERS_SOURCE = 'pi.getMcpServers()';
 /** What a project entry without command/url may change of a server defined elsewhere (Pi 1.5's rule). */

@@ -110,6 +110,34 @@ describe('project trust in the real Pi', () => {
     },
   );
 
+  it('/mcp allow (RPC never asks) starts the waiting server, and the next start remembers it', async () => {
+    const { logPath } = await startedWorld({ piFolder: false });
+    rpc = await startPiRpc({ dir: world!.dir, extensions: [EXTENSION_PACKAGE] });
+    await status(rpc);
+    const listed = await rpc.runCommand('/mcp allow');
+    expect(listed.notifications.map((n) => n.message).join('\n')).toMatch(
+      /^claude \(.*\.mcp\.json\): sh -c /m,
+    );
+    const allowed = await rpc.runCommand('/mcp allow claude');
+    expect(allowed.notifications.map((n) => n.message).join('\n')).toMatch(
+      /Allowed for .*: claude\. Starting them\./,
+    );
+    let text = await status(rpc);
+    await vi.waitFor(async () => {
+      text = await status(rpc!);
+      expect(text).toMatch(/^claude: connected — eager/m);
+    });
+    expect(text).toMatch(/^shadow: skipped — defined by a project file and not allowed/m);
+    expect(await rpc.close()).toEqual({ code: 0, signal: null });
+    expect(starts(logPath)).toContain('project-claude');
+
+    rpc = await startPiRpc({ dir: world!.dir, extensions: [EXTENSION_PACKAGE] });
+    expect(await status(rpc)).toMatch(/^claude: connected — eager/m);
+    expect(await rpc.close()).toEqual({ code: 0, signal: null });
+    expect(starts(logPath).filter((label) => label === 'project-claude')).toHaveLength(2);
+    expect(starts(logPath)).not.toContain('project-shadow');
+  });
+
   it('a trusted project (--approve) starts its servers, and its entry replaces the user one', async () => {
     const { logPath } = await startedWorld();
     rpc = await startPiRpc({ dir: world!.dir, extensions: [EXTENSION_PACKAGE], args: ['--approve'] });

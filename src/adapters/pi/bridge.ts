@@ -430,14 +430,16 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
 
   pi.registerCommand('mcp', {
     description:
-      'MCP servers: status, <server>, tools [server], prompts [server], reconnect [server], enable|disable <server>',
+      'MCP servers: status, <server>, tools [server], prompts [server], reconnect [server], enable|disable <server>, allow <server>|--all',
     getArgumentCompletions: (prefix) =>
-      ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable']
+      ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable', 'allow']
         .filter((c) => c.startsWith(prefix))
         .map((c) => ({ value: c, label: c })),
     handler: async (args, commandCtx) => {
       ctx = commandCtx;
       if (args.trim() === '' && (await openPanel(commandCtx))) return;
+      const allow = /^allow(?:\s+(.*))?$/s.exec(args.trim());
+      if (allow) return allowProjectServers(commandCtx, allow[1]?.trim() ?? '');
       await command(commandCtx, 'mcp', async (rt) => (await runtimeModule()).runMcpCommand(args, rt));
     },
   });
@@ -654,6 +656,56 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       log('error', `project consent: ${String(error)}`);
       return false;
     }
+  }
+
+  /**
+   * `/mcp allow <server…>|--all`: the user's consent to servers of project files waiting for it (the way
+   * in RPC mode, which never asks); remembered like the dialog's answer, then the session starts over
+   * with them. Without a name it lists what waits and what each would run.
+   */
+  async function allowProjectServers(commandCtx: PiContext, names: string) {
+    const current = request;
+    const pending = lastConfig?.pending ?? [];
+    if (!current || pending.length === 0) {
+      tell(commandCtx, 'No server of this project is waiting for consent.', 'info');
+      return;
+    }
+    const wanted = names.split(/\s+/).filter(Boolean);
+    if (wanted.length === 0) {
+      const listed = pending.map((p) => `${p.name} (${p.source.file}): ${p.runs}`).join('\n');
+      tell(
+        commandCtx,
+        `Waiting for consent:\n${listed}\nAllow: /mcp allow <server> or /mcp allow --all`,
+        'info',
+      );
+      return;
+    }
+    const all = wanted.includes('--all');
+    const unknown = all ? [] : wanted.filter((name) => !pending.some((p) => p.name === name));
+    if (unknown.length > 0) {
+      tell(
+        commandCtx,
+        `Not waiting for consent: ${unknown.join(', ')}. /mcp allow lists those that are.`,
+        'warning',
+      );
+      return;
+    }
+    const chosen = all ? pending : pending.filter((p) => wanted.includes(p.name));
+    try {
+      await (await loadFullStart()).rememberConsent(agentDir, current.cwd, chosen);
+    } catch (error) {
+      tell(commandCtx, `/mcp allow failed: ${String(error)}`, 'error');
+      return;
+    }
+    tell(
+      commandCtx,
+      `Allowed for ${current.cwd}: ${chosen.map((p) => p.name).join(', ')}. Starting them.`,
+      'info',
+    );
+    if (request !== current) return;
+    startup = undefined;
+    starting = undefined;
+    await ready().catch(() => undefined);
   }
 
   /** The live panel in Pi's TUI; false where Pi has none (print, JSON, RPC): /mcp prints text there. */
