@@ -31,12 +31,12 @@ export interface PiTrustInputs {
 export function piTrustIsExplicit({ cwd, agentDir, homeDir, argv }: PiTrustInputs): boolean {
   if (argv.includes('--approve') || argv.includes('-a')) return true;
   const project = canonical(cwd);
-  if (rememberedTrust(agentDir, project) === true) return true;
-  return piAsksAbout(project, canonical(homeDir));
+  return piAsksAbout(project, canonical(homeDir)) || rememberedTrust(agentDir, project) === true;
 }
 
 function piAsksAbout(project: string, home: string): boolean {
-  if (PI_TRUST_RESOURCES.some((entry) => existsSync(join(project, '.pi', entry)))) return true;
+  const piDir = join(project, '.pi');
+  if (existsSync(piDir) && PI_TRUST_RESOURCES.some((entry) => existsSync(join(piDir, entry)))) return true;
   const userSkills = join(home, '.agents', 'skills');
   for (let dir = project; ; dir = dirname(dir)) {
     const skills = join(dir, '.agents', 'skills');
