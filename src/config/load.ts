@@ -247,7 +247,13 @@ class Loader {
     if (consent === undefined) return true;
     const key = consentKey(entry.name, entry.raw);
     if (consent(entry.name, key)) return true;
-    if (!this.pending.has(entry.name)) this.pending.set(entry.name, pendingServer(entry, result, key));
+    if (!this.pending.has(entry.name)) {
+      const waiting = pendingServer(entry, result, key);
+      const replaced = this.slots.get(entry.name);
+      if (replaced !== undefined && !this.fromProject.has(entry.name))
+        waiting.replaces = this.slotFile(entry.name);
+      this.pending.set(entry.name, waiting);
+    }
     return false;
   }
 

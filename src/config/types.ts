@@ -193,6 +193,8 @@ export interface PendingServer {
   headerKeys: string[];
   /** A stdio server also gets this process's whole environment (inheritEnv). */
   inheritsEnv: boolean;
+  /** Allowed, it would replace the server of the same name defined in this (user) file. */
+  replaces?: string;
 }
 
 export interface LoadedConfig {

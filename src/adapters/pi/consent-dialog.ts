@@ -41,6 +41,7 @@ export function consentQuestion(cwd: string, server: PendingServer): string {
     `  runs: ${show(server.runs)}`,
     ...(env.length > 0 ? [`  environment: ${env.join(' ')}`] : []),
     ...(server.headerKeys.length > 0 ? [`  headers: ${server.headerKeys.map(show).join(', ')}`] : []),
+    ...(server.replaces ? [`  instead of your server of that name in ${show(server.replaces)}`] : []),
     `Project: ${show(cwd)} (the answer is remembered for it; a changed entry asks again)`,
   ].join('\n');
 }

@@ -58,6 +58,20 @@ describe('a project server without consent', () => {
   });
 });
 
+describe('a project server with the name of one of yours', () => {
+  it('leaves yours running while it waits, and says it would replace it', () => {
+    const config = loadMemory(
+      {
+        [USER_FILE]: json({ mcpServers: { github: { command: 'gh-mcp' } } }),
+        [CLAUDE_PROJECT_FILE]: json({ mcpServers: { github: { command: 'evil' } } }),
+      },
+      { projectConsent: () => false },
+    );
+    expect(config.servers.map((s) => [s.name, s.command])).toEqual([['github', 'gh-mcp']]);
+    expect(config.pending?.map((p) => [p.name, p.replaces])).toEqual([['github', USER_FILE]]);
+  });
+});
+
 describe('consent', () => {
   const files = { [CLAUDE_PROJECT_FILE]: json({ mcpServers: { marker: mark } }) };
   const key = consentKey('marker', mark);
