@@ -117,5 +117,28 @@ describe.each<Layout>(['mcp.json', 'vscode import'])(
       tui.press('Enter');
       await tui.waitForScreen(/› marker {2}/);
     });
+
+    it('after a deny, the /mcp panel shows it waiting; e asks again and allow starts it', {
+      timeout: 180_000,
+    }, async () => {
+      const mark = await projectWorld(layout);
+      pi = await startPiInTmux({ dir: world!.dir, extensions: [EXTENSION], columns: 120, rows: 40 });
+      const tui = pi;
+      await tui.waitForScreen(/Start the MCP server "marker"/, { timeoutMs: 60_000 });
+      tui.press('Down', 'Down');
+      await tui.waitForScreen(/→ Deny \(ask again next time\)/);
+      tui.press('Enter');
+      await tui.waitForScreen(/Not started, not allowed for this project yet: marker/);
+      tui.type('/mcp');
+      tui.press('Enter');
+      await tui.waitForScreen(/› marker {2}\? waiting for your consent · e allows it/);
+      tui.press('e');
+      const screen = await tui.waitForScreen(/Start the MCP server "marker" from .*\?/);
+      expect(screen).toMatch(/runs: sh -c 'echo started >> /);
+      expect(marks(mark)).toEqual([]);
+      tui.press('Enter');
+      await vi.waitFor(() => expect(marks(mark)).toEqual(['started']), { timeout: 30_000, interval: 100 });
+      await tui.waitForScreen(/Allowed for .*: marker\. Starting them\./);
+    });
   },
 );

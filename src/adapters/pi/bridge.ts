@@ -663,7 +663,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
    * in RPC mode, which never asks); remembered like the dialog's answer, then the session starts over
    * with them. Without a name it lists what waits and what each would run.
    */
-  async function allowProjectServers(commandCtx: PiContext, names: string) {
+  async function allowProjectServers(commandCtx: PiContext, names: string, ask = false) {
     const current = request;
     const pending = lastConfig?.pending ?? [];
     if (!current || pending.length === 0) {
@@ -690,7 +690,19 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       );
       return;
     }
-    const chosen = all ? pending : pending.filter((p) => wanted.includes(p.name));
+    let chosen = all ? pending : pending.filter((p) => wanted.includes(p.name));
+    const select = commandCtx.ui.select;
+    if (ask && select) {
+      // From the panel: the same question as at start, so the user sees what it runs before allowing.
+      const { askProjectConsent } = await import('./consent-dialog.ts');
+      chosen = await askProjectConsent(
+        { select: select.bind(commandCtx.ui) },
+        current.cwd,
+        chosen,
+        new Set(),
+      );
+      if (chosen.length === 0) return;
+    }
     try {
       await (await loadFullStart()).rememberConsent(agentDir, current.cwd, chosen);
     } catch (error) {
@@ -719,6 +731,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       return undefined;
     });
     if (outcome?.kind === 'signIn') await mcpAuth(outcome.server, commandCtx);
+    if (outcome?.kind === 'allow') await allowProjectServers(commandCtx, outcome.server, true);
     return outcome !== undefined;
   }
 
