@@ -25,7 +25,7 @@ import { importLocations } from './imports.ts';
 import { expandHome, type InterpolationContext } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
 import { consentKey, type ProjectConsent } from './project-consent.ts';
-import { tightenOnly } from './project-settings.ts';
+import { tightenOnly, widerApproval } from './project-settings.ts';
 import { type ReadFile, readFileFromDisk } from './read-file.ts';
 import { resolveServer } from './resolve.ts';
 import type { ImportName } from './schema.ts';
@@ -216,7 +216,14 @@ class Loader {
         ? checkCaFile(resolved.definition, spec.entryPath, this.read.readFile)
         : undefined;
       this.diagnostics.push(...(ca?.diagnostics ?? []));
-      if (resolved.ok && this.fromProject.has(name)) resolved.definition.fromProject = true;
+      if (resolved.ok && this.fromProject.has(name)) {
+        const definition = resolved.definition;
+        definition.fromProject = true;
+        // A project's server may ask for more approvals than the settings, never fewer.
+        const approve = widerApproval(settings.approveTools, spec.fields.approveTools ?? false);
+        if (approve === false) delete definition.approveTools;
+        else definition.approveTools = approve;
+      }
       if (resolved.ok && ca?.ok) servers.push(resolved.definition);
       else if (ca !== undefined && !ca.ok) this.skip(name, spec.source, ca.reason, ca.fix);
       else if (!resolved.ok) this.skip(name, spec.source, resolved.reason, resolved.fix);

@@ -61,7 +61,8 @@ export function tightenOnly(
   return result;
 }
 
-function widerApproval(user: unknown, project: unknown): boolean | string[] {
+/** The approval rule that asks whenever either asks. */
+export function widerApproval(user: unknown, project: unknown): boolean | string[] {
   if (user === true || project === true) return true;
   const list = [...(Array.isArray(user) ? user : []), ...(Array.isArray(project) ? project : [])];
   return list.length === 0 ? false : [...new Set(list.map(String))];

@@ -129,6 +129,26 @@ describe('project settings', () => {
   });
 });
 
+describe("a project's own server", () => {
+  it("cannot opt out of the user's tool approval; it may ask for more", () => {
+    const config = loadMemory({
+      [USER_FILE]: json({ settings: { approveTools: ['*__delete*'] } }),
+      [PROJECT_FILE]: json({
+        mcpServers: { p: { command: 'p', approveTools: false }, q: { command: 'q', approveTools: ['run'] } },
+      }),
+    });
+    expect(server(config, 'p').approveTools).toEqual(['*__delete*']);
+    expect(server(config, 'q').approveTools).toEqual(['*__delete*', 'run']);
+    const mine = loadMemory({
+      [USER_FILE]: json({
+        settings: { approveTools: true },
+        mcpServers: { m: { command: 'm', approveTools: false } },
+      }),
+    });
+    expect(server(mine, 'm').approveTools).toBeUndefined();
+  });
+});
+
 describe('config files are read with bounds', () => {
   it('refuses a symlink to /dev/zero and a FIFO, naming the file; other files still load', async () => {
     const { symlinkSync } = await import('node:fs');
