@@ -2,8 +2,11 @@
 //
 // Lowest → highest:  Pi's own list (piServers) < user file (or --mcp-config) < imports (only names
 // not defined yet) < project .mcp.json < project .pi/mcp.json. An entry without command/url/type is
-// a Pi-style override of enabled / exposure / toolExposure on the same name from a lower source.
-// Settings: user ← project. Synchronous and never throws: every problem is a diagnostic.
+// a Pi-style override of enabled / exposure / toolExposure on the same name from a lower source (from
+// the user file, of any other key too). A server of a file inside the project is used only with the
+// user's consent (`projectConsent`), else it is `pending` and never resolved (docs/security.md).
+// Settings: user ← project, where a project only tightens. Synchronous and never throws: every problem
+// is a diagnostic.
 
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isPlainObject } from '../plain-object.ts';
