@@ -186,6 +186,7 @@ class Loader {
         else if (this.allowed(entry, result)) {
           this.replace(entry, result);
           this.fromProject.add(entry.name);
+          this.pending.delete(entry.name);
         }
       }
     }
@@ -257,13 +258,11 @@ class Loader {
     if (consent === undefined) return true;
     const key = consentKey(entry.name, entry.raw);
     if (consent(entry.name, key)) return true;
-    if (!this.pending.has(entry.name)) {
-      const waiting = pendingServer(entry, result, key);
-      const replaced = this.slots.get(entry.name);
-      if (replaced !== undefined && !this.fromProject.has(entry.name))
-        waiting.replaces = this.slotFile(entry.name);
-      this.pending.set(entry.name, waiting);
-    }
+    // A later project file's entry of the same name is the one that would win: it is the one asked about.
+    const waiting = pendingServer(entry, result, key);
+    if (this.slots.has(entry.name) && !this.fromProject.has(entry.name))
+      waiting.replaces = this.slotFile(entry.name);
+    this.pending.set(entry.name, waiting);
     return false;
   }
 

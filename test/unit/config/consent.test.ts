@@ -11,6 +11,7 @@ import {
   layout,
   loadMemory,
   names,
+  PROJECT_FILE,
   skippedReason,
   USER_FILE,
 } from './helpers.ts';
@@ -69,6 +70,23 @@ describe('a project server with the name of one of yours', () => {
     );
     expect(config.servers.map((s) => [s.name, s.command])).toEqual([['github', 'gh-mcp']]);
     expect(config.pending?.map((p) => [p.name, p.replaces])).toEqual([['github', USER_FILE]]);
+  });
+});
+
+describe('a name in both .mcp.json and .pi/mcp.json', () => {
+  const files = {
+    [CLAUDE_PROJECT_FILE]: json({ mcpServers: { x: { command: 'from-mcp-json' } } }),
+    [PROJECT_FILE]: json({ mcpServers: { x: { command: 'from-pi' } } }),
+  };
+  it('asks about the entry that would win', () => {
+    const config = loadMemory(files, { projectConsent: () => false });
+    expect(config.pending?.map((p) => [p.name, p.runs])).toEqual([['x', 'from-pi']]);
+  });
+  it('runs it once allowed, and nothing is left waiting', () => {
+    const key = consentKey('x', { command: 'from-pi' });
+    const config = loadMemory(files, { projectConsent: (_, k) => k === key });
+    expect(config.servers.map((s) => s.command)).toEqual(['from-pi']);
+    expect(config.pending).toBeUndefined();
   });
 });
 
