@@ -2,6 +2,7 @@
 // Pi's terminal UI (print, JSON and RPC modes never ask). Remembered like the dialog's answer: per
 // project, keyed by what each entry runs. Without a name it lists the servers waiting for consent.
 
+import { plainText } from '../catalog/terminal-text.ts';
 import type { LoadOptions } from '../config/load.ts';
 import { loadConfig } from '../config/load.ts';
 import { readProjectConsent, rememberConsent } from '../config/project-consent.ts';
@@ -37,17 +38,21 @@ export async function runAllowCommand(
   if (unknown.length > 0) return 1;
   const chosen = all ? pending : pending.filter((server) => names.includes(server.name));
   if (chosen.length > 0) await rememberConsent(load.agentDir, load.cwd, chosen);
-  for (const server of chosen) io.out(`allowed ${server.name} for ${load.cwd}: ${server.runs}`);
+  for (const server of chosen)
+    io.out(plainText(`allowed ${server.name} for ${load.cwd}: ${server.runs}`).replace(/\n/g, ' '));
   if (chosen.length === 0) io.out(`No project server of ${load.cwd} is waiting for consent.`);
   return 0;
 }
 
+/** What a waiting server would run; the project wrote it, so no terminal control reaches the screen. */
 function describePending(server: PendingServer): string {
-  const env = [...server.envKeys, ...(server.inheritsEnv ? ['(and your whole environment)'] : [])];
+  const show = (text: string) => plainText(text).replace(/\n/g, ' ');
+  const env = [...server.envKeys.map(show), ...(server.inheritsEnv ? ['(and your whole environment)'] : [])];
   return [
-    `${server.name}  (${server.source.file})`,
-    `  runs: ${server.runs}`,
+    `${show(server.name)}  (${show(server.source.file)})`,
+    `  runs: ${show(server.runs)}`,
     ...(env.length > 0 ? [`  environment: ${env.join(' ')}`] : []),
-    ...(server.headerKeys.length > 0 ? [`  headers: ${server.headerKeys.join(', ')}`] : []),
+    ...(server.headerKeys.length > 0 ? [`  headers: ${server.headerKeys.map(show).join(', ')}`] : []),
+    ...(server.replaces ? [`  instead of your server of that name in ${show(server.replaces)}`] : []),
   ].join('\n');
 }

@@ -93,6 +93,18 @@ describe('CLI project trust', () => {
     ).toEqual(['changed', 'claude', 'local']);
   });
 
+  it('allow shows what a project wrote without terminal controls', async () => {
+    writeFileSync(
+      join(project, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { 'evil\u001b]52;c;Y3VybA==\u0007': { command: 'x\u001b[2J', args: ['a\nb'] } },
+      }),
+    );
+    const list = await cli(['allow']);
+    expect(list.stdout).toContain('evil  (');
+    expect(list.stdout.includes('\u001b') || list.stdout.includes('\u0007')).toBe(false);
+  });
+
   it('with --trust-project they start', async () => {
     const status = await cli(['status', '--trust-project']);
     expect(status.stdout).toMatch(/^local: connected/m);

@@ -672,12 +672,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     }
     const wanted = names.split(/\s+/).filter(Boolean);
     if (wanted.length === 0) {
-      const listed = pending.map((p) => `${p.name} (${p.source.file}): ${p.runs}`).join('\n');
-      tell(
-        commandCtx,
-        `Waiting for consent:\n${listed}\nAllow: /mcp allow <server> or /mcp allow --all`,
-        'info',
-      );
+      tell(commandCtx, (await import('./consent-dialog.ts')).waitingList(pending), 'info');
       return;
     }
     const all = wanted.includes('--all');

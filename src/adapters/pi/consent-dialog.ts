@@ -45,3 +45,10 @@ export function consentQuestion(cwd: string, server: PendingServer): string {
     `Project: ${show(cwd)} (the answer is remembered for it; a changed entry asks again)`,
   ].join('\n');
 }
+
+/** `/mcp allow` without a name: the waiting servers, one line each (the project wrote these texts). */
+export function waitingList(pending: PendingServer[]): string {
+  const show = (text: string) => plainText(text, 500).replace(/\n/g, ' ');
+  const lines = pending.map((p) => `${show(p.name)} (${show(p.source.file)}): ${show(p.runs)}`);
+  return `Waiting for consent:\n${lines.join('\n')}\nAllow: /mcp allow <server> or /mcp allow --all`;
+}
