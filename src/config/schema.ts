@@ -404,7 +404,7 @@ export const SettingsSchema = Type.Object(
   }),
   {
     additionalProperties: true,
-    description: 'Global settings (see the `settings` keys); project files override user files per key.',
+    description: 'Global settings (see the `settings` keys); project files override user files per key, but only tighten safety settings (docs/security.md).',
   },
 );
 
