@@ -404,7 +404,8 @@ export const SettingsSchema = Type.Object(
   }),
   {
     additionalProperties: true,
-    description: 'Global settings (see the `settings` keys); project files override user files per key, but only tighten safety settings (docs/security.md).',
+    description:
+      'Global settings (see the `settings` keys); project files override user files per key, but only tighten safety settings (docs/security.md).',
   },
 );
 
