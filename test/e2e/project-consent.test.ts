@@ -2,7 +2,8 @@
 // --no-approve (issue 23). A project whose only MCP file is `.mcp.json` (or a `.vscode/mcp.json` the
 // user's `imports` pull in) makes Pi trust the folder without asking; that is not consent. Print and
 // JSON modes start nothing and say how to allow; the TUI asks, deny leaves no mark, allow starts the
-// server and is remembered. Each start of the server appends to a mark file, so "never ran" is checked.
+// server and is remembered; after a deny the /mcp panel asks again. Each start of the server appends to
+// a mark file, so "never ran" is checked.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
