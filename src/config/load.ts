@@ -74,7 +74,7 @@ export const TRUST_FIX =
   'Trust the project in Pi (accept the trust prompt, or start Pi with --approve), then /reload.';
 export const CONSENT_REASON = 'defined by a project file and not allowed for this project yet';
 export function consentFix(name: string, cwd: string): string {
-  return `Allow it when Pi asks at start (terminal UI), with /mcp allow ${name} in Pi, or run: pi-mcp-actors allow ${shellWord(name)} --cwd ${shellWord(cwd)} (or start Pi with --approve to trust the whole project).`;
+  return `Allow it when Pi asks at start (terminal UI), with /mcp allow ${name} in Pi, or run: pi-mcp-actors allow ${shellWord(name)} --cwd ${shellWord(cwd)} (or list the folder in "trustedProjectFolders" of your user settings, or start Pi with --approve).`;
 }
 const PI_SERVERS_SOURCE = 'pi.getMcpServers()';
 /** What a project entry without command/url may change of a server defined elsewhere (Pi 1.5's rule). */
@@ -116,6 +116,8 @@ class Loader {
   private readonly skipped: SkippedServer[] = [];
   private readonly untrusted = new Map<string, SourceRef>();
   private readonly pending = new Map<string, PendingServer>();
+  /** The user's settings.trustedProjectFolders lists the project: its servers count as allowed. */
+  private trustedFolder = false;
   /** Names whose current definition comes from a file inside the project. */
   private readonly fromProject = new Set<string>();
   private readonly consumed = new Set<string>();
@@ -153,6 +155,7 @@ class Loader {
     }));
     // A project's settings only tighten the user's (./project-settings.ts).
     const userLayer: SettingsLayer = new Map(settingsLayers.flatMap((layer) => [...layer]));
+    this.trustedFolder = listsFolder(userLayer.get('trustedProjectFolders')?.value, o.cwd, o.homeDir);
     for (const layer of projectLayers) settingsLayers.push(tightenOnly(userLayer, layer, this.diagnostics));
 
     // 1. Pi's list, then the user file.
@@ -255,7 +258,7 @@ class Loader {
   /** A project server starts only with the user's consent (when consent is asked for); else it waits. */
   private allowed(entry: RawEntry, result: EntryResult): boolean {
     const consent = this.options.projectConsent;
-    if (consent === undefined) return true;
+    if (consent === undefined || this.trustedFolder) return true;
     const key = consentKey(entry.name, entry.raw);
     if (consent(entry.name, key)) return true;
     // A later project file's entry of the same name is the one that would win: it is the one asked about.
@@ -645,6 +648,18 @@ class Loader {
       );
     }
   }
+}
+
+/** Whether `cwd` is one of the folders of the user's `trustedProjectFolders`, or below one. */
+function listsFolder(value: unknown, cwd: string, homeDir: string): boolean {
+  if (!Array.isArray(value)) return false;
+  const project = resolve(cwd);
+  return value.some((entry) => {
+    if (typeof entry !== 'string' || entry.trim() === '') return false;
+    const folder = resolve(homeDir, expandHome(entry.trim(), homeDir));
+    const rel = relative(folder, project);
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  });
 }
 
 /** Inside the project folder (and the project is not the home folder, where the user's own files live). */

@@ -11,8 +11,12 @@ import type { Diagnostic } from './types.ts';
 
 /** Settings whose `true` lets a server or the model do more without asking. */
 const PERMISSIONS = ['sampling', 'samplingAutoApprove', 'elicitation', 'autoAuth'] as const;
-/** Settings that name a file or a store of secrets: the user's choice only. */
-const FILE_SETTINGS = ['oauthDir', 'oauthCredentialStore'] as const;
+/** Settings only the user's own files may set, and why. */
+const USER_ONLY: Record<string, string> = {
+  oauthDir: 'a project may not choose where sign-ins are kept',
+  oauthCredentialStore: 'a project may not choose where sign-ins are kept',
+  trustedProjectFolders: 'only your user file says which folders are trusted',
+};
 
 /** The project layer as it may apply over the user's layers (`user`: them merged, lowest first). */
 export function tightenOnly(
@@ -38,8 +42,8 @@ export function tightenOnly(
     if ((PERMISSIONS as readonly string[]).includes(key)) {
       if (value === true && current(key) !== true) ignore(file, path, 'a project may switch it off, not on');
       else keep(value);
-    } else if ((FILE_SETTINGS as readonly string[]).includes(key)) {
-      ignore(file, path, 'a project may not choose where sign-ins are kept');
+    } else if (Object.hasOwn(USER_ONLY, key)) {
+      ignore(file, path, USER_ONLY[key]!);
     } else if (key === 'approveTools') {
       const before = current(key);
       if (value === false && before !== false)

@@ -90,6 +90,27 @@ describe('a name in both .mcp.json and .pi/mcp.json', () => {
   });
 });
 
+describe("the user's trustedProjectFolders", () => {
+  const files = (folders: unknown, where = USER_FILE) => ({
+    [where]: json({ settings: { trustedProjectFolders: folders } }),
+    [CLAUDE_PROJECT_FILE]: json({ mcpServers: { marker: { command: 'm' } } }),
+  });
+  it('allows the servers of a listed folder or one below it', () => {
+    for (const folders of [['/work/app'], ['/work'], ['~/x', '/work/']])
+      expect(names(loadMemory(files(folders), { projectConsent: () => false }))).toEqual(['marker']);
+  });
+  it('allows nothing for other folders, and nothing when a project file says it', () => {
+    expect(
+      names(loadMemory(files(['/work/app2', '/work/app/sub']), { projectConsent: () => false })),
+    ).toEqual([]);
+    const fromProject = loadMemory(files(['/work/app'], PROJECT_FILE), { projectConsent: () => false });
+    expect(names(fromProject)).toEqual([]);
+    expect(
+      fromProject.diagnostics.filter((d) => d.code === 'project-setting-ignored').map((d) => d.path),
+    ).toEqual(['settings.trustedProjectFolders']);
+  });
+});
+
 describe('consent', () => {
   const files = { [CLAUDE_PROJECT_FILE]: json({ mcpServers: { marker: mark } }) };
   const key = consentKey('marker', mark);

@@ -292,7 +292,7 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
       level: 'warning',
       file: CLAUDE_PROJECT_FILE,
       message: `Not started, not allowed for this project yet: p (from ${CLAUDE_PROJECT_FILE}).`,
-      fix: 'Allow it when Pi asks at start (terminal UI), with /mcp allow p in Pi, or run: pi-mcp-actors allow p --cwd /work/app (or start Pi with --approve to trust the whole project).',
+      fix: 'Allow it when Pi asks at start (terminal UI), with /mcp allow p in Pi, or run: pi-mcp-actors allow p --cwd /work/app (or list the folder in "trustedProjectFolders" of your user settings, or start Pi with --approve).',
     },
   },
   'untrusted-project': {
