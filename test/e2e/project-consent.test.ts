@@ -4,7 +4,7 @@
 // JSON modes start nothing and say how to allow; the TUI asks, deny leaves no mark, allow starts the
 // server and is remembered; after a deny the /mcp panel asks again. Each start of the server appends to
 // a mark file, so "never ran" is checked.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -43,11 +43,14 @@ function marking(mark: string) {
 const marks = (mark: string) => (existsSync(mark) ? readFileSync(mark, 'utf8').trim().split('\n') : []);
 
 type Layout = 'mcp.json' | 'vscode import';
+const search = { toolCalls: [{ id: 'call_search', name: 'ToolSearch', arguments: { query: 'echo' } }] };
 
 async function projectWorld(layout: Layout) {
   const mark = join(logs, `mark-${Math.random().toString(16).slice(2)}`);
   world = await createWorld({
-    script: [{ text: 'All done.' }, { text: 'All done.' }],
+    // Each one-shot run searches first: the search loads the runtime, which lists a server whose tools
+    // are not known yet (what made a cloned repository's server run under Pi's default trust).
+    script: [search, { text: 'All done.' }, search, { text: 'All done.' }],
     ...(layout === 'vscode import' ? { mcpJson: { imports: ['vscode'] } } : {}),
     files:
       layout === 'mcp.json'
@@ -75,6 +78,22 @@ describe.each<Layout>(['mcp.json', 'vscode import'])(
         /^MCP: Not started, not allowed for this project yet: marker .*pi-mcp-actors allow marker/m,
       );
       expect(marks(mark)).toEqual([]);
+    });
+
+    it("starts in print mode in a folder of the user's trustedProjectFolders", async () => {
+      const mark = await projectWorld(layout);
+      const dir = world!.dir;
+      writeFileSync(
+        join(dir.agentDir, 'mcp.json'),
+        JSON.stringify({
+          ...(layout === 'vscode import' ? { imports: ['vscode'] } : {}),
+          settings: { trustedProjectFolders: [dir.projectDir] },
+        }),
+      );
+      const print = await runPiPrint({ dir, extensions: [EXTENSION], prompt: 'hi' });
+      expect(print.code).toBe(0);
+      expect(print.stderr).not.toMatch(/not allowed for this project/);
+      expect(marks(mark)).toEqual(['started']);
     });
 
     it('asks in the TUI: deny leaves no mark; allow starts it and is remembered', {
