@@ -203,7 +203,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           approvals.reset();
           await trace?.flush();
           trace = config.servers.some((d) => d.trace)
-            ? createTraceLog(traceFile(input.request.cwd, config.settings.trace.file), config.settings.trace)
+            ? createTraceLog(
+                traceFile(input.request.cwd, config.settings.trace.file),
+                config.settings.trace,
+                input.request.cwd,
+              )
             : undefined;
           useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
           const capture = config.settings.captureStats;

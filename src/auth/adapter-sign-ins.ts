@@ -14,6 +14,7 @@
 import { createDecipheriv, createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import { isPlainObject as isRecord } from '../plain-object.ts';
 import { addSecrets } from '../redact.ts';
 import { normalizeUrl, type SignInRecord, type StoredTokens } from './token-store.ts';
@@ -165,7 +166,7 @@ function toRecord(entry: unknown, name: string, url: string): SignInRecord | und
 
 function readJson(file: string): unknown {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
+    return JSON.parse(readBounded(file, MAX_CONFIG_BYTES));
   } catch {
     return undefined;
   }

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { acquireFileLock, errorMessage } from '../catalog/cache-lock.ts';
+import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
 import { addSecrets } from '../redact.ts';
 import {
@@ -121,7 +122,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     let records: Record<string, SignInRecord> = {};
     if (signature !== 'missing') {
       try {
-        const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { servers?: unknown };
+        const parsed = JSON.parse(readBounded(file, MAX_CONFIG_BYTES)) as { servers?: unknown };
         if (isRecord(parsed?.servers)) records = parsed.servers as Record<string, SignInRecord>;
       } catch (error) {
         options.onWarning?.(
@@ -137,7 +138,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
   function readPiStates(): Record<string, unknown> {
     if (!piFile) return {};
     try {
-      const states = JSON.parse(fs.readFileSync(piFile, 'utf8')) as unknown;
+      const states = JSON.parse(readBounded(piFile, MAX_CONFIG_BYTES)) as unknown;
       return isRecord(states) ? states : {};
     } catch {
       // No Pi sign-ins, or a file we cannot read: nothing to import.

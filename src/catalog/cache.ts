@@ -22,6 +22,7 @@ import type {
 } from '../adapters/mcp/connection-port.ts';
 import { adapterConfigHash, type WrittenIdentity } from '../config/config-hash.ts';
 import { CACHE_FILE_NAME, DEFAULT_CACHE_MAX_AGE_MS } from '../config/defaults.ts';
+import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import type { Diagnostic, ServerDefinition } from '../config/types.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
 import { errorCode } from '../fs/error-code.ts';
@@ -335,7 +336,7 @@ interface InvalidFile {
 function inspectFile(file: string): FileState {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readBounded(file, MAX_CONFIG_BYTES);
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return { kind: 'missing' };
     const reason = errorMessage(error);

@@ -65,6 +65,8 @@ export function startKey(parts: {
   cwd: string;
   homeDir: string;
   projectTrusted: boolean;
+  /** Trusted by Pi's default only: project servers need our own consent (whose file is an input). */
+  askConsent?: boolean;
   configPath?: string;
   piServers?: unknown;
 }): string {
@@ -72,6 +74,7 @@ export function startKey(parts: {
     parts.cwd,
     parts.homeDir,
     parts.projectTrusted,
+    parts.askConsent ?? false,
     parts.configPath ?? null,
     parts.piServers ?? null,
   ];

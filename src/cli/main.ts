@@ -1,5 +1,5 @@
 // `pi-mcp-actors`: the same config, actors and catalog as the extension, outside Pi.
-//   status | tools [server] | search <query>|- [--json] | call <tool> [json-args] | inspect
+//   status | tools [server] | search <query>|- [--json] | call <tool> [json-args] | inspect | allow
 // Options: --config <path> (instead of ~/.pi/agent/mcp.json), --cwd <project dir>, --trust-project.
 
 import { mkdtempSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { createRuntime, type Runtime } from '../actors/session-actor.ts';
 import { createAuthPort } from '../adapters/mcp/auth/sign-in.ts';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
 import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
-import { defaultNpxCacheFile } from '../adapters/mcp/npx-resolver.ts';
+import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../adapters/mcp/npx-resolver.ts';
 import { tokenStoreFor } from '../auth/default-store.ts';
 import type { AuthPort } from '../auth/port.ts';
 import { createCacheStore } from '../catalog/cache.ts';
@@ -21,9 +21,11 @@ import { searchIndexOf } from '../catalog/search.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
 import { CACHE_FILE_NAME } from '../config/defaults.ts';
 import { loadConfig } from '../config/load.ts';
+import { readProjectConsent } from '../config/project-consent.ts';
 import { nullLogger } from '../logger.ts';
 import { redact } from '../redact.ts';
 import { oneLine } from '../tools/tool-search.ts';
+import { runAllowCommand } from './allow-command.ts';
 import { type AuthCliIo, login, logout } from './auth-commands.ts';
 import { runInspectCommand } from './inspect-command.ts';
 import { type PromptLine, promptLineFrom } from './prompt-line.ts';
@@ -41,6 +43,7 @@ interface CliOptions {
   cwd: string;
   json: boolean;
   trustProject: boolean;
+  all: boolean;
 }
 
 export const USAGE = `Usage: pi-mcp-actors <command> [options]
@@ -52,10 +55,12 @@ Commands:
   login <server>         sign in to an OAuth server (browser, or paste the redirect URL); every session uses it
   logout <server>        forget the server's tokens and registered client
   inspect                serve the live statechart inspector on 127.0.0.1
+  allow [server…|--all]  allow servers of the project's files (remembered per project, asked again when
+                         an entry changes); without a name, list those waiting and what they run
 Options:
   --config <path>        use this MCP config instead of ~/.pi/agent/mcp.json
   --cwd <dir>            project directory (default: current directory)
-  --trust-project        also start servers from the project's .mcp.json / .pi/mcp.json
+  --trust-project        start every server of the project's files, allowed or not
   --json                 machine-readable output (search, tools, status)
 Environment: PI_CODING_AGENT_DIR (agent dir, default ~/.pi/agent)`;
 
@@ -66,6 +71,7 @@ export function parseCliArgs(argv: string[]): CliOptions | string {
     cwd: process.cwd(),
     json: false,
     trustProject: false,
+    all: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -73,6 +79,7 @@ export function parseCliArgs(argv: string[]): CliOptions | string {
     else if (arg === '--cwd') options.cwd = resolve(argv[++i] ?? '.');
     else if (arg === '--json') options.json = true;
     else if (arg === '--trust-project') options.trustProject = true;
+    else if (arg === '--all') options.all = true;
     else if (arg === '--help' || arg === '-h') return USAGE;
     else if (arg.startsWith('--')) return `Unknown option ${arg}\n${USAGE}`;
     else if (!options.command) options.command = arg;
@@ -92,14 +99,17 @@ async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Prom
     connector: withNpxResolution(
       createMcpConnector({ tokenStore: auth.store, surface: 'cli' }),
       defaultNpxCacheFile(agentDir),
+      defaultNpxPackageRoot(agentDir),
     ),
+    // Project files are read; their servers start only when allowed (`allow`) or with --trust-project.
     loadConfig: (request) =>
       loadConfig({
         agentDir,
         cwd: request.cwd,
         homeDir,
         env,
-        projectTrusted: request.projectTrusted,
+        projectTrusted: true,
+        ...(request.projectTrusted ? {} : { projectConsent: readProjectConsent(agentDir, request.cwd) }),
         ...(options.config ? { configPath: resolve(options.config) } : {}),
       }),
     cache: createCacheStore({ file: join(agentDir, CACHE_FILE_NAME) }),
@@ -264,6 +274,21 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     return options === USAGE ? 0 : 2;
   }
   if (options.command === 'inspect') return runInspectCommand(io);
+  if (options.command === 'allow') {
+    const homeDir = homedir();
+    return runAllowCommand(
+      {
+        agentDir: agentDirFrom(process.env, homeDir),
+        cwd: options.cwd,
+        homeDir,
+        env: process.env,
+        ...(options.config ? { configPath: resolve(options.config) } : {}),
+      },
+      options.positional,
+      options.all,
+      io,
+    );
+  }
   const auth = createAuthPort(tokenStoreFor(agentDirFrom(process.env, homedir())));
   const commands: Record<string, (r: Runtime, o: CliOptions, i: CliIo) => Promise<number>> = {
     status,

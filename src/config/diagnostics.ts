@@ -39,6 +39,18 @@ export const DIAGNOSTIC_CODES = {
   'unknown-import': ['warning', 'An `imports` entry names no known client; it is ignored.'],
   'import-shadowed': ['info', 'An imported server is not added because its name is already defined.'],
   'server-overridden': ['info', 'A project file replaces or adjusts a server defined by a lower source.'],
+  'project-override-ignored': [
+    'warning',
+    'A project entry without `command`/`url` tries to change a key other than `enabled`, `exposure`, `toolExposure` of a server defined elsewhere; that key is ignored.',
+  ],
+  'project-setting-ignored': [
+    'warning',
+    'A project setting would loosen a safety setting of the user (approvals, sampling, elicitation, sign-in) or names a file; it is ignored.',
+  ],
+  'project-server-not-allowed': [
+    'warning',
+    'Servers of project files are not started because the user has not allowed them for this project yet (docs/security.md).',
+  ],
   'untrusted-project': ['info', 'Project files are not applied because the project is not trusted.'],
   'invalid-server-name': ['error', 'A server name is empty.'],
   'missing-variable': [

@@ -7,7 +7,7 @@ import { diagnostic } from './diagnostics.ts';
 import type { Dialect } from './dialects.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
 import { formatOf, parseConfigText } from './parse.ts';
-import type { ReadFile } from './read-file.ts';
+import { type ReadFile, UnreadableFileError } from './read-file.ts';
 import { FileSchema, IMPORT_NAMES, type ImportName, propertiesOf } from './schema.ts';
 import { didYouMean } from './suggest.ts';
 import type { Diagnostic, LoadedConfig, SourceRef } from './types.ts';
@@ -41,11 +41,13 @@ export function readDocument(
     state.files.push({ file, kind, found: true });
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     const why =
-      code === 'EISDIR'
-        ? 'it is a directory'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : (code ?? 'read failed');
+      error instanceof UnreadableFileError
+        ? error.message.slice(file.length + 1)
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (code ?? 'read failed');
     state.diagnostics.push(
       diagnostic('error', 'read-error', `Cannot read ${file} (${why}); its servers are not loaded.`, {
         file,

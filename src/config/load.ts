@@ -2,10 +2,13 @@
 //
 // Lowest → highest:  Pi's own list (piServers) < user file (or --mcp-config) < imports (only names
 // not defined yet) < project .mcp.json < project .pi/mcp.json. An entry without command/url/type is
-// a Pi-style override of enabled / exposure / toolExposure on the same name from a lower source.
-// Settings: user ← project. Synchronous and never throws: every problem is a diagnostic.
+// a Pi-style override of enabled / exposure / toolExposure on the same name from a lower source (from
+// the user file, of any other key too). A server of a file inside the project is used only with the
+// user's consent (`projectConsent`), else it is `pending` and never resolved (docs/security.md).
+// Settings: user ← project, where a project only tightens. Synchronous and never throws: every problem
+// is a diagnostic.
 
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isPlainObject } from '../plain-object.ts';
 import { checkCaFile } from './ca-file.ts';
 import { defaultSettings, PROJECT_CONFIG_FILES, USER_CONFIG_FILE } from './defaults.ts';
@@ -24,11 +27,20 @@ import { type EntryResult, type ServerFields, type ServerSpec, validateEntry } f
 import { importLocations } from './imports.ts';
 import { expandHome, type InterpolationContext } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
+import { consentKey, type ProjectConsent } from './project-consent.ts';
+import { tightenOnly, widerApproval } from './project-settings.ts';
 import { type ReadFile, readFileFromDisk } from './read-file.ts';
 import { resolveServer } from './resolve.ts';
 import type { ImportName } from './schema.ts';
 import { buildSettings, readSettings, type SettingsLayer } from './settings.ts';
-import type { Diagnostic, LoadedConfig, ServerDefinition, SkippedServer, SourceRef } from './types.ts';
+import type {
+  Diagnostic,
+  LoadedConfig,
+  PendingServer,
+  ServerDefinition,
+  SkippedServer,
+  SourceRef,
+} from './types.ts';
 
 export interface LoadOptions {
   /** Resolved agent dir (see agentDirFrom). */
@@ -43,6 +55,12 @@ export interface LoadOptions {
   configPath?: string;
   /** When false, servers from project files are listed as skipped, with the reason and how to trust. */
   projectTrusted: boolean;
+  /**
+   * The user's own consent to project servers (./project-consent.ts). When given, a server defined by a
+   * file inside the project starts only if this allows it; the others are `pending`. Absent: a trusted
+   * project's servers all start (an explicit trust decision: Pi's --approve or its dialog, --trust-project).
+   */
+  projectConsent?: ProjectConsent;
   /** What Pi's pi.getMcpServers() returns, read as Pi-format user entries below the user file. Any shape. */
   piServers?: unknown;
   /** Which desktop-app folders imports look in; defaults to process.platform. */
@@ -54,7 +72,13 @@ export interface LoadOptions {
 export const TRUST_REASON = 'the project is not trusted, so servers from its files are not started';
 export const TRUST_FIX =
   'Trust the project in Pi (accept the trust prompt, or start Pi with --approve), then /reload.';
+export const CONSENT_REASON = 'defined by a project file and not allowed for this project yet';
+export function consentFix(name: string, cwd: string): string {
+  return `Allow it when Pi asks at start (terminal UI), with /mcp allow ${name} in Pi, or run: pi-mcp-actors allow ${shellWord(name)} --cwd ${shellWord(cwd)} (or list the folder in "trustedProjectFolders" of your user settings, or start Pi with --approve).`;
+}
 const PI_SERVERS_SOURCE = 'pi.getMcpServers()';
+/** What a project entry without command/url may change of a server defined elsewhere (Pi 1.5's rule). */
+const PROJECT_OVERRIDE_KEYS = ['enabled', 'disabled', 'exposure', 'toolExposure'] as const;
 
 export function loadConfig(options: LoadOptions): LoadedConfig {
   try {
@@ -91,6 +115,11 @@ class Loader {
   private readonly slots = new Map<string, Slot>();
   private readonly skipped: SkippedServer[] = [];
   private readonly untrusted = new Map<string, SourceRef>();
+  private readonly pending = new Map<string, PendingServer>();
+  /** The user's settings.trustedProjectFolders lists the project: its servers count as allowed. */
+  private trustedFolder = false;
+  /** Names whose current definition comes from a file inside the project. */
+  private readonly fromProject = new Set<string>();
   private readonly consumed = new Set<string>();
   /** Untrusted project files that also carry settings or imports (not applied). */
   private readonly untrustedExtras = new Set<string>();
@@ -119,10 +148,15 @@ class Loader {
     const projectFiles = PROJECT_CONFIG_FILES.map((relative) => join(o.cwd, relative)).filter(
       (file) => !this.consumed.has(file),
     );
+    const projectLayers: SettingsLayer[] = [];
     const projectEntries = projectFiles.map((file) => ({
       file,
-      entries: this.ownFile(file, 'project', o.projectTrusted ? settingsLayers : undefined, importNames),
+      entries: this.ownFile(file, 'project', o.projectTrusted ? projectLayers : undefined, importNames),
     }));
+    // A project's settings only tighten the user's (./project-settings.ts).
+    const userLayer: SettingsLayer = new Map(settingsLayers.flatMap((layer) => [...layer]));
+    this.trustedFolder = listsFolder(userLayer.get('trustedProjectFolders')?.value, o.cwd, o.homeDir);
+    for (const layer of projectLayers) settingsLayers.push(tightenOnly(userLayer, layer, this.diagnostics));
 
     // 1. Pi's list, then the user file.
     const userFull = new Set(userEntries.filter((entry) => !looksPartial(entry)).map((entry) => entry.name));
@@ -152,7 +186,11 @@ class Loader {
         const result = this.validate(entry);
         if (result === undefined) continue;
         if (isPartialResult(result)) this.applyOverride(entry, result);
-        else this.replace(entry, result);
+        else if (this.allowed(entry, result)) {
+          this.replace(entry, result);
+          this.fromProject.add(entry.name);
+          this.pending.delete(entry.name);
+        }
       }
     }
 
@@ -185,10 +223,21 @@ class Loader {
         ? checkCaFile(resolved.definition, spec.entryPath, this.read.readFile)
         : undefined;
       this.diagnostics.push(...(ca?.diagnostics ?? []));
+      if (resolved.ok && this.fromProject.has(name)) {
+        const definition = resolved.definition;
+        definition.fromProject = true;
+        // A project's server may ask for more approvals than the settings, never fewer.
+        const approve = widerApproval(settings.approveTools, spec.fields.approveTools ?? false);
+        if (approve === false) delete definition.approveTools;
+        else definition.approveTools = approve;
+      }
       if (resolved.ok && ca?.ok) servers.push(resolved.definition);
       else if (ca !== undefined && !ca.ok) this.skip(name, spec.source, ca.reason, ca.fix);
       else if (!resolved.ok) this.skip(name, spec.source, resolved.reason, resolved.fix);
     }
+    for (const [name, waiting] of this.pending)
+      this.skip(name, waiting.source, CONSENT_REASON, consentFix(name, o.cwd));
+    this.notePending();
     const skippedNames = new Set(this.skipped.map((entry) => entry.name));
     for (const [name, source] of this.untrusted) {
       if (!this.slots.has(name) && !skippedNames.has(name)) this.skip(name, source, TRUST_REASON, TRUST_FIX);
@@ -196,7 +245,46 @@ class Loader {
     this.skipped.sort((a, b) => byCodePoint(a.name, b.name));
     this.checkServerReferences(settings.toonEncode, settings.directToolsEnv);
 
-    return { servers, skipped: this.skipped, settings, diagnostics: this.diagnostics, files: this.files };
+    return {
+      servers,
+      skipped: this.skipped,
+      settings,
+      diagnostics: this.diagnostics,
+      files: this.files,
+      ...(this.pending.size > 0 ? { pending: [...this.pending.values()] } : {}),
+    };
+  }
+
+  /** A project server starts only with the user's consent (when consent is asked for); else it waits. */
+  private allowed(entry: RawEntry, result: EntryResult): boolean {
+    const consent = this.options.projectConsent;
+    if (consent === undefined || this.trustedFolder) return true;
+    const key = consentKey(entry.name, entry.raw);
+    if (consent(entry.name, key)) return true;
+    // A later project file's entry of the same name is the one that would win: it is the one asked about.
+    const waiting = pendingServer(entry, result, key);
+    if (this.slots.has(entry.name) && !this.fromProject.has(entry.name))
+      waiting.replaces = this.slotFile(entry.name);
+    this.pending.set(entry.name, waiting);
+    return false;
+  }
+
+  private notePending(): void {
+    if (this.pending.size === 0) return;
+    const names = [...this.pending.keys()];
+    const first = this.pending.get(names[0]!)!;
+    const listed = `${names.slice(0, 10).join(', ')}${names.length > 10 ? `, … (${names.length} in all)` : ''}`;
+    this.diagnostics.push(
+      diagnostic(
+        'warning',
+        'project-server-not-allowed',
+        `Not started, not allowed for this project yet: ${listed} (from ${first.source.file}${names.length > 1 ? ' and others' : ''}).`,
+        {
+          file: first.source.file,
+          fix: consentFix(names.length === 1 ? names[0]! : '--all', this.options.cwd),
+        },
+      ),
+    );
   }
 
   /** Reads one of our own files; collects its settings and imports (when `settingsLayers` is given). */
@@ -331,16 +419,17 @@ class Loader {
     }
     if (base.state === 'invalid') return;
     // Key by key over the lower definition: Pi's overrides of enabled / exposure / toolExposure, and
-    // pi-mcp-adapter's per-field merge of any other key (directTools, env, …).
-    const override = result.spec.fields;
-    const { enabled, disabled, ...rest } = override;
+    // pi-mcp-adapter's per-field merge of any other key (directTools, env, …) from the user's own files.
+    // A project may not change what the user's server runs: only Pi 1.5's three keys count there.
+    const override = entry.source.kind === 'project' ? this.projectOverride(entry, result.spec) : result.spec;
+    const { enabled, disabled, ...rest } = override.fields;
     const spec: ServerSpec = {
       ...base.spec,
       fields: { ...base.spec.fields, ...rest },
-      written: { ...base.spec.written, ...result.spec.written },
+      written: { ...base.spec.written, ...override.written },
     };
     if (enabled !== undefined || disabled !== undefined) {
-      spec.fields.enabled = isEnabled(override);
+      spec.fields.enabled = isEnabled(override.fields);
       delete spec.fields.disabled;
       spec.enabledBy = entry.source;
     }
@@ -359,6 +448,45 @@ class Loader {
     );
   }
 
+  /** The part of a project's override entry it may apply; every other key is reported and dropped. */
+  private projectOverride(entry: RawEntry, spec: ServerSpec): Pick<ServerSpec, 'fields' | 'written'> {
+    const fields: ServerFields = {};
+    const written: Record<string, unknown> = {};
+    for (const key of PROJECT_OVERRIDE_KEYS) {
+      if (spec.fields[key] !== undefined) (fields as Record<string, unknown>)[key] = spec.fields[key];
+      if (Object.hasOwn(spec.written, key)) written[key] = spec.written[key];
+    }
+    const raw = isPlainObject(entry.raw) ? Object.keys(entry.raw) : [];
+    for (const key of raw) {
+      const native = Object.entries(spec.origin).find(([, as]) => as === key)?.[0] ?? key;
+      if ((PROJECT_OVERRIDE_KEYS as readonly string[]).includes(native)) continue;
+      const path = formatPath([...entry.entryPath, key]);
+      this.diagnostics.push(
+        diagnostic(
+          'warning',
+          'project-override-ignored',
+          `${path} is ignored: a project file may change only ${PROJECT_OVERRIDE_KEYS.filter((k) => k !== 'disabled').join(', ')} of the server "${entry.name}" defined in ${this.slotFile(entry.name)}.`,
+          {
+            file: entry.source.file,
+            path,
+            server: entry.name,
+            fix: 'Give the project its own server under another name (with "command" or "url"), or change the user file.',
+          },
+        ),
+      );
+    }
+    return { fields, written };
+  }
+
+  private slotFile(name: string): string {
+    const slot = this.slots.get(name);
+    return slot === undefined
+      ? 'a user file'
+      : slot.state === 'valid'
+        ? slot.spec.source.file
+        : slot.source.file;
+  }
+
   private importClient(client: ImportName): void {
     const o = this.options;
     const context = { homeDir: o.homeDir, cwd: o.cwd, env: o.env, platform: o.platform ?? process.platform };
@@ -372,11 +500,13 @@ class Loader {
       const entries: RawEntry[] = [];
       if (location.claudeLocalScope) entries.push(...this.claudeLocalEntries(doc, origin));
       entries.push(...entriesOf(doc, origin, this.diagnostics));
+      const inProject = location.project || isInsideProject(location.file, o.cwd, o.homeDir);
       for (const entry of entries) {
-        if (location.project && !o.projectTrusted) {
+        if (inProject && !o.projectTrusted) {
           if (!this.untrusted.has(entry.name)) this.untrusted.set(entry.name, entry.source);
           continue;
         }
+        if (inProject && this.pending.has(entry.name)) continue;
         const existing = this.slots.get(entry.name);
         if (existing !== undefined) {
           const source = existing.state === 'valid' ? existing.spec.source : existing.source;
@@ -396,8 +526,20 @@ class Loader {
           }
           continue;
         }
-        this.takeFull(entry);
+        if (inProject) this.takeProjectImport(entry);
+        else this.takeFull(entry);
       }
+    }
+  }
+
+  /** An imported file inside the project (a project's .vscode/mcp.json, opencode.json, …): needs consent. */
+  private takeProjectImport(entry: RawEntry): void {
+    const result = this.validate(entry);
+    if (result === undefined) return;
+    if (result.ok && result.spec.partial) this.takeFull(entry);
+    else if (this.allowed(entry, result)) {
+      this.setSlot(entry, result);
+      this.fromProject.add(entry.name);
     }
   }
 
@@ -506,6 +648,50 @@ class Loader {
       );
     }
   }
+}
+
+/** Whether `cwd` is one of the folders of the user's `trustedProjectFolders`, or below one. */
+function listsFolder(value: unknown, cwd: string, homeDir: string): boolean {
+  if (!Array.isArray(value)) return false;
+  const project = resolve(cwd);
+  return value.some((entry) => {
+    if (typeof entry !== 'string' || entry.trim() === '') return false;
+    const folder = resolve(homeDir, expandHome(entry.trim(), homeDir));
+    const rel = relative(folder, project);
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  });
+}
+
+/** Inside the project folder (and the project is not the home folder, where the user's own files live). */
+function isInsideProject(file: string, cwd: string, homeDir: string): boolean {
+  const project = resolve(cwd);
+  const home = resolve(homeDir);
+  if (home === project || home.startsWith(`${project}${sep}`)) return false;
+  const rel = relative(project, resolve(file));
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+function pendingServer(entry: RawEntry, result: EntryResult, key: string): PendingServer {
+  const fields = result.ok ? result.spec.fields : {};
+  const raw = isPlainObject(entry.raw) ? entry.raw : {};
+  const runs =
+    fields.command !== undefined
+      ? [fields.command, ...(fields.args ?? [])].map((word) => shellWord(String(word))).join(' ')
+      : (fields.url ?? fields.serverUrl ?? fields.socket ?? JSON.stringify(raw).slice(0, 200));
+  return {
+    name: entry.name,
+    source: entry.source,
+    key,
+    runs,
+    envKeys: Object.keys(fields.env ?? {}),
+    headerKeys: Object.keys(fields.headers ?? {}),
+    inheritsEnv: fields.command !== undefined && fields.inheritEnv !== false,
+  };
+}
+
+/** A word as a POSIX shell would need it quoted, for text the user reads or copies. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 function looksPartial(entry: RawEntry): boolean {

@@ -137,7 +137,7 @@ function importTable(): string {
     for (const [label, platform] of platforms) {
       const context = { homeDir: '~', cwd: '<project>', env: { APPDATA: '%APPDATA%' }, platform };
       for (const location of importLocations(client, context)) {
-        const shown = `\`${location.file.replace(/\\/g, '/')}\`${location.project ? ' (project, needs trust)' : ''}${location.claudeLocalScope ? ' (+ `projects[<project>].mcpServers`)' : ''}`;
+        const shown = `\`${location.file.replace(/\\/g, '/')}\`${location.project ? ' (project, needs consent)' : ''}${location.claudeLocalScope ? ' (+ `projects[<project>].mcpServers`)' : ''}`;
         seen.set(shown, [...(seen.get(shown) ?? []), label]);
       }
     }

@@ -351,6 +351,10 @@ export const SettingsSchema = Type.Object(
         'pi-mcp-adapter: with Pi’s UI, a call or ToolSearch that finds a server waiting for a sign-in starts it (as /mcp-auth) and runs once more.',
       default: false,
     }),
+    trustedProjectFolders: Type.Array(Type.String(), {
+      description:
+        'User file only: folders (and the folders below them; `~` expands) whose project files’ servers start without asking, as if allowed (docs/security.md). A project file’s value is ignored.',
+    }),
     oauthDir: Type.String({
       description:
         'pi-mcp-adapter: where its legacy plaintext `tokens.json` sign-ins are (relative to the project); read, never written.',
@@ -404,7 +408,8 @@ export const SettingsSchema = Type.Object(
   }),
   {
     additionalProperties: true,
-    description: 'Global settings (see the `settings` keys); project files override user files per key.',
+    description:
+      'Global settings (see the `settings` keys); project files override user files per key, but only tighten safety settings (docs/security.md).',
   },
 );
 

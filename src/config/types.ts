@@ -112,6 +112,8 @@ export interface ServerDefinition {
   /** This server's own `toolPrefix` (pi-mcp-adapter); absent: `settings.toolPrefix`. */
   toolPrefix?: ToolPrefix;
   debug: boolean;
+  /** Defined by a file inside the project (allowed by the user): its npx resolves packages there too. */
+  fromProject?: boolean;
   /** The metadata cache identity, computed like pi-mcp-adapter from the entry as written. */
   configHash?: string;
 }
@@ -178,6 +180,23 @@ export interface SkippedServer {
   fix?: string;
 }
 
+/** A server of a project file the user has not allowed yet: what it would run, for the consent question. */
+export interface PendingServer {
+  name: string;
+  source: SourceRef;
+  /** ./project-consent.ts consentKey of the entry as written. */
+  key: string;
+  /** The command line (as written, `${VAR}` unresolved), the URL, or the socket. */
+  runs: string;
+  /** Environment variables it sets, and headers it sends (names only). */
+  envKeys: string[];
+  headerKeys: string[];
+  /** A stdio server also gets this process's whole environment (inheritEnv). */
+  inheritsEnv: boolean;
+  /** Allowed, it would replace the server of the same name defined in this (user) file. */
+  replaces?: string;
+}
+
 export interface LoadedConfig {
   /** Enabled, valid, permitted servers, in a stable order (by name). */
   servers: ServerDefinition[];
@@ -185,6 +204,8 @@ export interface LoadedConfig {
   skipped: SkippedServer[];
   settings: Settings;
   diagnostics: Diagnostic[];
+  /** Servers of project files waiting for the user's consent (not started, also listed in `skipped`). */
+  pending?: PendingServer[];
   /** Every file that was read (or attempted), for /mcp and the CLI. */
   files: Array<{ file: string; kind: SourceRef['kind']; found: boolean }>;
 }

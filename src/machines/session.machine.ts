@@ -11,6 +11,8 @@ import { serverMachine } from './server.machine.ts';
 export interface StartRequest {
   cwd: string;
   projectTrusted: boolean;
+  /** Trusted only by Pi's default: servers of project files need the user's own consent (issue 23). */
+  askConsent?: boolean;
   reason?: string;
 }
 

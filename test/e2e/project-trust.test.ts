@@ -1,7 +1,9 @@
 // Project trust in the real Pi: servers from a project's `.pi/mcp.json` and `.mcp.json` never start
 // (not even an eager one, not even one that replaces a user server of the same name) until Pi
-// reports the project as trusted; `--approve` trusts it and they start. Every server start appends
-// its name to a file, so "never started" is checked, not inferred from a status line.
+// reports the project as trusted; `--approve` trusts it and they start. Pi's default — a folder
+// without `.pi/` resources is trusted without asking — is not consent: its `.mcp.json` servers wait
+// for the user's own answer (test/e2e/project-consent.test.ts has the dialog). Every server start
+// appends its name to a file, so "never started" is checked, not inferred from a status line.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,15 +39,24 @@ function logged(log: string, label: string) {
   return { command: 'sh', args: ['-c', `echo ${label} >> '${log}'; exec ${quoted}`], lifecycle: 'eager' };
 }
 
-async function startedWorld() {
+async function startedWorld(opts: { piFolder?: boolean; settings?: Record<string, unknown> } = {}) {
   const log = join(logs, `starts-${Math.random().toString(16).slice(2)}.log`);
   world = await createWorld({
     script: [],
     mcpJson: { mcpServers: { mine: logged(log, 'user-mine'), shadow: logged(log, 'user-shadow') } },
-    projectMcpJson: {
-      mcpServers: { local: logged(log, 'project-local'), shadow: logged(log, 'project-shadow') },
+    ...(opts.piFolder === false
+      ? {}
+      : {
+          projectMcpJson: {
+            mcpServers: { local: logged(log, 'project-local'), shadow: logged(log, 'project-shadow') },
+          },
+        }),
+    ...(opts.settings ? { settings: opts.settings } : {}),
+    files: {
+      'project/.mcp.json': {
+        mcpServers: { claude: logged(log, 'project-claude'), shadow: logged(log, 'project-shadow') },
+      },
     },
-    files: { 'project/.mcp.json': { mcpServers: { claude: logged(log, 'project-claude') } } },
   });
   return { logPath: log };
 }
@@ -77,6 +88,54 @@ describe('project trust in the real Pi', () => {
     expect(text).toMatch(/accept the trust prompt, or start Pi with --approve\), then \/reload/);
     expect(await rpc.close()).toEqual({ code: 0, signal: null });
     expect(starts(logPath)).toEqual(['user-mine', 'user-shadow']);
+  });
+
+  it.each([
+    ['Pi’s default', {}],
+    ['defaultProjectTrust "never"', { defaultProjectTrust: 'never' }],
+  ])(
+    'with %s (no .pi/ folder: Pi trusts without asking) its .mcp.json servers wait for consent',
+    async (_, settings) => {
+      const { logPath } = await startedWorld({ piFolder: false, settings });
+      rpc = await startPiRpc({ dir: world!.dir, extensions: [EXTENSION_PACKAGE] });
+      const text = await status(rpc);
+      expect(text).toMatch(/^mine: connected — eager/m);
+      expect(text).toMatch(/^shadow: connected — eager/m);
+      expect(text).toMatch(
+        /^claude: skipped — defined by a project file and not allowed for this project yet/m,
+      );
+      expect(text).toMatch(/pi-mcp-actors allow claude --cwd /);
+      expect(await rpc.close()).toEqual({ code: 0, signal: null });
+      expect(starts(logPath)).toEqual(['user-mine', 'user-shadow']);
+    },
+  );
+
+  it('/mcp allow (RPC never asks) starts the waiting server, and the next start remembers it', async () => {
+    const { logPath } = await startedWorld({ piFolder: false });
+    rpc = await startPiRpc({ dir: world!.dir, extensions: [EXTENSION_PACKAGE] });
+    await status(rpc);
+    const listed = await rpc.runCommand('/mcp allow');
+    expect(listed.notifications.map((n) => n.message).join('\n')).toMatch(
+      /^claude \(.*\.mcp\.json\): sh -c /m,
+    );
+    const allowed = await rpc.runCommand('/mcp allow claude');
+    expect(allowed.notifications.map((n) => n.message).join('\n')).toMatch(
+      /Allowed for .*: claude\. Starting them\./,
+    );
+    let text = await status(rpc);
+    await vi.waitFor(async () => {
+      text = await status(rpc!);
+      expect(text).toMatch(/^claude: connected — eager/m);
+    });
+    expect(text).toMatch(/^shadow: skipped — defined by a project file and not allowed/m);
+    expect(await rpc.close()).toEqual({ code: 0, signal: null });
+    expect(starts(logPath)).toContain('project-claude');
+
+    rpc = await startPiRpc({ dir: world!.dir, extensions: [EXTENSION_PACKAGE] });
+    expect(await status(rpc)).toMatch(/^claude: connected — eager/m);
+    expect(await rpc.close()).toEqual({ code: 0, signal: null });
+    expect(starts(logPath).filter((label) => label === 'project-claude')).toHaveLength(2);
+    expect(starts(logPath)).not.toContain('project-shadow');
   });
 
   it('a trusted project (--approve) starts its servers, and its entry replaces the user one', async () => {

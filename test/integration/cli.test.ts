@@ -70,11 +70,11 @@ describe('pi-mcp-actors CLI', () => {
     expect(run.stdout).toMatch(/good: connected/);
   });
 
-  it('project servers need --trust-project', async () => {
+  it('project servers need consent (allow) or --trust-project', async () => {
     mkdirSync(join(project, '.pi'));
     config({ local: stdioFixture() }, join(project, '.pi', 'mcp.json'));
     const untrusted = await cli(['status']);
-    expect(untrusted.stderr).toMatch(/skipped local: .*not trusted/);
+    expect(untrusted.stderr).toMatch(/skipped local: .*not allowed for this project yet/);
     const trusted = await cli(['status', '--trust-project']);
     expect(trusted.stdout).toMatch(/local: connected/);
   });

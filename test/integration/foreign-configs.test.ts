@@ -52,17 +52,23 @@ function envFor(text: string): Record<string, string> {
   return env;
 }
 
-/** A sample as the project file, over a user file that defines each of its names (for overrides). */
+/**
+ * A sample as the user file (where both programs' users write them), over an imported user-level file
+ * that defines each of its names (for overrides: a project's may change only enabled / exposure /
+ * toolExposure, see docs/security.md).
+ */
 function loadSample(sample: Sample, index: number): { config: LoadedConfig; names: string[] } {
   const dir = join(root, `sample-${index}`);
   const home = join(dir, 'home');
   const project = join(dir, 'project');
   mkdirSync(join(home, '.pi', 'agent'), { recursive: true });
-  mkdirSync(join(project, '.pi'), { recursive: true });
+  mkdirSync(join(home, '.cursor'), { recursive: true });
+  mkdirSync(project, { recursive: true });
   const names = Object.keys(sample.config.mcpServers ?? {});
   const base = Object.fromEntries(names.map((name) => [name, { command: 'base-server' }]));
-  writeFileSync(join(home, '.pi', 'agent', 'mcp.json'), JSON.stringify({ mcpServers: base }));
-  writeFileSync(join(project, '.pi', 'mcp.json'), JSON.stringify(sample.config));
+  writeFileSync(join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: base }));
+  const imports = [...(Array.isArray(sample.config.imports) ? sample.config.imports : []), 'cursor'];
+  writeFileSync(join(home, '.pi', 'agent', 'mcp.json'), JSON.stringify({ ...sample.config, imports }));
   const config = loadConfig({
     agentDir: join(home, '.pi', 'agent'),
     cwd: project,

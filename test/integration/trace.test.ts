@@ -2,7 +2,15 @@
 // Streamable HTTP): a metadata-only JSONL file in the project's .pi/mcp-traces/, bounded, without
 // payloads, arguments, results, URLs or auth.
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -164,5 +172,31 @@ describe('trace', () => {
     const text = readFileSync(join(project, 'small.jsonl'), 'utf8');
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(400);
     expect(text.trim().split('\n').length).toBeGreaterThan(0);
+  });
+});
+
+describe('trace inside a hostile project', () => {
+  it('does not follow a project symlink out of the project (.pi → elsewhere)', async () => {
+    const outside = join(root, 'outside');
+    mkdirSync(outside);
+    symlinkSync(outside, join(project, '.pi'));
+    await session({ mcpServers: { local: { ...stdioFixture([]), lifecycle: 'eager', trace: true } } }, [
+      ['local__echo', { text: 'x' }],
+    ]);
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('does not write through a symlink at the configured trace file', async () => {
+    const victim = join(root, 'victim.txt');
+    writeFileSync(victim, 'keep me');
+    symlinkSync(victim, join(project, 'trace.jsonl'));
+    await session(
+      {
+        settings: { trace: { file: 'trace.jsonl' } },
+        mcpServers: { local: { ...stdioFixture([]), lifecycle: 'eager', trace: true } },
+      },
+      [['local__echo', { text: 'x' }]],
+    );
+    expect(readFileSync(victim, 'utf8')).toBe('keep me');
   });
 });

@@ -52,6 +52,12 @@ export interface ResolveNpxOptions {
 }
 
 export const NPX_CACHE_FILE_NAME = 'mcp-npx-cache.json';
+/** Where a user's npx servers resolve packages: an empty folder in the agent dir, never the project. */
+export const NPX_PACKAGE_ROOT_NAME = 'mcp-npx-root';
+
+export function defaultNpxPackageRoot(agentDir: string): string {
+  return path.join(agentDir, NPX_PACKAGE_ROOT_NAME);
+}
 export const NPX_RESOLUTION_TTL_MS = 24 * 60 * 60 * 1000;
 
 export function defaultNpxCacheFile(agentDir: string): string {

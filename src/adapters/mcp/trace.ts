@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { redact } from '../../redact.ts';
@@ -38,14 +38,22 @@ export function traceFile(cwd: string, file: string | undefined): string {
   return join(cwd, '.pi', 'mcp-traces', `mcp-${stamp}-${randomBytes(3).toString('hex')}.jsonl`);
 }
 
-export function createTraceLog(file: string, limits: { maxBytes: number; maxEvents: number }): TraceLog {
+/**
+ * `project`: the session's folder. A trace file inside it is created only where the project's own
+ * symlinks do not lead out of it (a cloned `.pi` → `~/.config/…` must not receive files), and never
+ * through a symlink at the file itself.
+ */
+export function createTraceLog(
+  file: string,
+  limits: { maxBytes: number; maxEvents: number },
+  project?: string,
+): TraceLog {
   let bytes = 0;
   let events = 0;
   let full = false;
-  // The file starts empty for this session; lines are appended in order.
-  let writing: Promise<void> = fs.promises
-    .mkdir(dirname(file), { recursive: true })
-    .then(() => fs.promises.writeFile(file, ''))
+  // The file starts empty for this session; lines are appended in order, never through a symlink.
+  let writing: Promise<void> = openTraceFile(file, project)
+    .then((handle) => handle.close())
     .catch(() => {
       full = true;
     });
@@ -57,7 +65,9 @@ export function createTraceLog(file: string, limits: { maxBytes: number; maxEven
     }
     bytes += size;
     events++;
-    writing = writing.then(() => fs.promises.appendFile(file, line)).catch(() => {});
+    writing = writing
+      .then(() => fs.promises.appendFile(file, line, { flag: APPEND_NO_FOLLOW }))
+      .catch(() => {});
   };
   return {
     file,
@@ -65,6 +75,48 @@ export function createTraceLog(file: string, limits: { maxBytes: number; maxEven
       write(`${redact(JSON.stringify({ time: new Date().toISOString(), server, transport, ...event }))}\n`),
     flush: () => writing,
   };
+}
+
+const APPEND_NO_FOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0);
+
+async function openTraceFile(file: string, project: string | undefined): Promise<fs.promises.FileHandle> {
+  const target = resolve(file);
+  const root = project === undefined ? undefined : resolve(project);
+  if (root !== undefined && isInside(target, root)) {
+    const realRoot = await fs.promises.realpath(root);
+    // Create the missing folders one at a time, each checked to resolve inside the project.
+    const missing: string[] = [];
+    let dir = dirname(target);
+    while (!(await exists(dir))) {
+      missing.unshift(dir);
+      dir = dirname(dir);
+    }
+    for (const next of [dir, ...missing]) {
+      if (next !== dir)
+        await fs.promises.mkdir(next).catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== 'EEXIST') throw e;
+        });
+      const real = await fs.promises.realpath(next);
+      if (real !== realRoot && !isInside(real, realRoot))
+        throw new Error(`${next} leads out of the project (${real})`);
+    }
+  } else {
+    await fs.promises.mkdir(dirname(target), { recursive: true });
+  }
+  const { O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW } = fs.constants;
+  return fs.promises.open(target, O_WRONLY | O_CREAT | O_TRUNC | (O_NOFOLLOW ?? 0), 0o600);
+}
+
+function exists(path: string): Promise<boolean> {
+  return fs.promises.lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
 /**

@@ -39,6 +39,7 @@ import type { ProxyParams } from '../../tools/proxy-tool.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.ts';
 import type { Connector } from '../mcp/connection-port.ts';
 import type { PiCustomUi } from './panel.ts';
+import { piTrustIsExplicit } from './pi-trust.ts';
 import { promptCommand } from './prompts.ts';
 import type { PiRuntime } from './session-runtime.ts';
 import {
@@ -182,6 +183,8 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   let live: Runtime | undefined;
   let piRuntime: PiRuntime | undefined;
   let backgroundStart: ReturnType<typeof setTimeout> | undefined;
+  /** Project servers (consent keys) the user denied in this Pi process: not asked again until restart. */
+  const deniedConsents = new Set<string>();
 
   pi.registerFlag('mcp-config', {
     type: 'string',
@@ -203,6 +206,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       cwd: request.cwd,
       homeDir,
       projectTrusted: request.projectTrusted,
+      ...(request.askConsent ? { askConsent: true } : {}),
       ...(configPath ? { configPath } : {}),
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
     });
@@ -237,7 +241,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
   /** Reads the config; the caller has loaded ./full-start.ts first (loadFullStart). */
   const load = (request: StartRequest): LoadedConfig => {
     if (!fullStart) throw new Error('the config loader is not loaded yet');
-    const { loadConfig, addServerSecrets } = fullStart;
+    const { loadConfig, addServerSecrets, readProjectConsent } = fullStart;
     const configPath = configPathFlag();
     const texts = startTexts;
     startTexts = undefined;
@@ -252,6 +256,10 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       env: seen.env,
       readFile: seen.readFile,
       projectTrusted: request.projectTrusted,
+      // Pi trusted the folder without asking: project servers need the user's own consent.
+      ...(request.askConsent
+        ? { projectConsent: readProjectConsent(agentDir, request.cwd, seen.readFile) }
+        : {}),
       ...(configPath ? { configPath } : {}),
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
     });
@@ -425,14 +433,16 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
 
   pi.registerCommand('mcp', {
     description:
-      'MCP servers: status, <server>, tools [server], prompts [server], reconnect [server], enable|disable <server>',
+      'MCP servers: status, <server>, tools [server], prompts [server], reconnect [server], enable|disable <server>, allow <server>|--all',
     getArgumentCompletions: (prefix) =>
-      ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable']
+      ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable', 'allow']
         .filter((c) => c.startsWith(prefix))
         .map((c) => ({ value: c, label: c })),
     handler: async (args, commandCtx) => {
       ctx = commandCtx;
       if (args.trim() === '' && (await openPanel(commandCtx))) return;
+      const allow = /^allow(?:\s+(.*))?$/s.exec(args.trim());
+      if (allow) return allowProjectServers(commandCtx, allow[1]?.trim() ?? '');
       await command(commandCtx, 'mcp', async (rt) => (await runtimeModule()).runMcpCommand(args, rt));
     },
   });
@@ -447,9 +457,14 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
 
   pi.on('session_start', async (event: { reason?: string }, eventCtx) => {
     ctx = eventCtx;
+    const projectTrusted = eventCtx.isProjectTrusted ? eventCtx.isProjectTrusted() : false;
+    const askConsent =
+      projectTrusted &&
+      !safelyReturn(() => piTrustIsExplicit({ cwd: eventCtx.cwd, agentDir, homeDir, argv: process.argv }));
     request = {
       cwd: eventCtx.cwd,
-      projectTrusted: eventCtx.isProjectTrusted ? eventCtx.isProjectTrusted() : false,
+      projectTrusted,
+      ...(askConsent ? { askConsent: true } : {}),
       ...(event?.reason ? { reason: event.reason } : {}),
     };
     starting = undefined;
@@ -476,7 +491,11 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     const started = await loadFullStart();
     if (request !== current) return; // a newer session_start took over meanwhile
     const { readSession, cache, mayHaveDirectTools } = started;
-    const config = safelyReturn(() => load(current));
+    let config = safelyReturn(() => load(current));
+    if (config?.pending && (await settleConsent(eventCtx, current, config, started))) {
+      if (request !== current) return;
+      config = safelyReturn(() => load(current));
+    }
     const inputs = lastInputs;
     const seenCache = config && {
       servers: config.servers.map((d) => d.name),
@@ -606,6 +625,99 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     });
   }
 
+  /**
+   * Servers of project files the user has not allowed: in Pi's terminal UI the user is asked now, before
+   * anything of the session connects; elsewhere nothing starts and the config's warning says how to allow
+   * (JSON mode prints no notifications, so the line goes to stderr there). True when one was allowed.
+   */
+  async function settleConsent(
+    eventCtx: PiContext,
+    current: StartRequest,
+    config: LoadedConfig,
+    { rememberConsent, redact }: FullStart,
+  ): Promise<boolean> {
+    const pending = config.pending ?? [];
+    const select = eventCtx.ui.select;
+    if (eventCtx.mode !== 'tui' || !eventCtx.hasUI || !select) {
+      const line = config.diagnostics.find((d) => d.code === 'project-server-not-allowed');
+      if (eventCtx.mode === 'json' && line)
+        process.stderr.write(`${redact(`MCP: ${line.message} ${line.fix ?? ''}`.trim())}\n`);
+      return false;
+    }
+    try {
+      const { askProjectConsent } = await import('./consent-dialog.ts');
+      const allowed = await askProjectConsent(
+        { select: select.bind(eventCtx.ui) },
+        current.cwd,
+        pending,
+        deniedConsents,
+      );
+      if (allowed.length === 0) return false;
+      await rememberConsent(agentDir, current.cwd, allowed);
+      return true;
+    } catch (error) {
+      log('error', `project consent: ${String(error)}`);
+      return false;
+    }
+  }
+
+  /**
+   * `/mcp allow <server…>|--all`: the user's consent to servers of project files waiting for it (the way
+   * in RPC mode, which never asks); remembered like the dialog's answer, then the session starts over
+   * with them. Without a name it lists what waits and what each would run.
+   */
+  async function allowProjectServers(commandCtx: PiContext, names: string, ask = false) {
+    const current = request;
+    const pending = lastConfig?.pending ?? [];
+    if (!current || pending.length === 0) {
+      tell(commandCtx, 'No server of this project is waiting for consent.', 'info');
+      return;
+    }
+    const wanted = names.split(/\s+/).filter(Boolean);
+    if (wanted.length === 0) {
+      tell(commandCtx, (await import('./consent-dialog.ts')).waitingList(pending), 'info');
+      return;
+    }
+    const all = wanted.includes('--all');
+    const unknown = all ? [] : wanted.filter((name) => !pending.some((p) => p.name === name));
+    if (unknown.length > 0) {
+      tell(
+        commandCtx,
+        `Not waiting for consent: ${unknown.join(', ')}. /mcp allow lists those that are.`,
+        'warning',
+      );
+      return;
+    }
+    let chosen = all ? pending : pending.filter((p) => wanted.includes(p.name));
+    const select = commandCtx.ui.select;
+    if (ask && select) {
+      // From the panel: the same question as at start, so the user sees what it runs before allowing.
+      const { askProjectConsent } = await import('./consent-dialog.ts');
+      chosen = await askProjectConsent(
+        { select: select.bind(commandCtx.ui) },
+        current.cwd,
+        chosen,
+        new Set(),
+      );
+      if (chosen.length === 0) return;
+    }
+    try {
+      await (await loadFullStart()).rememberConsent(agentDir, current.cwd, chosen);
+    } catch (error) {
+      tell(commandCtx, `/mcp allow failed: ${String(error)}`, 'error');
+      return;
+    }
+    tell(
+      commandCtx,
+      `Allowed for ${current.cwd}: ${chosen.map((p) => p.name).join(', ')}. Starting them.`,
+      'info',
+    );
+    if (request !== current) return;
+    startup = undefined;
+    starting = undefined;
+    await ready().catch(() => undefined);
+  }
+
   /** The live panel in Pi's TUI; false where Pi has none (print, JSON, RPC): /mcp prints text there. */
   async function openPanel(commandCtx: PiContext): Promise<boolean> {
     const ui = commandCtx.ui;
@@ -617,6 +729,7 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
       return undefined;
     });
     if (outcome?.kind === 'signIn') await mcpAuth(outcome.server, commandCtx);
+    if (outcome?.kind === 'allow') await allowProjectServers(commandCtx, outcome.server, true);
     return outcome !== undefined;
   }
 

@@ -9,5 +9,6 @@ export { reportConfigDiagnostics } from '../../actors/report-diagnostics.ts';
 export { createCacheStore } from '../../catalog/cache.ts';
 export { mayHaveDirectTools } from '../../catalog/exposure.ts';
 export { loadConfig } from '../../config/load.ts';
+export { readProjectConsent, rememberConsent } from '../../config/project-consent.ts';
 export { createLogger } from '../../logger.ts';
 export { addServerSecrets, redact } from '../../redact.ts';

@@ -7,7 +7,7 @@ import { tokenStoreFor } from '../../auth/default-store.ts';
 import type { AuthPort } from '../../auth/port.ts';
 import { searchIndexOf } from '../../catalog/search.ts';
 import { withNpxResolution } from '../mcp/npx-connector.ts';
-import { defaultNpxCacheFile } from '../mcp/npx-resolver.ts';
+import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../mcp/npx-resolver.ts';
 import { createToolApprover } from './approval.ts';
 import type { PiContext } from './bridge.ts';
 import { piServerRequests } from './server-requests.ts';
@@ -46,6 +46,7 @@ export function createPiRuntime(options: PiRuntimeOptions): PiRuntime {
     connector: withNpxResolution(
       (def, connectOptions) => connector(def, { ...connectOptions, tokenStore }),
       defaultNpxCacheFile(agentDir),
+      defaultNpxPackageRoot(agentDir),
     ),
     serverRequests: serverRequests.forServer,
     askApproval: createToolApprover(currentContext),

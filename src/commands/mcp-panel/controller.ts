@@ -19,7 +19,10 @@ export type PanelKey =
   | 'toggleDirect';
 
 /** Why the panel closed: the user is done, or wants to sign in to a server (the host runs it). */
-export type PanelOutcome = { kind: 'closed' } | { kind: 'signIn'; server: string };
+export type PanelOutcome =
+  | { kind: 'closed' }
+  | { kind: 'signIn'; server: string }
+  | { kind: 'allow'; server: string };
 
 export interface PanelOptions {
   /** Called when the panel's lines changed: the host redraws. */
@@ -143,7 +146,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
       case 'enter':
       case 'tools':
         if (row.kind === 'skipped') {
-          message = `${row.name} is skipped: ${row.reason}`;
+          message = `${row.name} is skipped: ${row.reason}${row.waitingConsent ? ' · e allows it' : ''}`;
           return;
         }
         screen = { kind: 'tools', server: row.name, selected: 0, scroll: 0 };
@@ -164,6 +167,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
         }
         return close({ kind: 'signIn', server: row.name });
       case 'toggleEnabled':
+        if (row.kind === 'skipped' && row.waitingConsent) return close({ kind: 'allow', server: row.name });
         if (row.kind === 'skipped') {
           message = `${row.name} is skipped by the configuration: ${row.fix ?? row.reason}`;
           return;

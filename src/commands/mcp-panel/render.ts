@@ -167,9 +167,9 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
 function skippedBlock(row: SkippedServerRow, selected: boolean, ctx: RenderContext): string[] {
   const { style } = ctx;
   const lines = [
-    `${selected ? style.accent('›') : ' '} ${style.bold(row.name)}  ${style.dim(`– skipped: ${row.reason}`)}`,
+    `${selected ? style.accent('›') : ' '} ${style.bold(row.name)}  ${style.dim(row.waitingConsent ? '? waiting for your consent · e allows it' : `– skipped: ${row.reason}`)}`,
   ];
-  if (selected && row.fix) lines.push(...wrapIndented(row.fix, ctx, 2, style.muted));
+  if (selected && row.fix && !row.waitingConsent) lines.push(...wrapIndented(row.fix, ctx, 2, style.muted));
   return lines;
 }
 

@@ -21,6 +21,8 @@ export interface SkippedServerRow {
   name: string;
   reason: string;
   fix?: string;
+  /** A project's server waiting for the user's consent: e allows it (docs/security.md). */
+  waitingConsent?: true;
 }
 
 export interface RunningServer {
@@ -122,12 +124,14 @@ export function panelView(runtime: Runtime): PanelView {
       row.lastError = { message: plainText(redact(ctx.lastError.message)), at: ctx.lastError.at };
     servers.push(row);
   }
+  const waiting = new Set((config.pending ?? []).map((p) => p.name));
   for (const s of config.skipped) {
     servers.push({
       kind: 'skipped',
-      name: s.name,
+      name: plainText(s.name),
       reason: redact(s.reason),
       ...(s.fix ? { fix: redact(s.fix) } : {}),
+      ...(waiting.has(s.name) ? { waitingConsent: true as const } : {}),
     });
   }
   return {

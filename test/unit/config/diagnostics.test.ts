@@ -8,6 +8,7 @@ import { DIAGNOSTIC_CODES, formatDiagnostic } from '../../../src/config/diagnost
 import type { LoadOptions } from '../../../src/config/load.ts';
 import type { Diagnostic, LoadedConfig } from '../../../src/config/types.ts';
 import {
+  CLAUDE_PROJECT_FILE,
   cleanupLayouts,
   fixture,
   layout,
@@ -259,6 +260,40 @@ const cases: Record<keyof typeof DIAGNOSTIC_CODES, Case> = {
       [PROJECT_FILE]: json({ mcpServers: { a: { exposure: 'direct' } } }),
     },
     expected: { level: 'info', message: `Server "a" from ${USER_FILE} is adjusted by ${PROJECT_FILE}.` },
+  },
+  'project-override-ignored': {
+    files: {
+      [USER_FILE]: json({ mcpServers: { a: { command: 'a' } } }),
+      [PROJECT_FILE]: json({ mcpServers: { a: { args: ['x'] } } }),
+    },
+    expected: {
+      level: 'warning',
+      file: PROJECT_FILE,
+      path: 'mcpServers.a.args',
+      server: 'a',
+      message: `mcpServers.a.args is ignored: a project file may change only enabled, exposure, toolExposure of the server "a" defined in ${USER_FILE}.`,
+      fix: 'Give the project its own server under another name (with "command" or "url"), or change the user file.',
+    },
+  },
+  'project-setting-ignored': {
+    files: { [PROJECT_FILE]: json({ settings: { autoAuth: true } }) },
+    expected: {
+      level: 'warning',
+      file: PROJECT_FILE,
+      path: 'settings.autoAuth',
+      message: 'settings.autoAuth is ignored: a project may switch it off, not on.',
+      fix: 'Set it in your user file (~/.pi/agent/mcp.json) if you want it.',
+    },
+  },
+  'project-server-not-allowed': {
+    files: { [CLAUDE_PROJECT_FILE]: json({ mcpServers: { p: { command: 'p' } } }) },
+    options: { projectConsent: () => false },
+    expected: {
+      level: 'warning',
+      file: CLAUDE_PROJECT_FILE,
+      message: `Not started, not allowed for this project yet: p (from ${CLAUDE_PROJECT_FILE}).`,
+      fix: 'Allow it when Pi asks at start (terminal UI), with /mcp allow p in Pi, or run: pi-mcp-actors allow p --cwd /work/app (or list the folder in "trustedProjectFolders" of your user settings, or start Pi with --approve).',
+    },
   },
   'untrusted-project': {
     files: { [PROJECT_FILE]: json({ mcpServers: { p: { command: 'p' } } }) },

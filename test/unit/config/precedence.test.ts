@@ -95,7 +95,7 @@ describe('servers', () => {
     expect(config.skipped[0]?.fix).toBe(`Set "enabled": true at mcpServers.b in ${PROJECT_FILE}.`);
   });
 
-  it('other keys in an override are merged key by key (pi-mcp-adapter), the rest is kept', () => {
+  it("other keys in a project's override are ignored (Pi 1.5's rule), the rest is kept", () => {
     const config = loadMemory({
       [USER_FILE]: json({ mcpServers: { a: { command: 'a', args: ['x'], lifecycle: 'lazy' } } }),
       [PROJECT_FILE]: json({ mcpServers: { a: { lifecycle: 'eager', exposure: 'hidden' } } }),
@@ -103,9 +103,20 @@ describe('servers', () => {
     expect(server(config, 'a')).toMatchObject({
       command: 'a',
       args: ['x'],
-      lifecycle: 'eager',
+      lifecycle: 'lazy',
       exposure: 'hidden',
     });
+  });
+
+  it("other keys in the user file's override of an import are merged key by key (pi-mcp-adapter)", () => {
+    const config = loadMemory({
+      [USER_FILE]: json({
+        imports: ['cursor'],
+        mcpServers: { playwright: { lifecycle: 'eager', args: ['y'] } },
+      }),
+      '/home/u/.cursor/mcp.json': fixture('cursor/mcp.json'),
+    });
+    expect(server(config, 'playwright')).toMatchObject({ lifecycle: 'eager', args: ['y'] });
   });
 
   it('an override in the user file applies to an imported server', () => {

@@ -1,0 +1,88 @@
+// The consent question (issue 23): what it shows, and how the three answers settle the waiting servers.
+
+import { describe, expect, it } from 'vitest';
+import {
+  ALLOW,
+  ALLOW_ALL,
+  askProjectConsent,
+  consentQuestion,
+  DENY,
+} from '../../../../src/adapters/pi/consent-dialog.ts';
+import type { PendingServer } from '../../../../src/config/types.ts';
+
+const waiting = (name: string, extra: Partial<PendingServer> = {}): PendingServer => ({
+  name,
+  source: { file: '/p/.mcp.json', kind: 'project', keyPath: `mcpServers.${name}` },
+  key: `key-${name}`,
+  runs: `run-${name}`,
+  envKeys: [],
+  headerKeys: [],
+  inheritsEnv: false,
+  ...extra,
+});
+
+function answering(...answers: Array<string | undefined>) {
+  const asked: string[] = [];
+  return {
+    asked,
+    select: async (title: string, options: string[]) => {
+      expect(options).toEqual([ALLOW, ALLOW_ALL, DENY]);
+      asked.push(title);
+      return answers.shift();
+    },
+  };
+}
+
+describe('the consent question', () => {
+  it('shows what the server runs, its environment and headers, and what it would replace', () => {
+    const text = consentQuestion(
+      '/p',
+      waiting('gh', {
+        runs: "npx -y 'evil pkg'",
+        envKeys: ['GITHUB_TOKEN'],
+        headerKeys: ['Authorization'],
+        inheritsEnv: true,
+        replaces: '/home/u/.pi/agent/mcp.json',
+      }),
+    );
+    expect(text).toBe(
+      [
+        'Start the MCP server "gh" from /p/.mcp.json?',
+        "  runs: npx -y 'evil pkg'",
+        '  environment: GITHUB_TOKEN and your whole environment',
+        '  headers: Authorization',
+        '  instead of your server of that name in /home/u/.pi/agent/mcp.json',
+        'Project: /p (the answer is remembered for it; a changed entry asks again)',
+      ].join('\n'),
+    );
+  });
+
+  it('strips terminal escapes and line breaks a project wrote', () => {
+    const text = consentQuestion(
+      '/p',
+      waiting('x\u001b]52;c;Y3VybCB8IHNo\u0007y', { runs: 'a\nb\u001b[2Jc' }),
+    );
+    expect(text.includes('\u001b') || text.includes('\u0007')).toBe(false);
+    expect(text.split('\n')[1]).toBe('  runs: a bc');
+  });
+});
+
+describe('answers', () => {
+  it('allow and deny are per server; a denied one is not asked again in this process', async () => {
+    const denied = new Set<string>();
+    const ui = answering(DENY, ALLOW);
+    const allowed = await askProjectConsent(ui, '/p', [waiting('a'), waiting('b')], denied);
+    expect(allowed.map((s) => s.name)).toEqual(['b']);
+    expect([...denied]).toEqual(['key-a']);
+    const again = answering();
+    expect(await askProjectConsent(again, '/p', [waiting('a')], denied)).toEqual([]);
+    expect(again.asked).toEqual([]);
+  });
+
+  it('allow all takes this and every later waiting server; Escape is a deny', async () => {
+    const ui = answering(undefined, ALLOW_ALL);
+    const allowed = await askProjectConsent(ui, '/p', [waiting('a'), waiting('b'), waiting('c')], new Set());
+    expect(allowed.map((s) => s.name)).toEqual(['b', 'c']);
+    expect(ui.asked).toHaveLength(2);
+  });
+});
