@@ -5,6 +5,7 @@
 import type { ActorRefFrom } from 'xstate';
 import type { Connection } from '../adapters/mcp/connection-port.ts';
 import { type ServerContext, type serverMachine, serverStateOf } from '../machines/server.machine.ts';
+import { type SurfaceWords, wordsFor } from '../tools/surface-words.ts';
 
 export type ServerActorRef = ActorRefFrom<typeof serverMachine>;
 
@@ -55,7 +56,7 @@ function needsAuth(context: ServerContext): EnsureResult {
   );
 }
 
-function inBackoff(context: ServerContext): EnsureResult {
+function inBackoff(context: ServerContext, words: SurfaceWords): EnsureResult {
   const { name } = context;
   const retryInMs = Math.max(0, (context.nextRetryAt ?? Date.now()) - Date.now());
   const reason = context.lastError ? `: ${context.lastError.message}` : '';
@@ -66,25 +67,25 @@ function inBackoff(context: ServerContext): EnsureResult {
   return unavailable(
     context,
     'backoff',
-    `MCP server "${name}" failed to connect${reason}. ${next}; /mcp reconnect ${name} tries now.`,
+    `MCP server "${name}" failed to connect${reason}. ${next}; ${words.retryNow(name)}.`,
     { retryInMs },
   );
 }
 
-function closedWhileWaiting(context: ServerContext): EnsureResult {
+function closedWhileWaiting(context: ServerContext, words: SurfaceWords): EnsureResult {
   const reason = context.lastError ? `: ${context.lastError.message}` : '';
   return unavailable(
     context,
     'closed',
-    `MCP server "${context.name}" was closed before it finished connecting${reason}. Try again or run /mcp reconnect ${context.name}.`,
+    `MCP server "${context.name}" was closed before it finished connecting${reason}. Try again: ${words.retryNow(context.name)}.`,
   );
 }
 
-function stopped(context: ServerContext): EnsureResult {
+function stopped(context: ServerContext, words: SurfaceWords): EnsureResult {
   return unavailable(
     context,
     'closed',
-    `MCP server "${context.name}" is no longer running in this session (the session was restarted or the server was disabled). Run /mcp to see the servers.`,
+    `MCP server "${context.name}" is no longer running in this session (the session was restarted or the server was disabled). ${words.seeServers}`,
   );
 }
 
@@ -93,20 +94,24 @@ function aborted(context: ServerContext): EnsureResult {
 }
 
 /** The answer a snapshot gives right now, or undefined while it is still on its way. */
-function settledResult(snapshot: Snapshot, sawConnecting: boolean): EnsureResult | undefined {
+function settledResult(
+  snapshot: Snapshot,
+  sawConnecting: boolean,
+  words: SurfaceWords,
+): EnsureResult | undefined {
   const { context } = snapshot;
-  if (snapshot.status !== 'active') return stopped(context);
+  if (snapshot.status !== 'active') return stopped(context, words);
   switch (serverStateOf(snapshot)) {
     case 'connected':
       return context.connection ? { ok: true, connection: context.connection } : undefined;
     case 'needsAuth':
       return needsAuth(context);
     case 'backoff':
-      return inBackoff(context);
+      return inBackoff(context, words);
     case 'closed':
     case 'init':
       // Before our CONNECT was processed this is just the starting point.
-      return sawConnecting ? closedWhileWaiting(context) : undefined;
+      return sawConnecting ? closedWhileWaiting(context, words) : undefined;
     default:
       return undefined;
   }
@@ -114,13 +119,14 @@ function settledResult(snapshot: Snapshot, sawConnecting: boolean): EnsureResult
 
 export function ensureConnected(
   actor: ServerActorRef,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; words?: SurfaceWords } = {},
 ): Promise<EnsureResult> {
   const { signal } = options;
+  const words = options.words ?? wordsFor('pi');
   const before = actor.getSnapshot();
   if (signal?.aborted) return Promise.resolve(aborted(before.context));
   // connected answers at once; needs-auth and backoff fail fast without sending CONNECT.
-  const immediate = settledResult(before, false);
+  const immediate = settledResult(before, false, words);
   if (immediate) return Promise.resolve(immediate);
 
   return new Promise<EnsureResult>((resolve) => {
@@ -136,7 +142,7 @@ export function ensureConnected(
     };
     const check = (snapshot: Snapshot) => {
       if (serverStateOf(snapshot) === 'connecting') sawConnecting = true;
-      const result = settledResult(snapshot, sawConnecting);
+      const result = settledResult(snapshot, sawConnecting, words);
       if (result) finish(result);
     };
     const onAbort = () => finish(aborted(actor.getSnapshot().context));
@@ -144,8 +150,8 @@ export function ensureConnected(
     signal?.addEventListener('abort', onAbort, { once: true });
     subscription = actor.subscribe({
       next: check,
-      error: () => finish(stopped(actor.getSnapshot().context)),
-      complete: () => finish(stopped(actor.getSnapshot().context)),
+      error: () => finish(stopped(actor.getSnapshot().context, words)),
+      complete: () => finish(stopped(actor.getSnapshot().context, words)),
     });
     if (done) subscription.unsubscribe();
     actor.send({ type: 'CONNECT' });

@@ -4,6 +4,7 @@
 import { plainText } from '../catalog/terminal-text.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
 import { redact } from '../redact.ts';
+import { type SurfaceWords, wordsFor } from '../tools/surface-words.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
 
 const STATE_LABEL: Record<string, string> = {
@@ -76,8 +77,9 @@ function lastLines(text: string, n: number): string {
 /** One block per server: state, lifecycle, tool count, last error with the stderr tail, hints. */
 export function describeServers(
   refs: Record<string, ServerActorRef>,
-  options: { brief?: boolean } = {},
+  options: { brief?: boolean; words?: SurfaceWords } = {},
 ): string {
+  const words = options.words ?? wordsFor('pi');
   const blocks: string[] = [];
   for (const [name, ref] of Object.entries(refs).sort(([a], [b]) => a.localeCompare(b))) {
     const state = stateOf(ref);
@@ -100,7 +102,7 @@ export function describeServers(
     if (state === 'needsAuth') lines.push(`  needs authentication: run /mcp-auth ${name}`);
     if (state === 'backoff' && ctx.nextRetryAt) {
       lines.push(
-        `  next try in ${Math.max(0, Math.round((ctx.nextRetryAt - Date.now()) / 1000))}s (attempt ${ctx.attempt}); /mcp reconnect ${name} retries now`,
+        `  next try in ${Math.max(0, Math.round((ctx.nextRetryAt - Date.now()) / 1000))}s (attempt ${ctx.attempt}); ${words.retryNow(name)}`,
       );
     }
     if (ctx.lastError) lines.push(`  last error${ago(ctx.lastError.at)}: ${clean(ctx.lastError.message)}`);

@@ -33,6 +33,7 @@ import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
+import { type Surface, wordsFor } from '../tools/surface-words.ts';
 import { renderSearchOutcome, searchCatalog } from '../tools/tool-search-answer.ts';
 import { readSession, type SessionStartup, serverTools } from './describe-session.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
@@ -65,6 +66,8 @@ export interface RuntimeOptions {
   serverRequests?: (server: string, settings: Settings) => HostRequests;
   /** Asks the user whether an `approveTools` call may run; none: such calls fail closed. */
   askApproval?: AskApproval;
+  /** Where messages are read: Pi (slash commands, ToolSearch) or the CLI (its commands). Default Pi. */
+  surface?: Surface;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
 }
@@ -108,7 +111,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** `generation:server` pairs whose instructions the model has read this session. */
   const instructed = new Set<string>();
   let describedGeneration = -1;
-  const approvals = createToolApprovals(options.askApproval);
+  const words = wordsFor(options.surface);
+  const approvals = createToolApprovals(options.askApproval, words);
 
   function catalogOf(context: SessionContext): Catalog {
     const key = catalogKey(context);
@@ -160,7 +164,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const name = definition.name;
     const settings = actor.getSnapshot().context.config?.settings ?? defaultSettings();
     const host: HostRequests = {
-      ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings),
+      ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings, definition),
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
     };
     const connection = await options.connector(definition, {
@@ -181,7 +185,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         async ({ input }) => {
           const { config, cached, catalog, description } =
             options.readSession?.(input.request) ??
-            readSession(options.loadConfig(input.request), options.cache);
+            readSession(
+              options.loadConfig(input.request),
+              options.cache,
+              options.serverRequests !== undefined,
+            );
           addServerSecrets(config.servers);
           approvals.reset();
           await trace?.flush();
@@ -242,7 +250,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (notified.has(key)) return;
         notified.add(key);
         const ref = childRefs()[event.name];
-        const message = ref ? describeServers({ [event.name]: ref }, { brief: true }) : event.name;
+        const message = ref ? describeServers({ [event.name]: ref }, { brief: true, words }) : event.name;
         host.notify(message, event.state === 'needsAuth' ? 'warning' : 'error');
       },
       writeCache: ({ context, event }) => {
@@ -306,7 +314,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       unknown.map(async (name) => {
         const ref = refs[name];
         if (!ref) return undefined;
-        const result = await ensureConnected(ref, signal ? { signal } : {});
+        const result = await ensureConnected(ref, { words, ...(signal ? { signal } : {}) });
         return result.ok ? undefined : `Note: ${result.error.message}`;
       }),
     );
@@ -368,6 +376,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const result = await executeTool(
         {
           entry: (n) => catalogOf(context).byName.get(n),
+          names: () =>
+            catalogOf(context)
+              .entries.filter((e) => !context.disabled.includes(e.server))
+              .map((e) => e.name),
+          words,
           server: (s) => (context.disabled.includes(s) ? undefined : childRefs()[s]),
           settings: context.config?.settings ?? defaultSettings(),
           tempDir: options.tempDir,

@@ -23,14 +23,20 @@ import { CACHE_FILE_NAME } from '../config/defaults.ts';
 import { loadConfig } from '../config/load.ts';
 import { nullLogger } from '../logger.ts';
 import { redact } from '../redact.ts';
+import type { FormDialogs } from '../tools/elicit-dialogs.ts';
+import { wordsFor } from '../tools/surface-words.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { type AuthCliIo, login, logout } from './auth-commands.ts';
 import { runInspectCommand } from './inspect-command.ts';
+import { cliApprover, cliServerRequests } from './server-requests.ts';
+import { terminalDialogs } from './terminal-dialogs.ts';
 
 export interface CliIo extends AuthCliIo {
   out(text: string): void;
   err(text: string): void;
   stdinLines(): AsyncIterable<string>;
+  /** The terminal's dialogs (forms, approvals); absent when stdin is not a terminal. */
+  dialogs?: FormDialogs;
 }
 
 interface CliOptions {
@@ -81,8 +87,11 @@ export function parseCliArgs(argv: string[]): CliOptions | string {
   return options.command ? options : USAGE;
 }
 
+const CLI_WORDS = wordsFor('cli');
+
 async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Promise<Runtime> {
   const env = process.env;
+  const askApproval = cliApprover(io.dialogs);
   const homeDir = homedir();
   const agentDir = agentDirFrom(env, homeDir);
   const runtime = createRuntime({
@@ -106,6 +115,10 @@ async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Prom
     tempDir: mkdtempSync(join(tmpdir(), 'pi-mcp-actors-cli-')),
     // `search` answers from the cache and exits: no model call follows that a started server would serve.
     startLoadedServers: false,
+    surface: 'cli',
+    // The same capabilities as Pi: a server offers the CLI the tools it offers Pi.
+    serverRequests: cliServerRequests(options.cwd, io.dialogs),
+    ...(askApproval ? { askApproval } : {}),
   });
   await runtime.start({ cwd: options.cwd, projectTrusted: options.trustProject });
   const config = runtime.actor.getSnapshot().context.config;
@@ -126,7 +139,7 @@ async function connectAll(runtime: Runtime, io: CliIo): Promise<boolean> {
   await Promise.all(
     Object.entries(servers).map(async ([name, ref]) => {
       io.err(`connecting ${name}…`);
-      const result = await ensureConnected(ref);
+      const result = await ensureConnected(ref, { words: CLI_WORDS });
       if (!result.ok) ok = false;
       io.err(result.ok ? `${name}: connected` : `${name}: ${result.error.message}`);
     }),
@@ -156,7 +169,7 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
       ),
     );
   } else {
-    io.out(describeServers(servers) || 'No MCP servers configured.');
+    io.out(describeServers(servers, { words: CLI_WORDS }) || 'No MCP servers configured.');
   }
   const broken = (config?.diagnostics ?? []).some((d) => d.level === 'error');
   return ok && !broken ? 0 : 1;
@@ -171,7 +184,9 @@ async function tools(runtime: Runtime, options: CliOptions, io: CliIo): Promise<
   }
   const targets = server ? [server] : Object.keys(servers);
   const known = runtime.actor.getSnapshot().context.catalogs;
-  await Promise.all(targets.filter((n) => !known[n]).map((n) => ensureConnected(servers[n]!)));
+  await Promise.all(
+    targets.filter((n) => !known[n]).map((n) => ensureConnected(servers[n]!, { words: CLI_WORDS })),
+  );
   const entries = runtime.catalog().entries.filter((e) => !server || e.server === server);
   if (options.json)
     io.out(
@@ -240,7 +255,10 @@ async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<n
     }
   }
   const known = runtime.catalog().byName.has(name);
-  if (!known) await Promise.all(Object.values(runtime.servers()).map((ref) => ensureConnected(ref)));
+  if (!known)
+    await Promise.all(
+      Object.values(runtime.servers()).map((ref) => ensureConnected(ref, { words: CLI_WORDS })),
+    );
   const result = await runtime.callTool(name, args);
   for (const c of result.content)
     io.out(c.type === 'text' ? c.text : `[image ${c.mimeType}, ${c.data.length} base64 chars]`);
@@ -253,6 +271,7 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     out: (text) => rawIo.out(redact(text)),
     err: (text) => rawIo.err(redact(text)),
     stdinLines: () => rawIo.stdinLines(),
+    ...(rawIo.dialogs ? { dialogs: rawIo.dialogs } : {}),
   };
   const options = parseCliArgs(argv);
   if (typeof options === 'string') {
@@ -287,6 +306,9 @@ export const processIo: CliIo = {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }),
+  ...(process.stdin.isTTY && process.stderr.isTTY
+    ? { dialogs: terminalDialogs(process.stdin, process.stderr) }
+    : {}),
   promptLine: (question, signal) => {
     if (!process.stdin.isTTY) return new Promise(() => {});
     return new Promise((resolve) => {

@@ -11,6 +11,7 @@ import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts'
 import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';
 import type { CallStats } from './stats.ts';
+import { type SurfaceWords, wordsFor } from './surface-words.ts';
 import { missingTemplateArguments } from './template-arguments.ts';
 import { maybeToon } from './toon.ts';
 
@@ -27,6 +28,10 @@ export interface ExecutorDeps {
   server(name: string): ServerActorRef | undefined;
   settings: Settings;
   tempDir: string;
+  /** Where the error texts are read (default Pi). */
+  words?: SurfaceWords;
+  /** Every tool name callable now: an unknown name gets the closest one. */
+  names?(): readonly string[];
   stats?: CallStats;
   /** The `approveTools` gate: undefined lets the call run, a text refuses it (src/tools/approval.ts). */
   approve?(
@@ -110,22 +115,20 @@ export async function executeTool(
   signal?: AbortSignal,
   onUpdate?: ProgressUpdate,
 ): Promise<ToolResult> {
+  const words = deps.words ?? wordsFor('pi');
   const entry = deps.entry(name);
-  if (!entry)
-    return errorResult(
-      `Tool ${name} is no longer provided by any MCP server. Use ToolSearch to find a replacement.`,
-    );
+  if (!entry) return errorResult(words.unknownTool(name, deps.names?.() ?? []));
   const missing = missingTemplateArguments(entry, args);
   if (missing) return errorResult(missing, { server: entry.server, tool: entry.tool });
   const actor = deps.server(entry.server);
   if (!actor) {
     return errorResult(
-      `MCP server "${entry.server}" is not running in this session (disabled or removed). Run /mcp to see the servers.`,
+      `MCP server "${entry.server}" is not running in this session (disabled or removed). ${words.seeServers}`,
       { server: entry.server },
     );
   }
   let started = deps.stats ? performance.now() : 0;
-  const ready = await ensureConnected(actor, signal ? { signal } : {});
+  const ready = await ensureConnected(actor, { words, ...(signal ? { signal } : {}) });
   if (!ready.ok)
     return errorResult(ready.error.message, { server: entry.server, unavailable: ready.error.kind });
   // Asked once the server is reachable (as pi-mcp-adapter does): a sign-in and its replay ask once.
