@@ -169,7 +169,10 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
       ),
     );
   } else {
-    io.out(describeServers(servers, { words: CLI_WORDS }) || 'No MCP servers configured.');
+    io.out(
+      describeServers(servers, { words: CLI_WORDS, catalog: runtime.catalog() }) ||
+        'No MCP servers configured.',
+    );
   }
   const broken = (config?.diagnostics ?? []).some((d) => d.level === 'error');
   return ok && !broken ? 0 : 1;

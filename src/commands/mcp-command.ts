@@ -42,7 +42,7 @@ function renderStatus(runtime: Runtime): string {
       'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json (see docs/config.md).',
     );
   }
-  const described = describeServers(servers);
+  const described = describeServers(servers, { catalog: runtime.catalog() });
   if (described) lines.push(described);
   for (const name of context.disabled) lines.push(`${name}: disabled for this session (/mcp enable ${name})`);
   for (const s of config.skipped) lines.push(`${s.name}: skipped — ${s.reason}${s.fix ? ` (${s.fix})` : ''}`);
@@ -75,7 +75,7 @@ function renderTools(runtime: Runtime, server?: string): string {
 function renderServer(runtime: Runtime, server: string): string {
   const ref = runtime.servers()[server]!;
   const context = ref.getSnapshot().context;
-  const lines = [describeServers({ [server]: ref })];
+  const lines = [describeServers({ [server]: ref }, { catalog: runtime.catalog() })];
   const prompts = renderPrompts(runtime, server);
   if (
     context.catalog?.prompts?.length ||
@@ -131,7 +131,9 @@ async function reconnect(runtime: Runtime, server?: string): Promise<string> {
       }).catch(() => undefined),
     ),
   );
-  return describeServers(Object.fromEntries(targets.map((n) => [n, servers[n]!])));
+  return describeServers(Object.fromEntries(targets.map((n) => [n, servers[n]!])), {
+    catalog: runtime.catalog(),
+  });
 }
 
 function toggle(runtime: Runtime, verb: 'enable' | 'disable', server?: string): string {

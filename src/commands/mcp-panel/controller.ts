@@ -210,7 +210,8 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
       runtime.actor.send({ type: 'DEACTIVATE', names: [tool.name] });
       message = `${tool.name} is deferred again: ToolSearch finds it when needed.`;
     } else {
-      runtime.actor.send({ type: 'ACTIVATE', names: [tool.name] });
+      // A tool ToolSearch loaded is active already: `d` keeps it so, now on the user's word.
+      runtime.actor.send({ type: 'ACTIVATE', names: [tool.name], pinned: true });
       message = `${tool.name} is direct for this session: the model sees it on every turn.`;
     }
   }

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { silentHost } from '../../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
+import { runMcpCommand } from '../../../src/commands/mcp-command.ts';
 import {
   createPanelController,
   type PanelController,
@@ -268,6 +269,35 @@ describe('the /mcp panel', () => {
     expect(screen()).toMatch(/› alpha {2}● connected/);
     await press('back');
     expect(outcomes).toEqual([{ kind: 'closed' }]);
+  });
+
+  it('a tool ToolSearch loaded reads "loaded by ToolSearch"; d makes it direct and keeps it active', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    attemptFor('alpha').succeed(new FakeConnection([tool('echo'), tool('add')]));
+    await settle();
+    await runtime.toolSearch('select:alpha__add');
+    await press('tools');
+    expect(screen()).toContain('› alpha__add  loaded by ToolSearch');
+    await press('toggleDirect');
+    expect(active).toContain('alpha__add');
+    expect(screen()).toContain('› alpha__add  direct (this session)');
+    await press('toggleDirect');
+    expect(active).not.toContain('alpha__add');
+    expect(screen()).toContain('› alpha__add  deferred');
+  });
+
+  it('counts tools as /mcp does, resources read through tools apart', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager', exposeResources: true })]);
+    const connection = new FakeConnection([tool('echo'), tool('add')]);
+    connection.catalog.resources = [{ uri: 'file:///a.txt', name: 'a' }];
+    attemptFor('alpha').succeed(connection);
+    await settle();
+    expect(screen()).toMatch(/eager · stdio · 2 tools, 1 resource · ≈\d+ tokens if direct/);
+    expect(await runMcpCommand('status', runtime)).toMatch(
+      /alpha: connected — eager, stdio, 2 tools, 1 resource/,
+    );
+    await press('tools');
+    expect(screen()).toMatch(/alpha · 2 tools, 1 resource · ≈\d+ tokens if all direct/);
   });
 
   it('counts calls in flight', async () => {
