@@ -34,9 +34,9 @@ import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/exec
 import { instructionsNote } from '../tools/server-instructions.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
 import { type Surface, wordsFor } from '../tools/surface-words.ts';
-import { renderSearchOutcome, searchCatalog } from '../tools/tool-search-answer.ts';
+import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
 import { readSession, type SessionStartup, serverTools } from './describe-session.ts';
-import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
+import { ensureConnected, type ServerActorRef, type ServerUnavailable } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
 import { redactingHost, redactProgress, redactResult } from './outbound.ts';
 import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
@@ -108,6 +108,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const registered = new RegisteredTools();
   const prompts = new RegisteredPrompts();
   const notified = new Set<string>();
+  /** `generation:server:kind`: servers whose trouble the model has been told of this session. */
+  const noted = new Set<string>();
   /** `generation:server` pairs whose instructions the model has read this session. */
   const instructed = new Set<string>();
   let describedGeneration = -1;
@@ -304,21 +306,23 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return waitFor(actor, (s) => !s.matches('starting'), signal ? { signal } : {}).catch(() => undefined);
   }
 
-  async function waitForUnknownServers(signal?: AbortSignal): Promise<string[]> {
+  /** Servers whose tools are unknown are connected first; those that cannot be, with why not. */
+  async function waitForUnknownServers(signal?: AbortSignal): Promise<Map<string, ServerUnavailable>> {
     const context = actor.getSnapshot().context;
     const refs = childRefs();
     const unknown = serverTools(context)
       .filter((s) => !s.tools)
       .map((s) => s.definition.name);
-    const results = await Promise.all(
+    const failed = new Map<string, ServerUnavailable>();
+    await Promise.all(
       unknown.map(async (name) => {
         const ref = refs[name];
-        if (!ref) return undefined;
+        if (!ref) return;
         const result = await ensureConnected(ref, { words, ...(signal ? { signal } : {}) });
-        return result.ok ? undefined : `Note: ${result.error.message}`;
+        if (!result.ok && result.error.kind !== 'aborted') failed.set(name, result.error);
       }),
     );
-    return results.filter((r): r is string => r !== undefined);
+    return failed;
   }
 
   /**
@@ -344,7 +348,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async toolSearch(query, signal) {
       await started(signal);
-      const notes = await waitForUnknownServers(signal);
+      const failed = await waitForUnknownServers(signal);
       const context = actor.getSnapshot().context;
       const outcome = searchCatalog(
         catalogOf(context),
@@ -352,6 +356,26 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         new Set(activeNames(context)),
         (e) => !context.disabled.includes(e.server),
       );
+      // server:<name> of a configured server without tools says why, in place of "no server named".
+      const asked = outcome.kind === 'unknown-server' ? outcome.server : undefined;
+      const configured = asked !== undefined && context.config?.servers.some((d) => d.name === asked);
+      if (asked !== undefined && configured && !context.disabled.includes(asked)) {
+        const reason = failed.get(asked);
+        if (reason) noted.add(`${context.generation}:${asked}:${reason.kind}`);
+        const text = reason ? unavailableNote(reason) : `Server ${asked} offers no tools.`;
+        return redactResult({
+          content: [{ type: 'text', text: plainText(text) }],
+          details: { query, loaded: [] },
+        });
+      }
+      // Told once per session and kind of trouble: the model keeps what it read.
+      const notes: string[] = [];
+      for (const [name, reason] of failed) {
+        const key = `${context.generation}:${name}:${reason.kind}`;
+        if (noted.has(key)) continue;
+        noted.add(key);
+        notes.push(`Note: ${unavailableNote(reason)}`);
+      }
       if (outcome.kind === 'loaded') {
         actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });
         startInBackground(outcome.entries);

@@ -7,6 +7,7 @@ import type { ElicitAnswer, ElicitRequest } from '../adapters/mcp/connection-por
 import {
   checkField,
   type FormField,
+  fieldHint,
   formFields,
   formProblem,
   parseTyped,
@@ -47,12 +48,13 @@ export async function elicitWithDialogs(
   if (start === DECLINE) return { action: 'decline' };
   const fields = formFields(request.requestedSchema);
   const content: Record<string, unknown> = {};
-  for (const field of fields) {
+  for (const [index, field] of fields.entries()) {
+    const place = fields.length > 1 ? `field ${index + 1} of ${fields.length}` : '';
     let problem: string | undefined;
     for (let attempt = 1; ; attempt++) {
       // A client that keeps sending the same wrong answer (a script, a confused user) ends as a cancel.
       if (attempt > MAX_ATTEMPTS) return { action: 'cancel' };
-      const asked = await askField(ui, field, problem, opts);
+      const asked = await askField(ui, field, problem, place, opts);
       if (asked.kind === 'cancel') return { action: 'cancel' };
       if (asked.kind === 'skip') break;
       const checked = asked.kind === 'typed' ? parseTyped(field, asked.text) : checkField(field, asked.value);
@@ -80,13 +82,19 @@ async function askField(
   ui: FormDialogs,
   field: FormField,
   problem: string | undefined,
+  place: string,
   opts: { signal: AbortSignal },
 ): Promise<Asked> {
+  // What the field accepts is said up front (range, format, default), not only after a wrong answer.
+  const choices =
+    field.kind === 'multi' ? `comma-separated: ${(field.options ?? []).map((o) => o.label).join(', ')}` : '';
+  const facts = [place, choices, fieldHint(field)].filter(Boolean).join('; ');
   const title = [
     problem ? `${problem}. ` : '',
     field.label,
     field.required ? '' : ' (optional)',
     field.description ? ` — ${field.description}` : '',
+    facts ? ` (${facts})` : '',
   ].join('');
   const optional = !field.required;
   if (field.kind === 'boolean' || field.kind === 'enum') {
@@ -107,13 +115,8 @@ async function askField(
     if (picked === SKIP) return { kind: 'skip' };
     return { kind: 'value', value: ordered[labels.indexOf(picked)]?.value };
   }
-  const hint =
-    field.kind === 'multi'
-      ? `comma-separated: ${(field.options ?? []).map((o) => o.label).join(', ')}`
-      : field.default !== undefined
-        ? `default: ${String(field.default)}`
-        : '';
-  const typed = await ui.input(field.kind === 'multi' ? `${title} (${hint})` : title, hint, opts);
+  const placeholder = field.default !== undefined ? `default: ${String(field.default)}` : choices;
+  const typed = await ui.input(title, placeholder, opts);
   if (typed === undefined) return { kind: 'cancel' };
   if (typed.trim() === '') {
     if (field.default !== undefined) return { kind: 'value', value: field.default };
