@@ -3,11 +3,11 @@
 // denied (one error prefix), a prompt found through `/` autocomplete, `d` on a tool ToolSearch loaded,
 // the CLI's tools, call and inspector, and the next session still finding every tool.
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCliBin } from '../support/output-channels.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
-import { EXTENSION, TOOL_SEARCH, toolResultFor } from './harness/mcp.ts';
+import { EXTENSION, EXTENSION_PACKAGE, TOOL_SEARCH, toolResultFor } from './harness/mcp.ts';
 import { runPiJson } from './harness/run-pi.ts';
 import { startPiInTmux, type TmuxPi } from './harness/tmux.ts';
 import { createWorld, type World } from './harness/world.ts';
@@ -47,6 +47,7 @@ describe('a day with pi-mcp-actors', () => {
   it('in the Pi TUI, then the CLI, then a second Pi session', { timeout: 300_000 }, async () => {
     world = await createWorld({
       mcpJson: { mcpServers: { everything } },
+      settings: { extensions: ['-builtin:mcp'] },
       script: [
         {
           toolCalls: [
@@ -65,9 +66,18 @@ describe('a day with pi-mcp-actors', () => {
         { text: 'Sampling done.' },
       ],
     });
-    const tui = await startPiInTmux({ dir: world.dir, extensions: [EXTENSION], columns: 110, rows: 45 });
+    // The package folder, as a user adds it: Pi finds index.ts through package.json and names it by its folder.
+    const tui = await startPiInTmux({
+      dir: world.dir,
+      extensions: [EXTENSION_PACKAGE],
+      columns: 110,
+      rows: 45,
+    });
     pi = tui;
-    await tui.waitForScreen(/MCP 1\/1/, { timeoutMs: 60_000 });
+    const start = await tui.waitForScreen(/MCP 1\/1/, { timeoutMs: 60_000 });
+    expect(start).toMatch(new RegExp(`\\[Extensions\\]\\n {2}${basename(EXTENSION_PACKAGE)}\\n`));
+    // Quieted as the README says: no "built-in extension mcp was not loaded".
+    expect(start).not.toContain('was not loaded');
 
     // /mcp: the server with one tool count, as /mcp status and the CLI say it.
     tui.type('/mcp');
