@@ -197,6 +197,20 @@ describe('the /mcp panel', () => {
     await settle();
     expect(screen()).toMatch(/alpha {2}● connected/);
     expect(screen()).toContain('connecting → backoff → closed → connecting → connected');
+    expect(screen()).toContain('alpha reconnected.');
+    expect(screen()).not.toContain('Reconnecting alpha…');
+  });
+
+  it('a reconnect that fails replaces "Reconnecting …" with why', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'keep-alive' })]);
+    attemptFor('alpha').fail('exited', 'exited with code 3');
+    await settle();
+    await press('reconnect');
+    expect(screen()).toContain('Reconnecting alpha…');
+    attemptFor('alpha').fail('exited', 'exited with code 4');
+    await settle();
+    expect(screen()).toContain('Reconnecting alpha failed: exited with code 4');
+    expect(screen()).not.toContain('Reconnecting alpha…');
   });
 
   it('names what needs attention, and a asks the host to sign in', async () => {
