@@ -362,7 +362,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (asked !== undefined && configured && !context.disabled.includes(asked)) {
         const reason = failed.get(asked);
         if (reason) noted.add(`${context.generation}:${asked}:${reason.kind}`);
-        const text = reason ? unavailableNote(reason) : `Server ${asked} offers no tools.`;
+        const text = reason ? unavailableNote(reason, words) : `Server ${asked} offers no tools.`;
         return redactResult({
           content: [{ type: 'text', text: plainText(text) }],
           details: { query, loaded: [] },
@@ -374,7 +374,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const key = `${context.generation}:${name}:${reason.kind}`;
         if (noted.has(key)) continue;
         noted.add(key);
-        notes.push(`Note: ${unavailableNote(reason)}`);
+        notes.push(`Note: ${unavailableNote(reason, words)}`);
       }
       if (outcome.kind === 'loaded') {
         actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });

@@ -160,6 +160,8 @@ export function runMcpAuthCommand(args: string, runtime: Runtime): string {
   const ref = servers[server];
   if (!ref) return `Unknown or disabled server "${server}".`;
   const def = ref.getSnapshot().context.definition;
+  if (def.transport === 'stdio' || def.transport === 'socket')
+    return `${server} is a ${def.transport} server: it does not use sign-in (/mcp-auth is for HTTP servers that need OAuth or a token). /mcp ${server} shows its state; /mcp reconnect ${server} starts it again.`;
   ref.send({ type: 'AUTHENTICATED' });
   return `${server}: retrying with the configured credentials. If it still answers 401, fix its token (bearerToken / bearerTokenEnv / headers in ${def.source.file}) and run /reload.`;
 }

@@ -9,6 +9,8 @@ export interface SurfaceWords {
   surface: Surface;
   /** The end of a sentence saying how a failed server is tried again now. */
   retryNow(server: string): string;
+  /** The command that signs in to a server. */
+  signIn(server: string): string;
   /** A whole sentence: where the configured servers are listed. */
   seeServers: string;
   /** A tool name no server provides: the closest known name, and how to find one. */
@@ -22,6 +24,7 @@ export interface SurfaceWords {
 const PI: SurfaceWords = {
   surface: 'pi',
   retryNow: (server) => `/mcp reconnect ${server} tries now`,
+  signIn: (server) => `/mcp-auth ${server}`,
   seeServers: 'Run /mcp to see the servers.',
   unknownTool: (name, known) =>
     `Tool ${name} is no longer provided by any MCP server.${suggestion(name, known)} Use ToolSearch to find a replacement.`,
@@ -32,6 +35,7 @@ const PI: SurfaceWords = {
 const CLI: SurfaceWords = {
   surface: 'cli',
   retryNow: () => 'running the command again tries now',
+  signIn: (server) => `pi-mcp-actors login ${server}`,
   seeServers: 'Run `pi-mcp-actors status` to see the servers.',
   unknownTool: (name, known) =>
     `No MCP server provides a tool named ${name}.${suggestion(name, known)} Run \`pi-mcp-actors tools\` to list the tools or \`pi-mcp-actors search <words>\` to find one.`,

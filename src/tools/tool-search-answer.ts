@@ -5,6 +5,7 @@ import type { ServerUnavailable } from '../actors/ensure-connected.ts';
 import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import { searchIndexOf } from '../catalog/search.ts';
 import { plainText } from '../catalog/terminal-text.ts';
+import { type SurfaceWords, wordsFor } from './surface-words.ts';
 import { oneLine, SEARCH_LIMIT } from './tool-search.ts';
 
 export type SearchOutcome =
@@ -109,10 +110,13 @@ export function searchCatalog(
 }
 
 /** Why a server's tools are missing from ToolSearch, told to the model (not the user's commands). */
-export function unavailableNote(reason: Pick<ServerUnavailable, 'kind' | 'server' | 'lastError'>): string {
+export function unavailableNote(
+  reason: Pick<ServerUnavailable, 'kind' | 'server' | 'lastError'>,
+  words: SurfaceWords = wordsFor('pi'),
+): string {
   const { server } = reason;
   if (reason.kind === 'needs-auth')
-    return `MCP server "${server}" needs the user to sign in, so its tools are not listed. If they are needed, ask the user to sign in to "${server}".`;
+    return `MCP server "${server}" needs the user to sign in, so its tools are not listed. If they are needed, ask the user to sign in with ${words.signIn(server)}.`;
   const why = reason.lastError ? ` failed to connect: ${reason.lastError}` : ' is not available';
   return `MCP server "${server}"${why}. Its tools are not listed; if they are needed, tell the user that "${server}" is failing.`;
 }

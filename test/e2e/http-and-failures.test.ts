@@ -91,9 +91,9 @@ describe('HTTP, backoff and auth in the real Pi', () => {
     expect(broken).toContain('fatal: fixture refuses to start');
     expect(broken).toMatch(/tell the user that "broken" is failing\.$/);
     expect(notes.find((n) => n.includes('"locked"'))).toMatch(
-      /^Note: MCP server "locked" needs the user to sign in, so its tools are not listed\./,
+      /^Note: MCP server "locked" needs the user to sign in, so its tools are not listed\. .*\/mcp-auth locked\.$/,
     );
-    expect(notes.join('\n')).not.toMatch(/\/mcp/);
+    expect(notes.join('\n')).not.toMatch(/\/mcp reconnect/);
     expect(addedTools(second, first)).toEqual(['web__add']);
 
     // The call went over Streamable HTTP to the fixture and its answer reached the model.

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { silentHost } from '../../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
-import { runMcpCommand } from '../../../src/commands/mcp-command.ts';
+import { runMcpAuthCommand, runMcpCommand } from '../../../src/commands/mcp-command.ts';
 import {
   createPanelController,
   type PanelController,
@@ -312,6 +312,15 @@ describe('the /mcp panel', () => {
     );
     await press('tools');
     expect(screen()).toMatch(/alpha · 2 tools, 1 resource · ≈\d+ tokens if all direct/);
+  });
+
+  it('/mcp-auth on a stdio server says it does not use sign-in', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    attemptFor('alpha').succeed();
+    await settle();
+    const answer = runMcpAuthCommand('alpha', runtime);
+    expect(answer).toMatch(/^alpha is a stdio server: it does not use sign-in/);
+    expect(answer).not.toMatch(/401|token \(/);
   });
 
   it('counts calls in flight', async () => {

@@ -56,7 +56,10 @@ describe('form dialogs', () => {
   it('refuse a date that does not exist and take choices in any case', () => {
     const fields = formFields(schema);
     const born = fields.find((f) => f.name === 'born')!;
-    expect(checkField(born, '1815-13-45')).toEqual({ ok: false, error: 'expected a valid date (YYYY-MM-DD)' });
+    expect(checkField(born, '1815-13-45')).toEqual({
+      ok: false,
+      error: 'expected a valid date (YYYY-MM-DD)',
+    });
     expect(checkField(born, '2023-02-29').ok).toBe(false);
     expect(checkField(born, '2024-02-29').ok).toBe(true);
     const tags = fields.find((f) => f.name === 'tags')!;
