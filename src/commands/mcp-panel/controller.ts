@@ -203,7 +203,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
 
   function reconnectOutcome(watching: { server: string; started: boolean }) {
     const row = view.servers.find((r) => r.name === watching.server);
-    if (!row || row.kind !== 'running') {
+    if (row?.kind !== 'running') {
       reconnecting = undefined;
       return;
     }
