@@ -1,5 +1,5 @@
-// The CLI's dialogs on a terminal: a choice by number (or its label), a line of text. What a server
-// wrote is shown as plain text; an empty answer to a choice, end of input or the signal cancels.
+// The CLI's dialogs on a terminal: a choice by number (or its label; Enter takes the first), a line of
+// text. What a server wrote is shown as plain text; end of input (Ctrl-D) or the signal cancels.
 
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
@@ -33,11 +33,12 @@ export function terminalDialogs(input: Readable, output: Writable): FormDialogs 
       let problem = '';
       for (;;) {
         const answer = await ask(
-          `${problem}${shown(title)}\n${list}\nChoose 1-${options.length}: `,
+          `${problem}${shown(title)}\n${list}\nChoose 1-${options.length} [1]: `,
           opts?.signal,
         );
-        if (answer === undefined || answer.trim() === '') return undefined;
-        const text = answer.trim();
+        if (answer === undefined) return undefined;
+        // Enter takes the first choice, as Pi's highlighted one (a default is listed first).
+        const text = answer.trim() || '1';
         const index = /^\d+$/.test(text)
           ? Number(text) - 1
           : options.findIndex((o) => o.toLowerCase() === text.toLowerCase());

@@ -140,8 +140,12 @@ export function fieldHint(field: FormField): string {
     if (min !== undefined) parts.push(`at least ${min}`);
     if (max !== undefined) parts.push(`at most ${max}`);
   }
-  if (field.default !== undefined && field.kind !== 'boolean' && field.kind !== 'enum')
-    parts.push(`default: ${Array.isArray(field.default) ? field.default.join(', ') : String(field.default)}`);
+  if (field.default !== undefined && field.kind !== 'boolean' && field.kind !== 'enum') {
+    const label = (v: unknown) => field.options?.find((o) => o.value === String(v))?.label ?? String(v);
+    parts.push(
+      `default: ${Array.isArray(field.default) ? field.default.map(label).join(', ') : label(field.default)}`,
+    );
+  }
   return parts.join('; ');
 }
 

@@ -37,7 +37,7 @@ describe('the CLI answering a server', () => {
     const answer = await ask.elicit!(form, new AbortController().signal);
     expect(answer).toEqual({ action: 'accept', content: { name: 'Ada', age: 7 } });
     expect(t.shown()).toContain(
-      'MCP server "srv" asks: Who are you?\n  1. Answer\n  2. Decline\nChoose 1-2: ',
+      'MCP server "srv" asks: Who are you?\n  1. Answer\n  2. Decline\nChoose 1-2 [1]: ',
     );
     expect(t.shown()).toContain('"maybe" is not one of the choices.');
     expect(t.shown()).toContain('Name (field 1 of 2): ');

@@ -11,7 +11,17 @@ const schema = {
     name: { type: 'string', title: 'Name', default: 'Ada' },
     age: { type: 'integer', title: 'Age', minimum: 0, maximum: 150, default: 30 },
     born: { type: 'string', title: 'Born', format: 'date' },
-    tags: { type: 'array', title: 'Tags', items: { enum: ['alpha', 'beta'] } },
+    tags: {
+      type: 'array',
+      title: 'Tags',
+      items: {
+        anyOf: [
+          { const: 'a', title: 'alpha' },
+          { const: 'b', title: 'beta' },
+        ],
+      },
+      default: ['b'],
+    },
   },
   required: ['born'],
 };
@@ -46,10 +56,10 @@ describe('form dialogs', () => {
     expect(titles[1]).toBe('Name (optional) (field 1 of 4; default: Ada)');
     expect(titles[2]).toBe('Age (optional) (field 2 of 4; a whole number from 0 to 150; default: 30)');
     expect(titles[3]).toBe('Born (field 3 of 4; date (YYYY-MM-DD))');
-    expect(titles[4]).toBe('Tags (optional) (field 4 of 4; comma-separated: alpha, beta)');
+    expect(titles[4]).toBe('Tags (optional) (field 4 of 4; comma-separated: alpha, beta; default: beta)');
     expect(answer).toEqual({
       action: 'accept',
-      content: { name: 'Ada', age: 30, born: '2001-02-03', tags: ['alpha'] },
+      content: { name: 'Ada', age: 30, born: '2001-02-03', tags: ['a'] },
     });
   });
 
@@ -63,6 +73,6 @@ describe('form dialogs', () => {
     expect(checkField(born, '2023-02-29').ok).toBe(false);
     expect(checkField(born, '2024-02-29').ok).toBe(true);
     const tags = fields.find((f) => f.name === 'tags')!;
-    expect(parseTyped(tags, 'Alpha, BETA')).toEqual({ ok: true, value: ['alpha', 'beta'] });
+    expect(parseTyped(tags, 'Alpha, BETA')).toEqual({ ok: true, value: ['a', 'b'] });
   });
 });
