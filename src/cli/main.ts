@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureConnected } from '../actors/ensure-connected.ts';
 import { silentHost } from '../actors/host-port.ts';
-import { describeServers } from '../actors/server-status.ts';
+import { describeServers, offeredCounts } from '../actors/server-status.ts';
 import { createRuntime, type Runtime } from '../actors/session-actor.ts';
 import { createAuthPort } from '../adapters/mcp/auth/sign-in.ts';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
@@ -154,10 +154,12 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
   if (options.json) {
     const rows = Object.entries(servers).map(([name, ref]) => {
       const s = ref.getSnapshot();
+      const counts = s.context.catalog ? offeredCounts(runtime.catalog(), name) : undefined;
       return {
         name,
         state: s.value,
-        tools: s.context.catalog?.tools.length ?? null,
+        tools: counts?.tools ?? null,
+        resources: counts?.resources ?? null,
         error: s.context.lastError?.message ?? null,
       };
     });

@@ -50,6 +50,14 @@ describe('the CLI declares what Pi declares', () => {
     const cached = cache.servers.everything;
     expect(cached.tools.map((t: { name: string }) => t.name)).toContain('trigger-elicitation-request');
     expect(cached.clientCapabilities).toEqual(['elicitation', 'sampling']);
+    // One count on every surface: the text status, the JSON status and the listing agree.
+    const text = await cli(['status']);
+    const counted = text.stdout.match(/everything: connected — lazy, stdio, (\d+) tools, (\d+) resources/);
+    expect(counted).not.toBeNull();
+    const json = JSON.parse((await cli(['status', '--json'])).stdout);
+    expect(json.servers[0]).toMatchObject({ tools: Number(counted![1]), resources: Number(counted![2]) });
+    const listed = JSON.parse(run.stdout) as Array<{ uriTemplate?: string; tool: string }>;
+    expect(listed.length).toBe(Number(counted![1]) + Number(counted![2]));
   }, 60_000);
 
   it('without a terminal, an elicitation tool is declined with the reason, and sampling says the CLI has no model', async () => {
