@@ -41,7 +41,7 @@ export function writeReport(r: BenchResults, dir: string): void {
     '',
     m.command.includes('--entry=source')
       ? "In the real-Pi runs Pi loads this extension from the checkout's TypeScript sources (`--entry=source`), through its jiti."
-      : 'In the real-Pi runs Pi loads this extension as installed: `package.json`, `extension.ts` and the `dist/` bundle built by `scripts/build.mjs` (`--entry=source` measures the checkout instead).',
+      : 'In the real-Pi runs Pi loads this extension as installed: `package.json`, `index.ts` and the `dist/` bundle built by `scripts/build.mjs` (`--entry=source` measures the checkout instead).',
     '',
   );
 

@@ -1,5 +1,5 @@
 // Which copy of the extension the real-Pi benchmarks load. By default the one an installed user runs:
-// package.json, extension.ts and the dist/ bundle (`scripts/build.mjs`), built once per bench process
+// package.json, index.ts and the dist/ bundle (`scripts/build.mjs`), built once per bench process
 // into a temp folder that is removed at exit. `--entry=source` (BENCH_ENTRY=source) loads the
 // checkout's TypeScript sources through Pi's jiti instead, as a developer's `-e .` does.
 
@@ -27,7 +27,7 @@ export function extensionEntry(): string {
   execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs'), join(dir, 'dist')], {
     stdio: 'ignore',
   });
-  for (const file of ['package.json', 'extension.ts']) copyFileSync(join(REPO_ROOT, file), join(dir, file));
+  for (const file of ['package.json', 'index.ts']) copyFileSync(join(REPO_ROOT, file), join(dir, file));
   installed = dir;
   return dir;
 }

@@ -7,6 +7,7 @@ import type { LoadedConfig } from '../config/types.ts';
 import type { KnownCatalog, SessionContext } from '../machines/session.machine.ts';
 import { lineBudget, serverLine } from '../tools/server-summary.ts';
 import { buildToolSearchDescription } from '../tools/tool-search.ts';
+import { declaredCapabilities } from './server-requests.ts';
 
 /** Every configured server's known tools; session-disabled servers keep their names (and are filtered
  * out of the active set and of search), so enabling one again changes nothing for the model. */
@@ -63,13 +64,19 @@ export interface SessionStartup {
   description: string;
 }
 
-/** Reads the metadata cache once for this config (its problems join the config's diagnostics). */
-export function readSession(config: LoadedConfig, cache: CacheStore | undefined): SessionStartup {
+/** Reads the metadata cache once for this config (its problems join the config's diagnostics); only
+ * entries listed with the capabilities this host declares (`hostAnswers`: see declaredCapabilities). */
+export function readSession(
+  config: LoadedConfig,
+  cache: CacheStore | undefined,
+  hostAnswers = true,
+): SessionStartup {
   const cached: Record<string, KnownCatalog> = {};
   if (cache) {
     config.diagnostics.push(...cache.read().diagnostics);
     for (const def of config.servers) {
-      const entry = cache.validEntry(def);
+      const declared = declaredCapabilities(def, config.settings, hostAnswers);
+      const entry = cache.validEntry(def, undefined, declared);
       if (entry) cached[def.name] = entry;
     }
   }

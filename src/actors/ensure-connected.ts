@@ -6,6 +6,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { Connection } from '../adapters/mcp/connection-port.ts';
 import { type Surface, signInReason, signInSentence } from '../auth/sign-in-advice.ts';
 import { type ServerContext, type serverMachine, serverStateOf } from '../machines/server.machine.ts';
+import { type SurfaceWords, wordsFor } from '../tools/surface-words.ts';
 
 export type ServerActorRef = ActorRefFrom<typeof serverMachine>;
 
@@ -60,7 +61,7 @@ function needsAuth(context: ServerContext, surface: Surface | undefined): Ensure
   return unavailable(context, 'needs-auth', needsAuthText(context, surface));
 }
 
-function inBackoff(context: ServerContext): EnsureResult {
+function inBackoff(context: ServerContext, words: SurfaceWords): EnsureResult {
   const { name } = context;
   const retryInMs = Math.max(0, (context.nextRetryAt ?? Date.now()) - Date.now());
   const reason = context.lastError ? `: ${context.lastError.message}` : '';
@@ -71,25 +72,25 @@ function inBackoff(context: ServerContext): EnsureResult {
   return unavailable(
     context,
     'backoff',
-    `MCP server "${name}" failed to connect${reason}. ${next}; /mcp reconnect ${name} tries now.`,
+    `MCP server "${name}" failed to connect${reason}. ${next}; ${words.retryNow(name)}.`,
     { retryInMs },
   );
 }
 
-function closedWhileWaiting(context: ServerContext): EnsureResult {
+function closedWhileWaiting(context: ServerContext, words: SurfaceWords): EnsureResult {
   const reason = context.lastError ? `: ${context.lastError.message}` : '';
   return unavailable(
     context,
     'closed',
-    `MCP server "${context.name}" was closed before it finished connecting${reason}. Try again or run /mcp reconnect ${context.name}.`,
+    `MCP server "${context.name}" was closed before it finished connecting${reason}. Try again: ${words.retryNow(context.name)}.`,
   );
 }
 
-function stopped(context: ServerContext): EnsureResult {
+function stopped(context: ServerContext, words: SurfaceWords): EnsureResult {
   return unavailable(
     context,
     'closed',
-    `MCP server "${context.name}" is no longer running in this session (the session was restarted or the server was disabled). Run /mcp to see the servers.`,
+    `MCP server "${context.name}" is no longer running in this session (the session was restarted or the server was disabled). ${words.seeServers}`,
   );
 }
 
@@ -104,18 +105,19 @@ function settledResult(
   surface: Surface | undefined,
 ): EnsureResult | undefined {
   const { context } = snapshot;
-  if (snapshot.status !== 'active') return stopped(context);
+  const words = wordsFor(surface);
+  if (snapshot.status !== 'active') return stopped(context, words);
   switch (serverStateOf(snapshot)) {
     case 'connected':
       return context.connection ? { ok: true, connection: context.connection } : undefined;
     case 'needsAuth':
       return needsAuth(context, surface);
     case 'backoff':
-      return inBackoff(context);
+      return inBackoff(context, words);
     case 'closed':
     case 'init':
       // Before our CONNECT was processed this is just the starting point.
-      return sawConnecting ? closedWhileWaiting(context) : undefined;
+      return sawConnecting ? closedWhileWaiting(context, words) : undefined;
     default:
       return undefined;
   }
@@ -126,6 +128,7 @@ export function ensureConnected(
   options: { signal?: AbortSignal; surface?: Surface } = {},
 ): Promise<EnsureResult> {
   const { signal, surface } = options;
+  const words = wordsFor(surface);
   const before = actor.getSnapshot();
   if (signal?.aborted) return Promise.resolve(aborted(before.context));
   // connected answers at once; needs-auth and backoff fail fast without sending CONNECT.
@@ -153,8 +156,8 @@ export function ensureConnected(
     signal?.addEventListener('abort', onAbort, { once: true });
     subscription = actor.subscribe({
       next: check,
-      error: () => finish(stopped(actor.getSnapshot().context)),
-      complete: () => finish(stopped(actor.getSnapshot().context)),
+      error: () => finish(stopped(actor.getSnapshot().context, words)),
+      complete: () => finish(stopped(actor.getSnapshot().context, words)),
     });
     if (done) subscription.unsubscribe();
     actor.send({ type: 'CONNECT' });

@@ -2,9 +2,11 @@
 // snapshots (the one source of truth) and never show a secret: only names, states and error text.
 
 import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { plainText } from '../catalog/terminal-text.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
 import { redact } from '../redact.ts';
+import { wordsFor } from '../tools/surface-words.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
 
 const STATE_LABEL: Record<string, string> = {
@@ -74,18 +76,47 @@ function lastLines(text: string, n: number): string {
   return text.trimEnd().split('\n').slice(-n).join('\n');
 }
 
+export interface OfferedCounts {
+  tools: number;
+  /** Resources and resource templates the model reads through tools. */
+  resources: number;
+}
+
+/** What a server offers the model, counted alike on every surface (panel, /mcp, CLI): its tools as
+ * the catalog has them (includeTools / excludeTools applied) and its resources read through tools.
+ * Without a catalog, the server's own tool count. */
+export function offeredCounts(catalog: Catalog | undefined, server: string, listed = 0): OfferedCounts {
+  if (!catalog) return { tools: listed, resources: 0 };
+  let tools = 0;
+  let resources = 0;
+  for (const entry of catalog.entries) {
+    if (entry.server !== server) continue;
+    if (entry.kind === 'tool') tools++;
+    else resources++;
+  }
+  return { tools, resources };
+}
+
+export function countsText(counts: OfferedCounts): string {
+  const tools = `${counts.tools} tool${counts.tools === 1 ? '' : 's'}`;
+  return counts.resources > 0
+    ? `${tools}, ${counts.resources} resource${counts.resources === 1 ? '' : 's'}`
+    : tools;
+}
+
 /** One block per server: state, lifecycle, tool count, last error with the stderr tail, hints. */
 export function describeServers(
   refs: Record<string, ServerActorRef>,
-  options: { brief?: boolean; surface?: Surface } = {},
+  options: { brief?: boolean; surface?: Surface; catalog?: Catalog } = {},
 ): string {
+  const words = wordsFor(options.surface);
   const blocks: string[] = [];
   for (const [name, ref] of Object.entries(refs).sort(([a], [b]) => a.localeCompare(b))) {
     const state = stateOf(ref);
     const ctx = ref.getSnapshot().context;
     // Servers print what they like on stderr, tokens included: never show a configured secret.
     const clean = (text: string) => plainText(redact(text));
-    const tools = ctx.catalog?.tools.length;
+    const counts = ctx.catalog ? offeredCounts(options.catalog, name, ctx.catalog.tools.length) : undefined;
     const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : (STATE_LABEL[state] ?? state)}`;
     if (options.brief) {
       if (state === 'needsAuth')
@@ -95,13 +126,13 @@ export function describeServers(
       continue;
     }
     const lines = [
-      `${head} — ${ctx.definition.lifecycle}, ${ctx.definition.transport}${tools !== undefined ? `, ${tools} tools` : ''}`,
+      `${head} — ${ctx.definition.lifecycle}, ${ctx.definition.transport}${counts ? `, ${countsText(counts)}` : ''}`,
     ];
     if (ctx.inFlight > 0) lines.push(`  ${ctx.inFlight} call(s) in flight`);
     if (state === 'needsAuth') lines.push(`  needs authentication: ${signInAdvice(name, options.surface)}`);
     if (state === 'backoff' && ctx.nextRetryAt) {
       lines.push(
-        `  next try in ${Math.max(0, Math.round((ctx.nextRetryAt - Date.now()) / 1000))}s (attempt ${ctx.attempt}); /mcp reconnect ${name} retries now`,
+        `  next try in ${Math.max(0, Math.round((ctx.nextRetryAt - Date.now()) / 1000))}s (attempt ${ctx.attempt}); ${words.retryNow(name)}`,
       );
     }
     if (ctx.lastError) lines.push(`  last error${ago(ctx.lastError.at)}: ${clean(ctx.lastError.message)}`);

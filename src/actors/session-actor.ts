@@ -13,7 +13,6 @@ import type { Connection, Connector, HostRequests } from '../adapters/mcp/connec
 import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
 import { useAdapterSignInSettings } from '../auth/adapter-sign-ins.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
-import type { Surface } from '../auth/sign-in-advice.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../catalog/exposure.ts';
@@ -34,9 +33,10 @@ import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
-import { renderSearchOutcome, searchCatalog } from '../tools/tool-search-answer.ts';
+import { type Surface, wordsFor } from '../tools/surface-words.ts';
+import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
 import { readSession, type SessionStartup, serverTools } from './describe-session.ts';
-import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
+import { ensureConnected, type ServerActorRef, type ServerUnavailable } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
 import { redactingHost, redactProgress, redactResult } from './outbound.ts';
 import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
@@ -67,13 +67,19 @@ export interface RuntimeOptions {
   serverRequests?: (server: string, settings: Settings) => HostRequests;
   /** Asks the user whether an `approveTools` call may run; none: such calls fail closed. */
   askApproval?: AskApproval;
+  /** Where messages are read: Pi (slash commands, ToolSearch) or the CLI (its commands). Default Pi. */
+  surface?: Surface;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
-  /** Whose words a needs-auth answer uses: Pi's `/mcp-auth` (default) or the CLI's `login`. */
-  surface?: Surface;
 }
 
 export type SessionActor = Actor<typeof sessionMachine>;
+
+/** What a ToolSearch learns of the servers whose tools were unknown: which failed, which still list. */
+interface UnknownServers {
+  failed: Map<string, ServerUnavailable>;
+  listing: string[];
+}
 
 export interface Runtime {
   actor: SessionActor;
@@ -113,10 +119,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const registered = new RegisteredTools();
   const prompts = new RegisteredPrompts();
   const notified = new Set<string>();
+  /** `generation:server:kind`: servers whose trouble the model has been told of this session. */
+  const noted = new Set<string>();
   /** `generation:server` pairs whose instructions the model has read this session. */
   const instructed = new Set<string>();
   let describedGeneration = -1;
-  const approvals = createToolApprovals(options.askApproval);
+  const words = wordsFor(options.surface);
+  const approvals = createToolApprovals(options.askApproval, words);
   const surface = options.surface ? { surface: options.surface } : {};
 
   function catalogOf(context: SessionContext): Catalog {
@@ -171,7 +180,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const name = definition.name;
     const settings = actor.getSnapshot().context.config?.settings ?? defaultSettings();
     const host: HostRequests = {
-      ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings),
+      ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings, definition),
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
     };
     let connection: Connection;
@@ -198,7 +207,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         async ({ input }) => {
           const { config, cached, catalog, description } =
             options.readSession?.(input.request) ??
-            readSession(options.loadConfig(input.request), options.cache);
+            readSession(
+              options.loadConfig(input.request),
+              options.cache,
+              options.serverRequests !== undefined,
+            );
           addServerSecrets(config.servers);
           approvals.reset();
           await trace?.flush();
@@ -269,7 +282,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (notified.has(key)) return;
         notified.add(key);
         const ref = childRefs()[event.name];
-        const message = ref ? describeServers({ [event.name]: ref }, { brief: true }) : event.name;
+        const message = ref
+          ? describeServers({ [event.name]: ref }, { brief: true, ...surface })
+          : event.name;
         host.notify(message, event.state === 'needsAuth' ? 'warning' : 'error');
       },
       writeCache: ({ context, event }) => {
@@ -340,20 +355,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
    * their tools. A ToolSearch answers from what is known then and names the servers still listing;
    * their connects go on, and their tools are registered when they arrive, for the next search.
    */
-  async function waitForUnknownServers(signal?: AbortSignal): Promise<string[]> {
+  async function waitForUnknownServers(signal?: AbortSignal): Promise<UnknownServers> {
     const context = actor.getSnapshot().context;
     const refs = childRefs();
     const unknown = serverTools(context)
       .filter((s) => !s.tools && refs[s.definition.name])
       .map((s) => s.definition.name);
-    if (unknown.length === 0) return [];
-    const notes = new Map<string, string | undefined>();
+    const failed = new Map<string, ServerUnavailable>();
+    const done = new Set<string>();
+    if (unknown.length === 0) return { failed, listing: [] };
     const settled = unknown.map(async (name) => {
       const result = await ensureConnected(refs[name]!, { ...(signal ? { signal } : {}), ...surface });
-      notes.set(name, result.ok ? undefined : `Note: ${result.error.message}`);
+      if (!result.ok && result.error.kind !== 'aborted') failed.set(name, result.error);
+      done.add(name);
     });
     await Promise.all(unknown.map((name, i) => Promise.race([settled[i], listing.started(name)])));
-    if (notes.size < unknown.length) {
+    if (done.size < unknown.length) {
       let timer: unknown;
       const bound = new Promise<void>((resolve) => {
         timer = clock.setTimeout(resolve, SEARCH_WAIT_MS);
@@ -361,14 +378,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await Promise.race([Promise.all(settled), bound]);
       clock.clearTimeout(timer);
     }
-    return unknown.flatMap((name) => {
-      if (!notes.has(name))
-        return [
-          `Note: MCP server "${name}" is still starting (listing its tools); search again in a moment.`,
-        ];
-      const note = notes.get(name);
-      return note === undefined ? [] : [note];
-    });
+    return { failed, listing: unknown.filter((name) => !done.has(name)) };
   }
 
   /**
@@ -394,7 +404,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async toolSearch(query, signal) {
       await started(signal);
-      const notes = await waitForUnknownServers(signal);
+      const { failed, listing: stillListing } = await waitForUnknownServers(signal);
       const context = actor.getSnapshot().context;
       const outcome = searchCatalog(
         catalogOf(context),
@@ -402,6 +412,29 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         new Set(activeNames(context)),
         (e) => !context.disabled.includes(e.server),
       );
+      // server:<name> of a configured server without tools says why, in place of "no server named".
+      const asked = outcome.kind === 'unknown-server' ? outcome.server : undefined;
+      const configured = asked !== undefined && context.config?.servers.some((d) => d.name === asked);
+      if (asked !== undefined && configured && !context.disabled.includes(asked)) {
+        const reason = failed.get(asked);
+        if (reason) noted.add(`${context.generation}:${asked}:${reason.kind}`);
+        const text = reason ? unavailableNote(reason, words) : `Server ${asked} offers no tools.`;
+        return redactResult({
+          content: [{ type: 'text', text: plainText(text) }],
+          details: { query, loaded: [] },
+        });
+      }
+      // Told once per session and kind of trouble: the model keeps what it read.
+      const notes = stillListing.map(
+        (name) =>
+          `Note: MCP server "${name}" is still starting (listing its tools); search again in a moment.`,
+      );
+      for (const [name, reason] of failed) {
+        const key = `${context.generation}:${name}:${reason.kind}`;
+        if (noted.has(key)) continue;
+        noted.add(key);
+        notes.push(`Note: ${unavailableNote(reason, words)}`);
+      }
       if (outcome.kind === 'loaded') {
         actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });
         startInBackground(outcome.entries);
@@ -426,6 +459,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const result = await executeTool(
         {
           entry: (n) => catalogOf(context).byName.get(n),
+          names: () =>
+            catalogOf(context)
+              .entries.filter((e) => !context.disabled.includes(e.server))
+              .map((e) => e.name),
           server: (s) => (context.disabled.includes(s) ? undefined : childRefs()[s]),
           settings: context.config?.settings ?? defaultSettings(),
           tempDir: options.tempDir,

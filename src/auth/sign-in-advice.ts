@@ -2,13 +2,15 @@
 // own `pi-mcp-actors login <server>` (a CLI user has no slash commands). One place for the wording,
 // and for the reasons a needs-auth error keeps (docs/config.md promises them).
 
-export type Surface = 'pi' | 'cli';
+import { type Surface, wordsFor } from '../tools/surface-words.ts';
+
+export type { Surface };
 
 export const REFRESH_REFUSED = 'the authorization server refused the refresh token';
 
 /** The command that signs in to `server` on this surface. */
 export function signInCommand(server: string, surface: Surface = 'pi'): string {
-  return surface === 'cli' ? `pi-mcp-actors login ${server}` : `/mcp-auth ${server}`;
+  return wordsFor(surface).signIn(server);
 }
 
 /** The instruction, lower-case, to follow a colon: "run /mcp-auth x" or "sign in: `pi-mcp-actors login x`". */

@@ -45,6 +45,8 @@ export interface CachedServer {
   prompts?: PromptDescriptor[];
   /** Ours only (pi-mcp-adapter ignores it): resource templates become tools before the server starts. */
   resourceTemplates?: ResourceTemplateDescriptor[];
+  /** Ours only: the client capabilities the listing was made with (servers vary their tools by them). */
+  clientCapabilities?: string[];
 }
 
 /** The part of the project logger the cache needs. */
@@ -62,9 +64,12 @@ export interface CacheStore {
   readonly file: string;
   /** Reads the file afresh. Never throws. */
   read(): CacheReadResult;
-  /** The entry for this definition if its hash matches and it is younger than the max age. */
-  validEntry(def: ServerDefinition, now?: number): CachedServer | undefined;
-  /** Read-merge-write under the inter-process lock, atomically replaced. Never throws or rejects. */
+  /** The entry for this definition if its hash matches, it is younger than the max age and, when both
+   * are known, it was listed with the client capabilities the reader declares (`declared`). */
+  validEntry(def: ServerDefinition, now?: number, declared?: readonly string[]): CachedServer | undefined;
+  /** Read-merge-write under the inter-process lock, atomically replaced. Never throws or rejects. An
+   * update listed with fewer client capabilities than a fresh entry of the same config keeps that
+   * entry: a client that declares less never downgrades what a richer one listed. */
   write(updates: Record<string, CachedServer>, removals?: string[]): Promise<void>;
 }
 
@@ -109,7 +114,13 @@ export function cachedServerFromCatalog(
   def: ServerDefinition,
   catalog: Pick<
     ServerCatalog,
-    'tools' | 'resources' | 'resourceTemplates' | 'serverInfo' | 'instructions' | 'prompts'
+    | 'tools'
+    | 'resources'
+    | 'resourceTemplates'
+    | 'serverInfo'
+    | 'instructions'
+    | 'prompts'
+    | 'clientCapabilities'
   >,
   now: number = Date.now(),
 ): CachedServer {
@@ -123,6 +134,7 @@ export function cachedServerFromCatalog(
   if (catalog.instructions !== undefined) entry.instructions = catalog.instructions;
   if (catalog.prompts !== undefined) entry.prompts = catalog.prompts;
   if (catalog.resourceTemplates !== undefined) entry.resourceTemplates = catalog.resourceTemplates;
+  if (catalog.clientCapabilities !== undefined) entry.clientCapabilities = [...catalog.clientCapabilities];
   return entry;
 }
 
@@ -233,7 +245,19 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
     }
   }
 
-  function validEntry(def: ServerDefinition, at: number = now()): CachedServer | undefined {
+  function fresh(entry: { cachedAt: number; ttlMs?: number }, at: number): boolean {
+    if (!Number.isFinite(entry.cachedAt) || entry.cachedAt <= 0) return false;
+    const ttl = entry.ttlMs;
+    const maxAge =
+      ttl !== undefined && Number.isSafeInteger(ttl) && ttl >= 0 ? Math.min(maxAgeMs, ttl) : maxAgeMs;
+    return at - entry.cachedAt < maxAge;
+  }
+
+  function validEntry(
+    def: ServerDefinition,
+    at: number = now(),
+    declared?: readonly string[],
+  ): CachedServer | undefined {
     if (!snapshot && written) snapshot = normalizeServers(written);
     if (!snapshot) {
       const { diagnostics } = read();
@@ -243,11 +267,10 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
     const entry = Object.hasOwn(entries, def.name) ? entries[def.name] : undefined;
     if (!entry) return undefined;
     if (entry.configHash !== configHash(def)) return undefined;
-    if (!Number.isFinite(entry.cachedAt) || entry.cachedAt <= 0) return undefined;
-    const ttl = entry.ttlMs;
-    const maxAge =
-      ttl !== undefined && Number.isSafeInteger(ttl) && ttl >= 0 ? Math.min(maxAgeMs, ttl) : maxAgeMs;
-    if (at - entry.cachedAt >= maxAge) return undefined;
+    if (!fresh(entry, at)) return undefined;
+    // Listed for other capabilities: its tools are not the ones this reader's server offers.
+    if (declared && entry.clientCapabilities && !sameNames(entry.clientCapabilities, declared))
+      return undefined;
     return entry;
   }
 
@@ -284,6 +307,7 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
         for (const name of removals) delete servers[name];
         for (const [name, entry] of Object.entries(updates)) {
           const previous = Object.hasOwn(servers, name) ? servers[name] : undefined;
+          if (poorerThan(entry, previous)) continue;
           const serialized = serializeEntry(entry, previous);
           if (sameRecentEntry(previous, serialized)) continue;
           setOwn(servers, name, serialized);
@@ -305,6 +329,19 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
     } catch (error) {
       warn(`MCP metadata cache not updated: ${errorMessage(error)}.`);
     }
+  }
+
+  /** The update was listed with strictly fewer client capabilities than a fresh entry of the same config. */
+  function poorerThan(entry: CachedServer, previous: unknown): boolean {
+    if (!entry.clientCapabilities || !isRecord(previous)) return false;
+    const before = normalizeEntry(previous);
+    if (!before?.clientCapabilities || before.configHash !== entry.configHash) return false;
+    if (!fresh(before, now())) return false;
+    const kept = new Set(before.clientCapabilities);
+    return (
+      entry.clientCapabilities.every((name) => kept.has(name)) &&
+      kept.size > new Set(entry.clientCapabilities).size
+    );
   }
 
   return {
@@ -396,6 +433,9 @@ function normalizeEntry(value: unknown): CachedServer | undefined {
   if (Array.isArray(resourceTemplates)) {
     entry.resourceTemplates = resourceTemplates.filter(isRecord).flatMap(normalizeResourceTemplate);
   }
+  const { clientCapabilities } = value;
+  if (Array.isArray(clientCapabilities) && clientCapabilities.every((c) => typeof c === 'string'))
+    entry.clientCapabilities = clientCapabilities as string[];
   return entry;
 }
 
@@ -466,7 +506,14 @@ function serializeEntry(entry: CachedServer, previous: unknown): Record<string, 
   if (entry.instructions !== undefined) out.instructions = entry.instructions;
   if (entry.prompts !== undefined) out.prompts = entry.prompts;
   if (entry.resourceTemplates !== undefined) out.resourceTemplates = entry.resourceTemplates;
+  if (entry.clientCapabilities !== undefined) out.clientCapabilities = entry.clientCapabilities;
+  else delete out.clientCapabilities;
   return out;
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  return set.size === new Set(b).size && b.every((name) => set.has(name));
 }
 
 /** `cachedAt` is renewed when the entry is this old, even if nothing else changed. */

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureConnected } from '../actors/ensure-connected.ts';
 import { silentHost } from '../actors/host-port.ts';
-import { describeServers } from '../actors/server-status.ts';
+import { describeServers, offeredCounts } from '../actors/server-status.ts';
 import { createRuntime, type Runtime } from '../actors/session-actor.ts';
 import { createAuthPort } from '../adapters/mcp/auth/sign-in.ts';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
@@ -24,16 +24,21 @@ import { loadConfig } from '../config/load.ts';
 import { readProjectConsent } from '../config/project-consent.ts';
 import { nullLogger } from '../logger.ts';
 import { redact } from '../redact.ts';
+import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { runAllowCommand } from './allow-command.ts';
 import { type AuthCliIo, login, logout } from './auth-commands.ts';
 import { runInspectCommand } from './inspect-command.ts';
 import { type PromptLine, promptLineFrom } from './prompt-line.ts';
+import { cliApprover, cliServerRequests } from './server-requests.ts';
+import { terminalDialogs } from './terminal-dialogs.ts';
 
 export interface CliIo extends AuthCliIo {
   out(text: string): void;
   err(text: string): void;
   stdinLines(): AsyncIterable<string>;
+  /** The terminal's dialogs (forms, approvals); absent when stdin is not a terminal. */
+  dialogs?: FormDialogs;
 }
 
 interface CliOptions {
@@ -91,6 +96,7 @@ export function parseCliArgs(argv: string[]): CliOptions | string {
 
 async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Promise<Runtime> {
   const env = process.env;
+  const askApproval = cliApprover(io.dialogs);
   const homeDir = homedir();
   const agentDir = agentDirFrom(env, homeDir);
   const runtime = createRuntime({
@@ -118,6 +124,9 @@ async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Prom
     // `search` answers from the cache and exits: no model call follows that a started server would serve.
     startLoadedServers: false,
     surface: 'cli',
+    // The same capabilities as Pi: a server offers the CLI the tools it offers Pi.
+    serverRequests: cliServerRequests(options.cwd, io.dialogs),
+    ...(askApproval ? { askApproval } : {}),
   });
   await runtime.start({ cwd: options.cwd, projectTrusted: options.trustProject });
   const config = runtime.actor.getSnapshot().context.config;
@@ -153,10 +162,12 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
   if (options.json) {
     const rows = Object.entries(servers).map(([name, ref]) => {
       const s = ref.getSnapshot();
+      const counts = s.context.catalog ? offeredCounts(runtime.catalog(), name) : undefined;
       return {
         name,
         state: s.value,
-        tools: s.context.catalog?.tools.length ?? null,
+        tools: counts?.tools ?? null,
+        resources: counts?.resources ?? null,
         error: s.context.lastError?.message ?? null,
       };
     });
@@ -168,7 +179,10 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
       ),
     );
   } else {
-    io.out(describeServers(servers, { surface: 'cli' }) || 'No MCP servers configured.');
+    io.out(
+      describeServers(servers, { surface: 'cli', catalog: runtime.catalog() }) ||
+        'No MCP servers configured.',
+    );
   }
   const broken = (config?.diagnostics ?? []).some((d) => d.level === 'error');
   return ok && !broken ? 0 : 1;
@@ -183,7 +197,9 @@ async function tools(runtime: Runtime, options: CliOptions, io: CliIo): Promise<
   }
   const targets = server ? [server] : Object.keys(servers);
   const known = runtime.actor.getSnapshot().context.catalogs;
-  await Promise.all(targets.filter((n) => !known[n]).map((n) => ensureConnected(servers[n]!)));
+  await Promise.all(
+    targets.filter((n) => !known[n]).map((n) => ensureConnected(servers[n]!, { surface: 'cli' })),
+  );
   const entries = runtime.catalog().entries.filter((e) => !server || e.server === server);
   if (options.json)
     io.out(
@@ -252,7 +268,10 @@ async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<n
     }
   }
   const known = runtime.catalog().byName.has(name);
-  if (!known) await Promise.all(Object.values(runtime.servers()).map((ref) => ensureConnected(ref)));
+  if (!known)
+    await Promise.all(
+      Object.values(runtime.servers()).map((ref) => ensureConnected(ref, { surface: 'cli' })),
+    );
   const result = await runtime.callTool(name, args);
   for (const c of result.content)
     io.out(c.type === 'text' ? c.text : `[image ${c.mimeType}, ${c.data.length} base64 chars]`);
@@ -267,6 +286,7 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     stdinLines: () => rawIo.stdinLines(),
     // The question is ours and the answer the user's: neither passes the redaction.
     ...(rawIo.promptLine ? { promptLine: rawIo.promptLine } : {}),
+    ...(rawIo.dialogs ? { dialogs: rawIo.dialogs } : {}),
   };
   const options = parseCliArgs(argv);
   if (typeof options === 'string') {
@@ -316,6 +336,9 @@ export const processIo: CliIo = {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }),
+  ...(process.stdin.isTTY && process.stderr.isTTY
+    ? { dialogs: terminalDialogs(process.stdin, process.stderr) }
+    : {}),
   promptLine: (question, signal) => {
     stdinPrompt ??= promptLineFrom(process.stdin, process.stderr);
     return stdinPrompt(question, signal);

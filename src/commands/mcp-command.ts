@@ -42,7 +42,7 @@ function renderStatus(runtime: Runtime): string {
       'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json (see docs/config.md).',
     );
   }
-  const described = describeServers(servers);
+  const described = describeServers(servers, { catalog: runtime.catalog() });
   if (described) lines.push(described);
   for (const name of context.disabled) lines.push(`${name}: disabled for this session (/mcp enable ${name})`);
   for (const s of config.skipped) lines.push(`${s.name}: skipped — ${s.reason}${s.fix ? ` (${s.fix})` : ''}`);
@@ -75,7 +75,7 @@ function renderTools(runtime: Runtime, server?: string): string {
 function renderServer(runtime: Runtime, server: string): string {
   const ref = runtime.servers()[server]!;
   const context = ref.getSnapshot().context;
-  const lines = [describeServers({ [server]: ref })];
+  const lines = [describeServers({ [server]: ref }, { catalog: runtime.catalog() })];
   const prompts = renderPrompts(runtime, server);
   if (
     context.catalog?.prompts?.length ||
@@ -131,7 +131,9 @@ async function reconnect(runtime: Runtime, server?: string): Promise<string> {
       }).catch(() => undefined),
     ),
   );
-  return describeServers(Object.fromEntries(targets.map((n) => [n, servers[n]!])));
+  return describeServers(Object.fromEntries(targets.map((n) => [n, servers[n]!])), {
+    catalog: runtime.catalog(),
+  });
 }
 
 function toggle(runtime: Runtime, verb: 'enable' | 'disable', server?: string): string {
@@ -158,6 +160,8 @@ export function runMcpAuthCommand(args: string, runtime: Runtime): string {
   const ref = servers[server];
   if (!ref) return `Unknown or disabled server "${server}".`;
   const def = ref.getSnapshot().context.definition;
+  if (def.transport === 'stdio' || def.transport === 'socket')
+    return `${server} is a ${def.transport} server: it does not use sign-in (/mcp-auth is for HTTP servers that need OAuth or a token). /mcp ${server} shows its state; /mcp reconnect ${server} starts it again.`;
   ref.send({ type: 'AUTHENTICATED' });
   return `${server}: retrying with the configured credentials. If it still answers 401, fix its token (bearerToken / bearerTokenEnv / headers in ${def.source.file}) and run /reload.`;
 }

@@ -36,6 +36,8 @@ export const SETTINGS_DEFAULTS = {
   sampling: true,
   samplingAutoApprove: false,
   elicitation: true,
+  // pi-mcp-adapter sends no roots; servers that replace their configured folders with the roots keep them.
+  roots: false as boolean | string[],
 } as const;
 
 /** pi-mcp-adapter's trace bounds. */
@@ -78,6 +80,7 @@ export function defaultSettings(): Settings {
     sampling: SETTINGS_DEFAULTS.sampling,
     samplingAutoApprove: SETTINGS_DEFAULTS.samplingAutoApprove,
     elicitation: SETTINGS_DEFAULTS.elicitation,
+    roots: SETTINGS_DEFAULTS.roots,
     trace: {
       enabled: TRACE_DEFAULTS.enabled,
       maxBytes: TRACE_DEFAULTS.maxBytes,

@@ -53,6 +53,7 @@ export interface ServerFields {
   debug?: boolean;
   inheritEnv?: boolean;
   approveTools?: boolean | string[];
+  roots?: boolean | string[];
   toolPrefix?: 'server' | 'short' | 'none' | 'mcp';
   searchKeywords?: Record<string, string[]>;
   trace?: boolean;

@@ -113,12 +113,19 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
       exposure: exposureOf(exposure) ?? SERVER_DEFAULTS.exposure,
     })),
     debug: fields.debug ?? SERVER_DEFAULTS.debug,
+    roots: typeof fields.roots === 'boolean' ? fields.roots : settings.roots,
     configHash: adapterConfigHash(spec.written, context),
   };
   if (fields.description !== undefined) definition.description = fields.description;
   if (fields.includeTools !== undefined) definition.includeTools = [...fields.includeTools];
   const approveTools = fields.approveTools ?? settings.approveTools;
   if (approveTools !== false) definition.approveTools = approveTools;
+  if (Array.isArray(fields.roots)) {
+    definition.roots = fields.roots.flatMap((folder, index) => {
+      const path = text(String(folder), 'roots', [index], true);
+      return path === undefined ? [] : [isAbsolute(path) ? path : resolve(context.cwd, path)];
+    });
+  }
   if (fields.toolPrefix !== undefined) definition.toolPrefix = fields.toolPrefix;
   if (fields.trace ?? settings.trace.enabled) definition.trace = true;
   if (fields.searchKeywords !== undefined && Object.keys(fields.searchKeywords).length > 0)

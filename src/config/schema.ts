@@ -254,6 +254,11 @@ export const ServerSchema = Type.Object(
         'Ask the user before a matching tool runs (Allow once / for this session / this server for this session / Deny): true = every tool, or glob patterns over the tool name (as the server names it, as registered `<server>__<tool>`, or pi-mcp-adapter’s `<server>_<tool>`); false = never. Overrides `settings.approveTools`. Without an interactive UI a matching call fails with an error saying so.',
       'x-default': '`settings.approveTools`',
     }),
+    roots: Type.Union([Type.Boolean(), StringList], {
+      description:
+        'The MCP roots (folders) this server is told it may work in: false = none, the roots capability is not declared (as pi-mcp-adapter; a filesystem server keeps the folders in its `args`); true = Pi’s working directory; or a list of folders (interpolated, `~` expanded, relative to the project). Overrides `settings.roots`.',
+      'x-default': '`settings.roots`',
+    }),
     trace: Type.Boolean({
       description:
         'Write a metadata-only protocol trace of this server (method, direction, id, size, timing; never payloads, arguments, results, URLs or auth) to the session’s trace file (see `settings.trace`).',
@@ -404,6 +409,11 @@ export const SettingsSchema = Type.Object(
       description:
         'Let servers ask you for input (forms, links) through Pi’s dialogs; false = the elicitation capability is not declared to servers (pi-mcp-adapter).',
       default: SETTINGS_DEFAULTS.elicitation,
+    }),
+    roots: Type.Union([Type.Boolean(), StringList], {
+      description:
+        'Default `roots` of every server: false = no roots are sent (pi-mcp-adapter), true = Pi’s working directory, or a list of folders (`~` expanded, relative to the project).',
+      default: SETTINGS_DEFAULTS.roots,
     }),
   }),
   {

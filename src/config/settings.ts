@@ -6,7 +6,7 @@ import { isPlainObject } from '../plain-object.ts';
 import { applyCompat, SETTINGS_COMPAT } from './compat.ts';
 import { CAPTURE_STATS_DEFAULTS, defaultSettings, MINUTE_MS } from './defaults.ts';
 import { diagnostic } from './diagnostics.ts';
-import { type InterpolationContext, interpolate } from './interpolate.ts';
+import { expandHome, type InterpolationContext, interpolate } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
 import { CaptureStatsSchema, propertiesOf, SettingsSchema } from './schema.ts';
 import { didYouMean } from './suggest.ts';
@@ -110,6 +110,10 @@ export function buildSettings(
   const approve = get('approveTools');
   if (typeof approve === 'boolean' || Array.isArray(approve))
     settings.approveTools = Array.isArray(approve) ? [...approve] : approve;
+  const roots = get('roots');
+  if (typeof roots === 'boolean') settings.roots = roots;
+  else if (Array.isArray(roots))
+    settings.roots = roots.map((folder) => resolve(context.cwd, expandHome(String(folder), context.homeDir)));
   for (const key of ['sampling', 'samplingAutoApprove', 'elicitation'] as const) {
     const value = get(key);
     if (typeof value === 'boolean') settings[key] = value;

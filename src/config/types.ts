@@ -105,6 +105,8 @@ export interface ServerDefinition {
   toolExposure: Array<{ pattern: string; exposure: Exposure }>;
   /** Ask the user before these tools run: true = all, a list = glob patterns; absent or false = none. */
   approveTools?: boolean | string[];
+  /** The MCP roots the server is given: false = none (the capability is not declared), true = Pi's working directory, or these absolute folders; absent = false. */
+  roots?: Roots;
   /** Write a metadata-only protocol trace (server `trace`, else `settings.trace.enabled`); absent = no. */
   trace?: boolean;
   /** Extra ToolSearch words per tool pattern (pi-mcp-adapter); never shown to the model. */
@@ -135,6 +137,8 @@ export interface Settings {
   requestTimeoutMs: number;
   /** Default `approveTools` of servers that do not set it. */
   approveTools: boolean | string[];
+  /** Default `roots` of servers that do not set it (folders absolute). */
+  roots: Roots;
   /** Servers may sample on Pi's model (the capability is declared). */
   sampling: boolean;
   /** Sampling needs no approval, and works without UI. */
@@ -209,3 +213,6 @@ export interface LoadedConfig {
   /** Every file that was read (or attempted), for /mcp and the CLI. */
   files: Array<{ file: string; kind: SourceRef['kind']; found: boolean }>;
 }
+
+/** What a server is told its roots are: none, the session's working directory, or these folders. */
+export type Roots = boolean | string[];

@@ -42,8 +42,10 @@ export interface SessionContext {
   /** Servers whose catalog came from the cache and has not been confirmed live yet. */
   fromCache: string[];
   toolSearchDescription: string;
-  /** Tool names ToolSearch has activated this session. */
+  /** Tool names active this session: loaded by ToolSearch or pinned. */
   activated: string[];
+  /** The part of `activated` the user made direct for this session (the /mcp panel's `d`). */
+  pinned: string[];
   /** Servers disabled for this session with /mcp disable. */
   disabled: string[];
 }
@@ -54,7 +56,8 @@ export type SessionEvent =
   | { type: 'TURN_END' }
   | { type: 'SERVER.STATUS'; name: string; generation: number; state: string; lastError?: unknown }
   | { type: 'SERVER.CATALOG'; name: string; generation: number; catalog: ServerCatalog }
-  | { type: 'ACTIVATE'; names: string[] }
+  /** `pinned`: made direct for the session by the user (the /mcp panel's `d`), not loaded by ToolSearch. */
+  | { type: 'ACTIVATE'; names: string[]; pinned?: boolean }
   /** Takes tools out of the session's active set again (the /mcp panel's "make direct" toggle). */
   | { type: 'DEACTIVATE'; names: string[] }
   | { type: 'RECONNECT'; server?: string }
@@ -132,6 +135,7 @@ export const sessionMachine = setup({
       fromCache: [],
       toolSearchDescription: '',
       activated: [],
+      pinned: [],
       disabled: [],
     }),
     assignLoaded: assign(({ event }) => {
@@ -150,12 +154,19 @@ export const sessionMachine = setup({
         fromCache: context.fromCache.filter((n) => n !== event.name),
       };
     }),
-    assignActivated: assign(({ context, event }) =>
-      event.type === 'ACTIVATE' ? { activated: [...new Set([...context.activated, ...event.names])] } : {},
-    ),
+    assignActivated: assign(({ context, event }) => {
+      if (event.type !== 'ACTIVATE') return {};
+      const activated = [...new Set([...context.activated, ...event.names])];
+      return event.pinned
+        ? { activated, pinned: [...new Set([...context.pinned, ...event.names])] }
+        : { activated };
+    }),
     assignDeactivated: assign(({ context, event }) =>
       event.type === 'DEACTIVATE'
-        ? { activated: context.activated.filter((n) => !event.names.includes(n)) }
+        ? {
+            activated: context.activated.filter((n) => !event.names.includes(n)),
+            pinned: context.pinned.filter((n) => !event.names.includes(n)),
+          }
         : {},
     ),
     spawnServers: enqueueActions(({ context, enqueue, self }) => {
@@ -214,6 +225,7 @@ export const sessionMachine = setup({
     fromCache: [],
     toolSearchDescription: '',
     activated: [],
+    pinned: [],
     disabled: [],
   }),
   initial: 'idle',

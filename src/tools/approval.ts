@@ -7,6 +7,7 @@ import type { CatalogEntry } from '../catalog/catalog.ts';
 import { matchesToolPattern } from '../catalog/name-patterns.ts';
 import type { ServerDefinition } from '../config/types.ts';
 import { redactDeep } from '../redact.ts';
+import { type SurfaceWords, wordsFor } from './surface-words.ts';
 
 /** The user's answer; `no-ui` when nobody can be asked (print or JSON mode, no TTY, no host dialog). */
 export type ApprovalAnswer = 'once' | 'session' | 'server' | 'deny' | 'no-ui';
@@ -31,7 +32,7 @@ export function needsApproval(definition: ServerDefinition, entry: CatalogEntry)
   return matchesToolPattern(entry, rule);
 }
 
-export function createToolApprovals(ask: AskApproval | undefined) {
+export function createToolApprovals(ask: AskApproval | undefined, words: SurfaceWords = wordsFor('pi')) {
   const grants = new Set<string>();
   const identity = (definition: ServerDefinition) => JSON.stringify(definition);
   return {
@@ -59,7 +60,7 @@ export function createToolApprovals(ask: AskApproval | undefined) {
       if (answer === 'session') grants.add(tool);
       if (answer === 'server') grants.add(server);
       if (answer === 'once' || answer === 'session' || answer === 'server') return undefined;
-      return refusalText(definition, entry, answer, signal);
+      return refusalText(definition, entry, answer, words, signal);
     },
   };
 }
@@ -82,6 +83,7 @@ function refusalText(
   definition: ServerDefinition,
   entry: CatalogEntry,
   answer: 'deny' | 'no-ui',
+  words: SurfaceWords,
   signal?: AbortSignal,
 ): string {
   if (signal?.aborted) return `Call to ${entry.name} was cancelled while waiting for the user's approval.`;
@@ -89,5 +91,5 @@ function refusalText(
     return `The user denied the call to ${entry.name} (MCP server "${entry.server}"); it did not run. Do not call it again unless the user asks; tell the user what you wanted it to do.`;
   }
   const where = `"approveTools" of server "${entry.server}" at ${definition.source.keyPath} in ${definition.source.file}, or "settings.approveTools"`;
-  return `${entry.name} needs the user's approval before it runs (${where}), and nobody can be asked here (no interactive UI: print or JSON mode), so it did not run. To allow it without asking, take it out of "approveTools" (or set "approveTools": false on the server), or run Pi interactively.`;
+  return `${entry.name} needs the user's approval before it runs (${where}), and nobody can be asked here (${words.noOneToAsk}), so it did not run. To allow it without asking, take it out of "approveTools" (or set "approveTools": false on the server), or ${words.beAsked}.`;
 }

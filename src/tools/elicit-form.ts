@@ -79,7 +79,13 @@ export function parseTyped(field: FormField, text: string): Parsed {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean)
-      .map((s) => field.options?.find((o) => o.label === s || o.value === s)?.value ?? s);
+      .map((s) => {
+        const typed = s.toLowerCase();
+        return (
+          field.options?.find((o) => o.label.toLowerCase() === typed || o.value.toLowerCase() === typed)
+            ?.value ?? s
+        );
+      });
     return checkField(field, picked);
   }
   return checkField(field, text);
@@ -90,6 +96,58 @@ const FORMATS: Record<string, RegExp> = {
   date: /^\d{4}-\d{2}-\d{2}$/,
   'date-time': /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/,
 };
+
+const FORMAT_EXAMPLES: Record<string, string> = {
+  date: ' (YYYY-MM-DD)',
+  'date-time': ' (YYYY-MM-DDTHH:MM:SSZ)',
+};
+
+/** A date or date-time whose month, day and time exist (1815-13-45 does not). */
+function realDate(format: string, value: string): boolean {
+  if (format !== 'date' && format !== 'date-time') return true;
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    return false;
+  return format === 'date' || !Number.isNaN(Date.parse(value));
+}
+
+/** What a field accepts, said before the user answers: range, length, format, default. */
+export function fieldHint(field: FormField): string {
+  const s = field.schema;
+  const num = (key: string) => (typeof s[key] === 'number' ? (s[key] as number) : undefined);
+  const parts: string[] = [];
+  if (field.kind === 'number' || field.kind === 'integer') {
+    const min = num('minimum');
+    const max = num('maximum');
+    const what = field.kind === 'integer' ? 'a whole number' : 'a number';
+    if (min !== undefined && max !== undefined) parts.push(`${what} from ${min} to ${max}`);
+    else if (min !== undefined) parts.push(`${what}, at least ${min}`);
+    else if (max !== undefined) parts.push(`${what}, at most ${max}`);
+  }
+  if (field.kind === 'string') {
+    const min = num('minLength');
+    const max = num('maxLength');
+    if (min !== undefined && max !== undefined) parts.push(`${min}–${max} characters`);
+    else if (min !== undefined) parts.push(`at least ${min} characters`);
+    else if (max !== undefined) parts.push(`at most ${max} characters`);
+    const format = typeof s.format === 'string' ? s.format : undefined;
+    if (format) parts.push(`${format}${FORMAT_EXAMPLES[format] ?? ''}`);
+  }
+  if (field.kind === 'multi') {
+    const min = num('minItems');
+    const max = num('maxItems');
+    if (min !== undefined) parts.push(`at least ${min}`);
+    if (max !== undefined) parts.push(`at most ${max}`);
+  }
+  if (field.default !== undefined && field.kind !== 'boolean' && field.kind !== 'enum') {
+    const label = (v: unknown) => field.options?.find((o) => o.value === String(v))?.label ?? String(v);
+    parts.push(
+      `default: ${Array.isArray(field.default) ? field.default.map(label).join(', ') : label(field.default)}`,
+    );
+  }
+  return parts.join('; ');
+}
 
 /** Validates one value against its field's schema; the error says what is expected. */
 export function checkField(field: FormField, value: unknown): Parsed {
@@ -136,8 +194,8 @@ export function checkField(field: FormField, value: unknown): Parsed {
       if (max !== undefined && value.length > max) return { ok: false, error: `at most ${max} characters` };
       const format = typeof s.format === 'string' ? s.format : undefined;
       if (format === 'uri' && !isUrl(value)) return { ok: false, error: 'expected a URL' };
-      if (format && FORMATS[format] && !FORMATS[format].test(value))
-        return { ok: false, error: `expected a valid ${format}` };
+      if (format && FORMATS[format] && !(FORMATS[format].test(value) && realDate(format, value)))
+        return { ok: false, error: `expected a valid ${format}${FORMAT_EXAMPLES[format] ?? ''}` };
       if (typeof s.pattern === 'string' && !safeRegExp(s.pattern)?.test(value))
         return { ok: false, error: `must match ${s.pattern}` };
       return { ok: true, value };

@@ -15,6 +15,7 @@ import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';
 import { throttleProgress } from './progress-throttle.ts';
 import type { CallStats } from './stats.ts';
+import { wordsFor } from './surface-words.ts';
 import { missingTemplateArguments } from './template-arguments.ts';
 import { maybeToon } from './toon.ts';
 
@@ -31,8 +32,10 @@ export interface ExecutorDeps {
   server(name: string): ServerActorRef | undefined;
   settings: Settings;
   tempDir: string;
+  /** Every tool name callable now: an unknown name gets the closest one. */
+  names?(): readonly string[];
   stats?: CallStats;
-  /** Whose words a needs-auth error uses (default Pi's). */
+  /** Where the error texts are read: Pi (default) or the CLI. */
   surface?: Surface;
   /** Why a name is in no catalog when a server that waits for a sign-in may be the one to offer it. */
   unknownTool?(name: string): { server: string; message: string } | undefined;
@@ -130,19 +133,17 @@ export async function executeTool(
   signal?: AbortSignal,
   onUpdate?: ProgressUpdate,
 ): Promise<ToolResult> {
+  const words = wordsFor(deps.surface);
   const entry = deps.entry(name);
   const waiting = entry ? undefined : deps.unknownTool?.(name);
   if (waiting) return errorResult(waiting.message, { server: waiting.server, unavailable: 'needs-auth' });
-  if (!entry)
-    return errorResult(
-      `Tool ${name} is no longer provided by any MCP server. Use ToolSearch to find a replacement.`,
-    );
+  if (!entry) return errorResult(words.unknownTool(name, deps.names?.() ?? []));
   const missing = missingTemplateArguments(entry, args);
   if (missing) return errorResult(missing, { server: entry.server, tool: entry.tool });
   const actor = deps.server(entry.server);
   if (!actor) {
     return errorResult(
-      `MCP server "${entry.server}" is not running in this session (disabled or removed). Run /mcp to see the servers.`,
+      `MCP server "${entry.server}" is not running in this session (disabled or removed). ${words.seeServers}`,
       { server: entry.server },
     );
   }

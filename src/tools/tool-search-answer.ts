@@ -1,9 +1,11 @@
 // ToolSearch's answer: the search over the session's catalog and the text the model reads. Loaded on
 // the first search, with the search index (the description in tool-search.ts is all startup needs).
 
+import type { ServerUnavailable } from '../actors/ensure-connected.ts';
 import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import { searchIndexOf } from '../catalog/search.ts';
 import { plainText } from '../catalog/terminal-text.ts';
+import { type SurfaceWords, wordsFor } from './surface-words.ts';
 import { oneLine, SEARCH_LIMIT } from './tool-search.ts';
 
 export type SearchOutcome =
@@ -105,6 +107,18 @@ export function searchCatalog(
     ...(unknownNames && unknownNames.length > 0 ? { unknownNames } : {}),
     ...(weak ? { weak } : {}),
   };
+}
+
+/** Why a server's tools are missing from ToolSearch, told to the model (not the user's commands). */
+export function unavailableNote(
+  reason: Pick<ServerUnavailable, 'kind' | 'server' | 'lastError'>,
+  words: SurfaceWords = wordsFor('pi'),
+): string {
+  const { server } = reason;
+  if (reason.kind === 'needs-auth')
+    return `MCP server "${server}" needs the user to sign in, so its tools are not listed. If they are needed, ask the user to sign in with ${words.signIn(server)}.`;
+  const why = reason.lastError ? ` failed to connect: ${reason.lastError}` : ' is not available';
+  return `MCP server "${server}"${why}. Its tools are not listed; if they are needed, tell the user that "${server}" is failing.`;
 }
 
 /** Names listed back to the model, at most this many (a query may name thousands). */

@@ -85,8 +85,15 @@ describe('HTTP, backoff and auth in the real Pi', () => {
     expect(loadedByToolSearch(answer)).toEqual(['web__add']);
     const notes = answer.split('\n').filter((l) => l.startsWith('Note: '));
     expect(notes).toHaveLength(2);
-    expectBackoffAnswer(notes.find((n) => n.includes('"broken"'))?.slice('Note: '.length));
-    expect(notes.find((n) => n.includes('"locked"'))).toBe(`Note: ${AUTH_ANSWER}`);
+    // Said for the model, once: why the tools are missing and what to tell the user, no slash commands.
+    const broken = notes.find((n) => n.includes('"broken"'));
+    expect(broken).toMatch(/^Note: MCP server "broken" failed to connect: .*exited with code 3/);
+    expect(broken).toContain('fatal: fixture refuses to start');
+    expect(broken).toMatch(/tell the user that "broken" is failing\.$/);
+    expect(notes.find((n) => n.includes('"locked"'))).toMatch(
+      /^Note: MCP server "locked" needs the user to sign in, so its tools are not listed\. .*\/mcp-auth locked\.$/,
+    );
+    expect(notes.join('\n')).not.toMatch(/\/mcp reconnect/);
     expect(addedTools(second, first)).toEqual(['web__add']);
 
     // The call went over Streamable HTTP to the fixture and its answer reached the model.

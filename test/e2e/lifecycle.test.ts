@@ -95,9 +95,9 @@ describe('server lifecycle in the real Pi', () => {
     );
 
     const line = (name: string) => status.split('\n').find((l) => l.startsWith(`${name}: `));
-    expect(line('fx')).toMatch(/^fx: connected — lazy, stdio, \d+ tools$/);
-    expect(line('steady')).toMatch(/^steady: connected — eager, stdio, \d+ tools$/);
-    expect(line('web')).toMatch(/^web: connected — lazy, http, \d+ tools$/);
+    expect(line('fx')).toMatch(/^fx: connected — lazy, stdio, \d+ tools(, \d+ resources?)?$/);
+    expect(line('steady')).toMatch(/^steady: connected — eager, stdio, \d+ tools(, \d+ resources?)?$/);
+    expect(line('web')).toMatch(/^web: connected — lazy, http, \d+ tools(, \d+ resources?)?$/);
     expect(line('broken')).toMatch(/^broken: failed(, retrying|, the next call retries) — lazy, stdio$/);
     expect(status).toMatch(/last error .*exited with code 3/);
     expect(status).toContain('fatal: fixture refuses to start (--crash-on-start)');

@@ -82,7 +82,7 @@ describe('/mcp panel in the real Pi TUI', () => {
     );
     await tui.waitForScreen(panelShows(/locked {2}! needs sign-in for \d+ s · press a to sign in/));
     screen = await tui.waitForScreen(panelShows(/web {2}● connected/));
-    expect(panelOf(screen)).toMatch(/lazy · stdio · \d+ tools · ≈\d+ tokens if direct/);
+    expect(panelOf(screen)).toMatch(/lazy · stdio · \d+ tools(, \d+ resources?)? · ≈\d+ tokens if direct/);
     // Still held: the panel shows the time it has been connecting.
     expect(panelOf(screen)).toMatch(/› fx {2}◌ connecting for \d+ s/);
 
@@ -113,11 +113,13 @@ describe('/mcp panel in the real Pi TUI', () => {
     rmSync(fail);
     tui.press('r');
     screen = await tui.waitForScreen(panelShows(/› fx {2}● connected[\s\S]*closed → connecting → connected/));
-    expect(panelOf(screen)).toContain('Reconnecting fx…');
+    expect(panelOf(screen)).toContain('fx reconnected.');
 
     // Its tools with descriptions; d makes one direct for the session.
     tui.press('t');
-    screen = await tui.waitForScreen(panelShows(/fx · \d+ tools · ≈\d+ tokens if all direct/));
+    screen = await tui.waitForScreen(
+      panelShows(/fx · \d+ tools(, \d+ resources?)? · ≈\d+ tokens if all direct/),
+    );
     expect(panelOf(screen)).toMatch(/› fx__add {2}deferred ≈\d+ tokens\n {4}Adds two numbers\./);
     tui.press('d');
     await tui.waitForScreen(panelShows(/› fx__add {2}direct \(this session\)/));

@@ -56,7 +56,7 @@ describe('CLI project trust', () => {
     }
     const call = runs[3]!;
     expect(call.code).toBe(1);
-    expect(call.stdout).toMatch(/local__echo is no longer provided by any MCP server/);
+    expect(call.stdout).toMatch(/No MCP server provides a tool named local__echo\./);
     expect(started().every((label) => label === 'mine')).toBe(true);
     expect(started().length).toBeGreaterThan(0);
   });

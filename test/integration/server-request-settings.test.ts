@@ -41,7 +41,8 @@ async function boot(settings: Record<string, unknown>, options: { hasUI?: boolea
   writeFileSync(
     join(agentDir, 'mcp.json'),
     JSON.stringify({
-      settings,
+      // roots on: get-roots-list then tells that the capability-dependent tools have arrived.
+      settings: { roots: true, ...settings },
       mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_ENTRY], lifecycle: 'eager' } },
     }),
   );

@@ -26,7 +26,9 @@ beforeEach(() => {
   mkdirSync(project, { recursive: true });
   writeFileSync(
     join(agentDir, 'mcp.json'),
-    JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_ENTRY] } } }),
+    JSON.stringify({
+      mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_ENTRY], roots: true } },
+    }),
   );
 });
 
@@ -44,7 +46,9 @@ async function boot(options: { hasUI?: boolean; debug?: boolean } = {}) {
     writeFileSync(
       join(agentDir, 'mcp.json'),
       JSON.stringify({
-        mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_ENTRY], debug: true } },
+        mcpServers: {
+          everything: { command: process.execPath, args: [EVERYTHING_ENTRY], debug: true, roots: true },
+        },
       }),
     );
   }

@@ -62,6 +62,8 @@ export interface ServerCatalog {
   serverInfo?: ServerInfo;
   instructions?: string;
   capabilities: Record<string, unknown>;
+  /** The client capabilities we declared for this listing (sorted names): servers vary their tools by them. */
+  clientCapabilities?: string[];
   tools: ToolDescriptor[];
   resources: ResourceDescriptor[];
   /** Resource templates, when the server offers resources. */

@@ -93,7 +93,12 @@ async function refusalsAsErrors<T>(answer: () => Promise<T>): Promise<T> {
   try {
     return await answer();
   } catch (error) {
-    if (error instanceof HostRefusal) throw new McpError(ErrorCode.InvalidRequest, error.message);
+    if (error instanceof HostRefusal) {
+      const refusal = new McpError(ErrorCode.InvalidRequest, error.message);
+      // The JSON-RPC error carries the reason alone: the asking server's SDK adds its own "MCP error -32600: ".
+      refusal.message = error.message;
+      throw refusal;
+    }
     throw error;
   }
 }

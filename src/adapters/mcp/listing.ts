@@ -78,6 +78,7 @@ export async function loadCatalog(
       : {}),
     ...(instructions === undefined ? {} : { instructions }),
     capabilities,
+    clientCapabilities: session.declared,
     tools: tools.map(toToolDescriptor),
     resources,
     ...(resourceTemplates ? { resourceTemplates } : {}),

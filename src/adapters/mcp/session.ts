@@ -62,6 +62,8 @@ export interface Session {
   retired?: boolean;
   /** OAuth servers: the provider the transport asks for tokens. */
   oauth?: StoreOAuthProvider;
+  /** The client capabilities this session declared (sorted names). */
+  declared: string[];
 }
 
 export class SessionOpener {
@@ -147,7 +149,8 @@ export class SessionOpener {
   }
 
   private createSession(kind: TransportKind): Session {
-    const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(this.host) });
+    const capabilities = clientCapabilities(this.host);
+    const client = new Client(CLIENT_INFO, { capabilities });
     installHostRequests(client, this.host);
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       this.hub.emit({ type: 'tools-changed' });
@@ -161,7 +164,12 @@ export class SessionOpener {
     // Transport hiccups (a dropped GET stream that the SDK retries, an unparsable SSE event) are not
     // fatal; the request that suffers from them rejects on its own.
     client.onerror = () => {};
-    const session: Session = { client, kind, transport: undefined as unknown as Transport };
+    const session: Session = {
+      client,
+      kind,
+      transport: undefined as unknown as Transport,
+      declared: Object.keys(capabilities).sort(),
+    };
     let callStreams: CallStreams | undefined;
     if (kind === 'stdio') {
       const process = this.createProcess();

@@ -52,6 +52,8 @@ import {
 
 export interface PiUi extends Partial<PiCustomUi> {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
+  /** Stacks an autocomplete provider; Pi rebuilds its slash-command list from the registered commands. */
+  addAutocompleteProvider?(factory: (current: unknown) => unknown): void;
   setStatus(key: string, text: string | undefined): void;
   input?(
     title: string,
@@ -322,13 +324,28 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
     });
   };
 
+  // Pi lists the commands it knew when its editor was set up; a prompt command registered later (its
+  // server connected) appears in `/` autocomplete once the list is rebuilt, which stacking a provider
+  // does. The provider stacked is Pi's own, unchanged: once per batch of registrations.
+  let refreshQueued = false;
+  const refreshSlashCommands = () => {
+    if (refreshQueued) return;
+    refreshQueued = true;
+    queueMicrotask(() => {
+      refreshQueued = false;
+      safely(() => {
+        if (ctx?.hasUI) ctx.ui.addAutocompleteProvider?.((current) => current);
+      });
+    });
+  };
+
   const host: HostPort = {
     registerTool: (entry) => registerMcpTool(entry, entry.exposure === 'direct'),
     withdrawTool: (entry) => registerMcpTool(entry, false, true),
     // Pi's codemode scripts call tools by name: every tool must exist in Pi then.
     registersEveryTool: () =>
       lastConfig !== undefined && codemodeReachesTools(lastConfig.servers, pi.getActiveTools()),
-    registerPrompt: (server, prompt) =>
+    registerPrompt: (server, prompt) => {
       pi.registerCommand(
         promptCommandName(server, prompt.name),
         promptCommand(server, prompt, {
@@ -340,7 +357,9 @@ export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
               commandCtx.isIdle?.() === false ? { deliverAs: 'followUp' } : undefined,
             ),
         }),
-      ),
+      );
+      refreshSlashCommands();
+    },
     registerToolSearch,
     setActiveMcpTools(names) {
       const keep = pi.getActiveTools().filter((n) => !registered.has(n) && !BUILTIN_MCP_TOOL.test(n));

@@ -4,6 +4,7 @@
 
 import type { AnyActorRef, Subscription } from 'xstate';
 import type { Runtime } from '../../actors/session-actor.ts';
+import { oneLine } from '../../tools/tool-search.ts';
 import { type RenderContext, renderServers, renderTools } from './render.ts';
 import { type PanelView, panelView, type ToolRow, toolRows } from './view.ts';
 
@@ -48,6 +49,8 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
   let screen: Screen = { kind: 'servers' };
   const servers = { selected: 0, scroll: 0 };
   let message: string | undefined;
+  /** A reconnect asked for with r: its outcome replaces "Reconnecting …" once the server settles. */
+  let reconnecting: { server: string; started: boolean } | undefined;
   let view: PanelView = panelView(runtime);
   let tools: ToolRow[] = [];
   let layout: Omit<RenderContext, 'now'> | undefined;
@@ -84,6 +87,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
 
   function rebuild() {
     view = panelView(runtime);
+    if (reconnecting) reconnectOutcome(reconnecting);
     servers.selected = Math.min(servers.selected, Math.max(0, view.servers.length - 1));
     if (screen.kind === 'tools') {
       tools = toolRows(runtime, screen.server);
@@ -159,6 +163,8 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
         }
         runtime.actor.send({ type: 'RECONNECT', server: row.name });
         message = `Reconnecting ${row.name}…`;
+        reconnecting = { server: row.name, started: false };
+        reconnectOutcome(reconnecting);
         return;
       case 'signIn':
         if (row.kind !== 'running' || (row.health !== 'needs-auth' && !row.oauth)) {
@@ -199,6 +205,24 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
     }
   }
 
+  function reconnectOutcome(watching: { server: string; started: boolean }) {
+    const row = view.servers.find((r) => r.name === watching.server);
+    if (row?.kind !== 'running') {
+      reconnecting = undefined;
+      return;
+    }
+    if (row.state === 'connecting') {
+      watching.started = true;
+      return;
+    }
+    if (!watching.started) return;
+    reconnecting = undefined;
+    if (row.state === 'connected') message = `${row.name} reconnected.`;
+    else if (row.state === 'needsAuth') message = `${row.name} needs a sign-in: a signs in.`;
+    else
+      message = `Reconnecting ${row.name} failed${row.lastError ? `: ${oneLine(row.lastError.message, 160)}` : '.'}`;
+  }
+
   function toggleDirect(current: Extract<Screen, { kind: 'tools' }>) {
     const tool = tools[current.selected];
     if (!tool) return;
@@ -214,7 +238,8 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
       runtime.actor.send({ type: 'DEACTIVATE', names: [tool.name] });
       message = `${tool.name} is deferred again: ToolSearch finds it when needed.`;
     } else {
-      runtime.actor.send({ type: 'ACTIVATE', names: [tool.name] });
+      // A tool ToolSearch loaded is active already: `d` keeps it so, now on the user's word.
+      runtime.actor.send({ type: 'ACTIVATE', names: [tool.name], pinned: true });
       message = `${tool.name} is direct for this session: the model sees it on every turn.`;
     }
   }

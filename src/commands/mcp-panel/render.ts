@@ -2,6 +2,7 @@
 // (Style) and the terminal-width arithmetic (TextKit: ANSI, wide characters), so every line fits.
 
 import { formatDuration } from '../../actors/ensure-connected.ts';
+import { countsText } from '../../actors/server-status.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
 import type { PanelView, RunningServer, ServerRow, SkippedServerRow, ToolRow } from './view.ts';
 
@@ -143,8 +144,9 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
   const facts: string[] = [row.lifecycle, row.transport];
   if (row.tools === undefined) facts.push('tools not listed yet');
   else {
-    facts.push(plural(row.tools, 'tool'));
-    if (row.tools > 0) facts.push(`≈${tokenFigure(row.directTokens)} tokens if direct`);
+    facts.push(countsText(row.tools));
+    if (row.tools.tools + row.tools.resources > 0)
+      facts.push(`≈${tokenFigure(row.directTokens)} tokens if direct`);
   }
   const lines = [
     ...flow(`${selected ? style.accent('›') : ' '} ${style.bold(row.name)}  `, head, ctx),
@@ -259,8 +261,14 @@ export function renderServers(view: PanelView, at: ListPosition, ctx: RenderCont
 const EXPOSURE_LABEL: Record<ToolRow['exposure'], string> = {
   direct: 'direct',
   session: 'direct (this session)',
+  loaded: 'loaded by ToolSearch',
   deferred: 'deferred',
 };
+
+function rowCounts(rows: ToolRow[]) {
+  const resources = rows.filter((r) => r.resource).length;
+  return { tools: rows.length - resources, resources };
+}
 
 export function renderTools(server: string, tools: ToolRow[], at: ListPosition, ctx: RenderContext): Drawn {
   const { selected, scroll, message } = at;
@@ -268,7 +276,7 @@ export function renderTools(server: string, tools: ToolRow[], at: ListPosition, 
   const total = tools.reduce((n, t) => n + t.tokens, 0);
   const head = [
     style.accent(
-      style.bold(`${server} · ${plural(tools.length, 'tool')} · ≈${tokenFigure(total)} tokens if all direct`),
+      style.bold(`${server} · ${countsText(rowCounts(tools))} · ≈${tokenFigure(total)} tokens if all direct`),
     ),
   ];
   const body = (room: number) => {

@@ -2,7 +2,14 @@
 // its catalog: one row per configured server, and a server's tools. Plain data, no text layout, no
 // secret: every text from a server or the config passes the one redaction here.
 
-import { healthOf, type ServerHealth, stateOf, statusLine } from '../../actors/server-status.ts';
+import {
+  healthOf,
+  type OfferedCounts,
+  offeredCounts,
+  type ServerHealth,
+  stateOf,
+  statusLine,
+} from '../../actors/server-status.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
@@ -34,8 +41,9 @@ export interface RunningServer {
   since?: number;
   lifecycle: Lifecycle;
   transport: Transport;
-  /** Known tools (live or cached, resource readers included); undefined when never listed. */
-  tools?: number;
+  /** Known tools and resources read through tools (live or cached, counted as /mcp and the CLI
+   * count them); undefined when never listed. */
+  tools?: OfferedCounts;
   /** Estimated tokens all its tools would add to every request if they were direct. */
   directTokens: number;
   inFlight: number;
@@ -50,7 +58,8 @@ export interface RunningServer {
   oauth: boolean;
 }
 
-export type ToolExposure = 'direct' | 'session' | 'deferred';
+/** `session`: made direct for this session (`d`); `loaded`: loaded by ToolSearch this session. */
+export type ToolExposure = 'direct' | 'session' | 'loaded' | 'deferred';
 
 export interface ToolRow {
   /** The name the model sees. */
@@ -58,6 +67,8 @@ export interface ToolRow {
   description: string;
   exposure: ToolExposure;
   tokens: number;
+  /** A resource or resource template read through this tool. */
+  resource: boolean;
 }
 
 export interface PanelView {
@@ -97,8 +108,7 @@ export function panelView(runtime: Runtime): PanelView {
     }
     const ctx = ref.getSnapshot().context;
     const own = entries.filter((e) => e.server === name);
-    // Counted as the model reaches them: tools, and resources exposed as read_* tools.
-    const known = ctx.catalog || context.catalogs[name] ? own.length : undefined;
+    const known = ctx.catalog || context.catalogs[name] ? offeredCounts(runtime.catalog(), name) : undefined;
     const row: RunningServer = {
       kind: 'running',
       name,
@@ -144,14 +154,24 @@ export function panelView(runtime: Runtime): PanelView {
 
 /** A server's tools as the catalog knows them, with what each costs per request when direct. */
 export function toolRows(runtime: Runtime, server: string): ToolRow[] {
-  const activated = new Set(runtime.actor.getSnapshot().context.activated);
+  const { activated, pinned } = runtime.actor.getSnapshot().context;
+  const loaded = new Set(activated);
+  const direct = new Set(pinned);
   return runtime
     .catalog()
     .entries.filter((e) => e.server === server)
     .map((e) => ({
       name: e.name,
       description: redact(e.description),
-      exposure: e.exposure === 'direct' ? 'direct' : activated.has(e.name) ? 'session' : 'deferred',
+      exposure:
+        e.exposure === 'direct'
+          ? 'direct'
+          : direct.has(e.name)
+            ? 'session'
+            : loaded.has(e.name)
+              ? 'loaded'
+              : 'deferred',
       tokens: tokensOf(e),
+      resource: e.kind !== 'tool',
     }));
 }

@@ -207,7 +207,7 @@ describe('closing while connecting', () => {
         kind: 'closed',
         server: 'fixture-stdio',
         message:
-          'MCP server "fixture-stdio" was closed before it finished connecting. Try again or run /mcp reconnect fixture-stdio.',
+          'MCP server "fixture-stdio" was closed before it finished connecting. Try again: /mcp reconnect fixture-stdio tries now.',
       },
     });
     expect(server.states).toEqual(['init', 'connecting', 'closed']);

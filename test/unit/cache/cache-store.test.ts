@@ -425,3 +425,38 @@ describe('unusable files are set aside, rebuilt and reported once', () => {
     expect(onDisk().servers.bad).toBe('text');
   });
 });
+
+describe('the client capabilities a listing was made with', () => {
+  const elicitTool: ToolDescriptor = { name: 'trigger-elicitation-request', inputSchema: { type: 'object' } };
+  const rich = () =>
+    entryFor('s', { tools: [echoTool, elicitTool], clientCapabilities: ['elicitation', 'sampling'] });
+  const poor = () => entryFor('s', { tools: [echoTool], clientCapabilities: [], cachedAt: NOW + 1000 });
+
+  it('a listing made with fewer capabilities never replaces a fresh richer one of the same config', async () => {
+    await store().write({ s: rich() });
+    await store().write({ s: poor() });
+    const entry = store().read().servers.s!;
+    expect(entry.tools.map((t) => t.name)).toEqual(['echo', 'trigger-elicitation-request']);
+    expect(entry.clientCapabilities).toEqual(['elicitation', 'sampling']);
+  });
+
+  it('a richer listing replaces a poorer one; an expired richer entry is replaced by a poorer one', async () => {
+    await store().write({ s: poor() });
+    await store().write({ s: { ...rich(), cachedAt: NOW + 2000 } });
+    expect(store().read().servers.s!.clientCapabilities).toEqual(['elicitation', 'sampling']);
+    await store().write({ s: { ...rich(), cachedAt: NOW - DEFAULT_CACHE_MAX_AGE_MS - 1 } });
+    await store().write({ s: poor() });
+    expect(store().read().servers.s!.clientCapabilities).toEqual([]);
+  });
+
+  it('a reader uses an entry only when it was listed with the capabilities the reader declares', async () => {
+    await store().write({ s: rich() });
+    const reader = store();
+    expect(reader.validEntry(definition('s'), NOW, ['sampling', 'elicitation'])).toBeDefined();
+    expect(reader.validEntry(definition('s'), NOW, ['elicitation', 'roots', 'sampling'])).toBeUndefined();
+    expect(reader.validEntry(definition('s'), NOW, [])).toBeUndefined();
+    // Written by a client that does not record them (pi-mcp-adapter): usable as before.
+    await store().write({ t: entryFor('t') });
+    expect(store().validEntry(definition('t'), NOW, ['elicitation'])).toBeDefined();
+  });
+});

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { silentHost } from '../../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
+import { runMcpAuthCommand, runMcpCommand } from '../../../src/commands/mcp-command.ts';
 import {
   createPanelController,
   type PanelController,
@@ -196,6 +197,20 @@ describe('the /mcp panel', () => {
     await settle();
     expect(screen()).toMatch(/alpha {2}● connected/);
     expect(screen()).toContain('connecting → backoff → closed → connecting → connected');
+    expect(screen()).toContain('alpha reconnected.');
+    expect(screen()).not.toContain('Reconnecting alpha…');
+  });
+
+  it('a reconnect that fails replaces "Reconnecting …" with why', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'keep-alive' })]);
+    attemptFor('alpha').fail('exited', 'exited with code 3');
+    await settle();
+    await press('reconnect');
+    expect(screen()).toContain('Reconnecting alpha…');
+    attemptFor('alpha').fail('exited', 'exited with code 4');
+    await settle();
+    expect(screen()).toContain('Reconnecting alpha failed: exited with code 4');
+    expect(screen()).not.toContain('Reconnecting alpha…');
   });
 
   it('names what needs attention, and a asks the host to sign in', async () => {
@@ -268,6 +283,44 @@ describe('the /mcp panel', () => {
     expect(screen()).toMatch(/› alpha {2}● connected/);
     await press('back');
     expect(outcomes).toEqual([{ kind: 'closed' }]);
+  });
+
+  it('a tool ToolSearch loaded reads "loaded by ToolSearch"; d makes it direct and keeps it active', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    attemptFor('alpha').succeed(new FakeConnection([tool('echo'), tool('add')]));
+    await settle();
+    await runtime.toolSearch('select:alpha__add');
+    await press('tools');
+    expect(screen()).toContain('› alpha__add  loaded by ToolSearch');
+    await press('toggleDirect');
+    expect(active).toContain('alpha__add');
+    expect(screen()).toContain('› alpha__add  direct (this session)');
+    await press('toggleDirect');
+    expect(active).not.toContain('alpha__add');
+    expect(screen()).toContain('› alpha__add  deferred');
+  });
+
+  it('counts tools as /mcp does, resources read through tools apart', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager', exposeResources: true })]);
+    const connection = new FakeConnection([tool('echo'), tool('add')]);
+    connection.catalog.resources = [{ uri: 'file:///a.txt', name: 'a' }];
+    attemptFor('alpha').succeed(connection);
+    await settle();
+    expect(screen()).toMatch(/eager · stdio · 2 tools, 1 resource · ≈\d+ tokens if direct/);
+    expect(await runMcpCommand('status', runtime)).toMatch(
+      /alpha: connected — eager, stdio, 2 tools, 1 resource/,
+    );
+    await press('tools');
+    expect(screen()).toMatch(/alpha · 2 tools, 1 resource · ≈\d+ tokens if all direct/);
+  });
+
+  it('/mcp-auth on a stdio server says it does not use sign-in', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    attemptFor('alpha').succeed();
+    await settle();
+    const answer = runMcpAuthCommand('alpha', runtime);
+    expect(answer).toMatch(/^alpha is a stdio server: it does not use sign-in/);
+    expect(answer).not.toMatch(/401|token \(/);
   });
 
   it('counts calls in flight', async () => {

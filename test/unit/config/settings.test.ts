@@ -32,6 +32,7 @@ describe('defaults', () => {
       exposure: 'deferred',
       toolExposure: [],
       debug: false,
+      roots: false,
       configHash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
   });
@@ -66,6 +67,7 @@ describe('defaults', () => {
       sampling: true,
       samplingAutoApprove: false,
       elicitation: true,
+      roots: false,
       trace: { enabled: false, maxBytes: 262_144, maxEvents: 10_000 },
     });
     expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);

@@ -120,6 +120,7 @@ describe('pi-mcp-adapter format (JSONC) in the user file', () => {
       sampling: true,
       samplingAutoApprove: false,
       elicitation: true,
+      roots: false,
       trace: { enabled: false, maxBytes: 262_144, maxEvents: 10_000 },
     });
     expect(config.files).toContainEqual({

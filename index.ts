@@ -1,5 +1,6 @@
 // Pi's entry (package.json "pi.extensions"); Pi loads it with jiti. A checkout runs the TypeScript
 // sources; an installed package, which ships only the bundle, runs dist/ (built by `npm pack`).
+// Named index.ts: Pi lists an `index` entry by its package name ("pi-mcp-actors"), any other by its file name.
 import { existsSync } from 'node:fs';
 import type { PiHost } from './src/adapters/pi/bridge.ts';
 
