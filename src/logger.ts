@@ -6,6 +6,7 @@ import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LOG_MAX_BYTES } from './config/defaults.ts';
 import { REDACTED, redact } from './redact.ts';
+import { plainLine } from './terminal-text.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -91,7 +92,8 @@ function formatLine(
   } catch {
     secrets = [];
   }
-  line = redact(line, Array.isArray(secrets) ? secrets : []);
+  // A server's text (stderr, errors) must not drive the terminal of a `tail -f`.
+  line = plainLine(redact(line, Array.isArray(secrets) ? secrets : []));
   if (line.length > MAX_LINE_CHARS)
     line = `${line.slice(0, MAX_LINE_CHARS)} …(${line.length - MAX_LINE_CHARS} more chars)`;
   return `${line}\n`;

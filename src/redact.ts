@@ -2,9 +2,13 @@
 // /mcp, notifications, the status bar, CLI text and JSON, logs, inspector events, the cache — goes
 // through `redact(text)` (or `redactDeep(value)` for data) on its way out.
 //
-//   redact(text)             known secrets and token-shaped text (JWTs, sk-…, ghp_…, xox…-, Bearer …,
-//                            URL passwords, `token=…`, long hex/base64 runs after token/key/secret) → ***
+//   redact(text)             our diagnostic text (errors, stderr, logs, status): known secrets and
+//                            token-shaped text (JWTs, sk-…, ghp_…, xox…-, Bearer …, URL passwords,
+//                            `token=…`, long hex/base64 runs after token/key/secret) → ***
+//   redactKnown(text)        a server's data (tool results, ToolSearch text, links the user opens):
+//                            known secrets only, never guessed from the shape of the data
 //   redactDeep(value)        a copy of JSON-like data with every string redacted (keys and shape kept)
+//   redactKnownDeep(value)   the same with redactKnown
 //   addSecrets(values)       remember secrets learned at runtime (OAuth access/refresh tokens, codes,
 //                            client secrets, `!command` output): from then on they are redacted everywhere
 //   addServerSecrets(defs)   remember every secret a config names (the runtime calls it on each load)
@@ -134,7 +138,10 @@ export function secretsOfDefinition(def: ServerDefinition): string[] {
   ];
 }
 
-/** The text with every known secret (longest first) and every token-shaped part replaced by ***. */
+/**
+ * Our own diagnostic text (errors, stderr tails, logs, status): every known secret (longest first)
+ * and every token-shaped part replaced by ***.
+ */
 export function redact(text: string, extraSecrets: readonly string[] = []): string {
   if (typeof text !== 'string') return text;
   const memo = extraSecrets.length === 0 && text.length <= MEMO_MAX_CHARS;
@@ -142,15 +149,7 @@ export function redact(text: string, extraSecrets: readonly string[] = []): stri
     const answered = answers.get(text);
     if (answered !== undefined) return answered;
   }
-  let out = text;
-  if (extraSecrets.length > 0) {
-    const extra = [...new Set(extraSecrets.flatMap((s) => (typeof s === 'string' ? spellings(s) : [])))]
-      .filter((s) => s.length >= MIN_SECRET_LENGTH)
-      .sort((a, b) => b.length - a.length);
-    for (const secret of extra) out = out.split(secret).join(REDACTED);
-  }
-  const secrets = knownPattern();
-  if (secrets) out = out.replace(secrets, REDACTED);
+  let out = redactKnown(text, extraSecrets);
   for (const [shape, replacement] of TOKEN_SHAPES) out = out.replace(shape, replacement);
   if (memo) {
     if (answers.size >= MEMO_MAX_ENTRIES) answers.clear();
@@ -159,17 +158,43 @@ export function redact(text: string, extraSecrets: readonly string[] = []): stri
   return out;
 }
 
+/**
+ * A server's data (tool results for the model, ToolSearch text, a link the user must open): only the
+ * secrets we know are replaced by ***; nothing is guessed from its shape, so `?code=abc123` stays.
+ */
+export function redactKnown(text: string, extraSecrets: readonly string[] = []): string {
+  if (typeof text !== 'string') return text;
+  let out = text;
+  if (extraSecrets.length > 0) {
+    const extra = [...new Set(extraSecrets.flatMap((s) => (typeof s === 'string' ? spellings(s) : [])))]
+      .filter((s) => s.length >= MIN_SECRET_LENGTH)
+      .sort((a, b) => b.length - a.length);
+    for (const secret of extra) out = out.split(secret).join(REDACTED);
+  }
+  const secrets = knownPattern();
+  return secrets ? out.replace(secrets, REDACTED) : out;
+}
+
 /** A copy of JSON-like data with every string (not keys: they are names we or the server chose) redacted. */
-export function redactDeep<T>(value: T, depth = 0): T {
-  if (typeof value === 'string') return redact(value) as T;
+export function redactDeep<T>(value: T): T {
+  return mapStrings(value, redact, 0);
+}
+
+/** redactDeep for a server's data: known secrets only (see redactKnown). */
+export function redactKnownDeep<T>(value: T): T {
+  return mapStrings(value, (text) => redactKnown(text), 0);
+}
+
+function mapStrings<T>(value: T, map: (text: string) => string, depth: number): T {
+  if (typeof value === 'string') return map(value) as T;
   if (typeof value !== 'object' || value === null || depth > 64) return value;
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1)) as T;
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map, depth + 1)) as T;
   if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
     return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     Object.defineProperty(out, key, {
-      value: redactDeep(item, depth + 1),
+      value: mapStrings(item, map, depth + 1),
       enumerable: true,
       writable: true,
       configurable: true,

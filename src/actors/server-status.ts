@@ -1,9 +1,9 @@
 // Human-readable views of server actor snapshots: the status-bar line, /mcp, the CLI. They read the
 // snapshots (the one source of truth) and never show a secret: only names, states and error text.
 
-import { plainText } from '../catalog/terminal-text.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
 import { redact } from '../redact.ts';
+import { plainText } from '../terminal-text.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
 
 const STATE_LABEL: Record<string, string> = {

@@ -16,7 +16,6 @@ import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../catalog/exposure.ts';
-import { plainText } from '../catalog/terminal-text.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig, Settings } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
@@ -28,7 +27,8 @@ import {
   serverId,
   sessionMachine,
 } from '../machines/session.machine.ts';
-import { addServerSecrets, redactDeep } from '../redact.ts';
+import { addServerSecrets, redact, redactDeep } from '../redact.ts';
+import { plainText } from '../terminal-text.ts';
 import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
@@ -307,7 +307,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const ref = refs[name];
         if (!ref) return undefined;
         const result = await ensureConnected(ref, signal ? { signal } : {});
-        return result.ok ? undefined : `Note: ${result.error.message}`;
+        return result.ok ? undefined : `Note: ${redact(result.error.message)}`;
       }),
     );
     return results.filter((r): r is string => r !== undefined);

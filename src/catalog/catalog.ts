@@ -9,10 +9,10 @@ import type {
   ToolDescriptor,
 } from '../adapters/mcp/connection-port.ts';
 import type { DirectToolsSpec, Exposure, ServerDefinition, ToolPrefix } from '../config/types.ts';
+import { MAX_DESCRIPTION_CHARS, plainText } from '../terminal-text.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { matchesToolPattern } from './name-patterns.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
-import { MAX_DESCRIPTION_CHARS, plainText } from './terminal-text.ts';
 import { templateVariables } from './uri-template.ts';
 
 export interface CatalogEntry {

@@ -22,7 +22,8 @@ import { agentDirFrom } from '../config/agent-dir.ts';
 import { CACHE_FILE_NAME } from '../config/defaults.ts';
 import { loadConfig } from '../config/load.ts';
 import { nullLogger } from '../logger.ts';
-import { redact } from '../redact.ts';
+import { redact, redactKnown } from '../redact.ts';
+import { plainText } from '../terminal-text.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { type AuthCliIo, login, logout } from './auth-commands.ts';
 import { runInspectCommand } from './inspect-command.ts';
@@ -248,10 +249,11 @@ async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<n
 }
 
 export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
-  // Every line the CLI prints, text or JSON, passes the one redaction.
+  // Every line the CLI prints, text or JSON, passes the one redaction and the one terminal sanitizer
+  // (JSON escapes C0 controls itself; C1 controls and bidi overrides inside its strings are removed).
   const io: CliIo = {
-    out: (text) => rawIo.out(redact(text)),
-    err: (text) => rawIo.err(redact(text)),
+    out: (text) => rawIo.out(plainText(redact(text))),
+    err: (text) => rawIo.err(plainText(redact(text))),
     stdinLines: () => rawIo.stdinLines(),
   };
   const options = parseCliArgs(argv);
@@ -259,13 +261,19 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     (options === USAGE ? io.out : io.err)(options);
     return options === USAGE ? 0 : 2;
   }
-  if (options.command === 'inspect') return runInspectCommand(io);
+  // The inspector's URLs are printed for the user to copy: their token is theirs, not redacted.
+  if (options.command === 'inspect')
+    return runInspectCommand({
+      ...io,
+      out: (text) => rawIo.out(plainText(text)),
+    });
   const auth = createAuthPort(tokenStoreFor(agentDirFrom(process.env, homedir())));
   const commands: Record<string, (r: Runtime, o: CliOptions, i: CliIo) => Promise<number>> = {
     status,
     tools,
     search,
-    call,
+    // A tool's result is the server's data: only known secrets are removed (src/redact.ts).
+    call: (r, o, i) => call(r, o, { ...i, out: (text) => rawIo.out(plainText(redactKnown(text))) }),
     login: (r, o, i) => login(r, o.positional[0], i),
     logout: (r, o, i) => logout(r, auth, o.positional[0], i),
   };

@@ -3,7 +3,7 @@
 
 import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import { searchIndexOf } from '../catalog/search.ts';
-import { plainText } from '../catalog/terminal-text.ts';
+import { plainText } from '../terminal-text.ts';
 import { oneLine, SEARCH_LIMIT } from './tool-search.ts';
 
 export type SearchOutcome =

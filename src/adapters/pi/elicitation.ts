@@ -3,7 +3,7 @@
 // requested schema and asked again with the problem; a URL request shows the link and waits. Escape
 // (a cancelled dialog) cancels at any point. Without UI (print, JSON) the server is told why not.
 
-import { redact } from '../../redact.ts';
+import { redactKnown } from '../../redact.ts';
 import {
   checkField,
   type FormField,
@@ -136,14 +136,17 @@ async function askField(
   return { kind: 'typed', text: typed };
 }
 
-/** Pi's dialogs, with every title passed through the one redaction (a server's text is shown). */
+/**
+ * Pi's dialogs, with every title passed through the one redaction: a server's text and links are
+ * shown as sent but for the secrets we know (a link's `?code=` is the user's to open).
+ */
 function dialogsOf(ctx: PiContext): PiDialogs | undefined {
   const ui = ctx.ui as Partial<PiDialogs>;
   if (typeof ui.select !== 'function' || typeof ui.input !== 'function') return undefined;
   const dialogs = ui as PiDialogs;
   return {
-    select: (title, options, opts) => dialogs.select(redact(title), options, opts),
-    input: (title, placeholder, opts) => dialogs.input(redact(title), placeholder, opts),
-    confirm: (title, message, opts) => dialogs.confirm(redact(title), redact(message), opts),
+    select: (title, options, opts) => dialogs.select(redactKnown(title), options, opts),
+    input: (title, placeholder, opts) => dialogs.input(redactKnown(title), placeholder, opts),
+    confirm: (title, message, opts) => dialogs.confirm(redactKnown(title), redactKnown(message), opts),
   };
 }

@@ -6,10 +6,10 @@ import { healthOf, type ServerHealth, stateOf, statusLine } from '../../actors/s
 import type { Runtime } from '../../actors/session-actor.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
-import { plainText } from '../../catalog/terminal-text.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
 import { redact } from '../../redact.ts';
+import { plainLine, plainText } from '../../terminal-text.ts';
 
 /** How many stderr lines the selected server shows. */
 export const STDERR_LINES = 5;
@@ -126,13 +126,13 @@ export function panelView(runtime: Runtime): PanelView {
     servers.push({
       kind: 'skipped',
       name: s.name,
-      reason: redact(s.reason),
-      ...(s.fix ? { fix: redact(s.fix) } : {}),
+      reason: plainText(redact(s.reason)),
+      ...(s.fix ? { fix: plainText(redact(s.fix)) } : {}),
     });
   }
   return {
     running: true,
-    summary: statusLine(context, refs) ?? 'MCP: no servers configured',
+    summary: plainLine(statusLine(context, refs) ?? 'MCP: no servers configured'),
     servers,
     problems: config.diagnostics.filter((d) => d.level !== 'info').length,
   };
@@ -146,7 +146,7 @@ export function toolRows(runtime: Runtime, server: string): ToolRow[] {
     .entries.filter((e) => e.server === server)
     .map((e) => ({
       name: e.name,
-      description: redact(e.description),
+      description: plainText(redact(e.description)),
       exposure: e.exposure === 'direct' ? 'direct' : activated.has(e.name) ? 'session' : 'deferred',
       tokens: tokensOf(e),
     }));
