@@ -6,6 +6,7 @@ import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LOG_MAX_BYTES } from './config/defaults.ts';
 import { REDACTED, redact } from './redact.ts';
+import { SECRET_FIELD } from './secret-policy.ts';
 import { plainLine } from './terminal-text.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -31,7 +32,6 @@ export interface LoggerOptions {
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const MAX_LINE_CHARS = 16 * 1024;
-const SECRET_FIELD = /(token|secret|passw(or)?d|authorization|api[-_]?key|cookie|credential|bearer)/i;
 const MASKED_MAPS = new Set(['env', 'headers']);
 
 interface Sink {

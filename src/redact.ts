@@ -19,20 +19,12 @@
 // hidden by every other part without plumbing. It only grows (bounded; the oldest are dropped first).
 
 import type { ServerDefinition } from './config/types.ts';
+import { isSecretValue, MIN_SECRET_LENGTH, SECRET_NAME } from './secret-policy.ts';
 
 export const REDACTED = '***';
-/** Shorter values carry no secret worth the damage of replacing them everywhere in a text. */
-export const MIN_SECRET_LENGTH = 4;
-/** An env value whose name does not say "secret" counts as one from this length on (unless it is a path, URL, word…). */
-const MIN_UNNAMED_SECRET_LENGTH = 8;
-const MAX_SECRETS = 10_000;
+export { MIN_SECRET_LENGTH, SECRET_NAME };
 
-export const SECRET_NAME =
-  /(key|token|secret|passw(or)?d|pwd|auth|credential|signature|session|cookie|private)/i;
-const NOT_SECRET_VALUE =
-  /^(true|false|yes|no|on|off|debug|info|warn|warning|error|trace|production|development|test|-?\d{1,6})$/i;
-/** Values that configure rather than authenticate: paths, plain URLs, single words, numbers. */
-const PLAIN_VALUE = /^(?:[~/.]|[A-Za-z]:[\\/]|[a-z][a-z0-9+.-]*:\/\/[^@\s]*$|[A-Za-z]+$|[\d.:,\s-]+$)/;
+const MAX_SECRETS = 10_000;
 
 const DIGIT_AHEAD = '(?=[A-Za-z0-9._~+/=-]*\\d)';
 const TOKEN_SHAPES: Array<[RegExp, string]> = [
@@ -119,11 +111,12 @@ export function secretsOfDefinition(def: ServerDefinition): string[] {
   const found: string[] = [];
   const env = [...Object.entries(def.env ?? {}), ...Object.entries(def.requestHeadersCommand?.env ?? {})];
   for (const [name, value] of env) {
-    if (typeof value !== 'string' || NOT_SECRET_VALUE.test(value)) continue;
-    const named = SECRET_NAME.test(name) && !(/^[A-Za-z]+$/.test(value) && value.length < 8);
-    if (named || (value.length >= MIN_UNNAMED_SECRET_LENGTH && !PLAIN_VALUE.test(value))) found.push(value);
+    if (typeof value !== 'string') continue;
+    if (isSecretValue(name, value)) found.push(value);
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) found.push(...urlSecrets(value));
   }
+  // ${VAR} values the key policy calls secret, wherever the config put them (URL path, arguments…).
+  found.push(...(def.secretValues ?? []));
   for (const value of Object.values(def.headers ?? {})) {
     if (typeof value === 'string') found.push(...headerSecrets(value));
   }

@@ -23,6 +23,8 @@ import { RecordingPi } from '../support/recording-pi.ts';
 const TERMINAL_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 /** A server name from a config file that tries the same. */
 const NAME = 'hostile\u001b]0;owned\u0007';
+/** A secret the config names: it never reaches the model, whatever the server echoes. */
+const KNOWN_SECRET = 'known-secret-value-42';
 
 let root: string;
 let agentDir: string;
@@ -37,7 +39,11 @@ beforeEach(() => {
   mkdirSync(project, { recursive: true });
   writeFileSync(
     join(agentDir, 'mcp.json'),
-    JSON.stringify({ mcpServers: { [NAME]: { ...hostileFixture(), lifecycle: 'eager', debug: true } } }),
+    JSON.stringify({
+      mcpServers: {
+        [NAME]: { ...hostileFixture(), env: { API_TOKEN: KNOWN_SECRET }, lifecycle: 'eager', debug: true },
+      },
+    }),
   );
 });
 
@@ -90,6 +96,9 @@ describe('text from a hostile server never drives the terminal', () => {
     // The model reads the server's data unchanged: the link keeps its code.
     const echoed = text(await pi.callTool(echo, { text: 'hello' }));
     expect(echoed).toContain(`Open ${LINK} hello`);
+    const leaked = text(await pi.callTool(echo, { text: `key ${KNOWN_SECRET}` }));
+    expect(leaked).toContain(`Open ${LINK} key ***`);
+    expect(leaked).not.toContain(KNOWN_SECRET);
 
     // A link the user must open is shown intact; the choice of a sanitized option is the server's value.
     pi.dialog = (method, title, options) => {
