@@ -2,8 +2,7 @@
 //   status | tools [server] | search <query>|- [--json] | call <tool> [json-args] | inspect
 // Options: --config <path> (instead of ~/.pi/agent/mcp.json), --cwd <project dir>, --trust-project.
 
-import { mkdtempSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureConnected } from '../actors/ensure-connected.ts';
@@ -27,6 +26,7 @@ import { plainText } from '../terminal-text.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { type AuthCliIo, login, logout } from './auth-commands.ts';
 import { runInspectCommand } from './inspect-command.ts';
+import { createCliTempDir } from './temp-dir.ts';
 
 export interface CliIo extends AuthCliIo {
   out(text: string): void;
@@ -82,7 +82,12 @@ export function parseCliArgs(argv: string[]): CliOptions | string {
   return options.command ? options : USAGE;
 }
 
-async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Promise<Runtime> {
+async function openRuntime(
+  options: CliOptions,
+  io: CliIo,
+  auth: AuthPort,
+  tempDir: string,
+): Promise<Runtime> {
   const env = process.env;
   const homeDir = homedir();
   const agentDir = agentDirFrom(env, homeDir);
@@ -104,7 +109,7 @@ async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Prom
       }),
     cache: createCacheStore({ file: join(agentDir, CACHE_FILE_NAME) }),
     logger: nullLogger,
-    tempDir: mkdtempSync(join(tmpdir(), 'pi-mcp-actors-cli-')),
+    tempDir,
     // `search` answers from the cache and exits: no model call follows that a started server would serve.
     startLoadedServers: false,
   });
@@ -272,8 +277,7 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     status,
     tools,
     search,
-    // A tool's result is the server's data: only known secrets are removed (src/redact.ts).
-    call: (r, o, i) => call(r, o, { ...i, out: (text) => rawIo.out(plainText(redactKnown(text))) }),
+    call,
     login: (r, o, i) => login(r, o.positional[0], i),
     logout: (r, o, i) => logout(r, auth, o.positional[0], i),
   };
@@ -282,12 +286,26 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     io.err(`Unknown command "${options.command}"\n${USAGE}`);
     return 2;
   }
-  const runtime = await openRuntime(options, io, auth);
+  const temp = createCliTempDir();
+  // What `call` prints is a tool's result, the server's data: only known secrets are removed from it.
+  const redactOut = options.command === 'call' ? redactKnown : redact;
+  const printing: CliIo = {
+    ...io,
+    out: (text) => {
+      temp.printed(text);
+      rawIo.out(plainText(redactOut(text)));
+    },
+  };
   try {
-    return await run(runtime, options, io);
+    const runtime = await openRuntime(options, printing, auth, temp.path);
+    try {
+      return await run(runtime, options, printing);
+    } finally {
+      await runtime.stop();
+      runtime.dispose();
+    }
   } finally {
-    await runtime.stop();
-    runtime.dispose();
+    temp.dispose();
   }
 }
 
