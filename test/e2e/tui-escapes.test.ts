@@ -26,6 +26,7 @@ beforeAll(async () => {
       { toolCalls: [{ id: 'call_search', name: TOOL_SEARCH, arguments: { query: 'select:hostile_ask' } }] },
       { toolCalls: [{ id: 'call_ask', name: 'hostile_ask', arguments: {} }] },
       { text: 'all done' },
+      { text: 'prompt answered' },
     ],
   });
   tui = await startPiInTmux({ dir: world.dir, extensions: [EXTENSION], columns: 120, rows: 45 });
@@ -53,6 +54,10 @@ describe('a hostile server in the real Pi TUI', () => {
     await tui.waitForScreen(/Colour evil/);
     tui.press('Enter');
     await tui.waitForScreen(/all done/, { timeoutMs: 60_000 });
+    // A server's prompt becomes the user's message, shown by Pi.
+    tui.type('/mcp__plain__hostile_prompt cats');
+    tui.press('Enter');
+    await tui.waitForScreen(/prompt answered/, { timeoutMs: 60_000 });
     tui.type('/mcp plain');
     tui.press('Enter');
     await tui.waitForScreen(/hostile server starting/);

@@ -129,7 +129,7 @@ describe('text from a hostile server never drives the terminal', () => {
     const promptCommand = [...pi.commands.keys()].find((n) => n.endsWith('hostile_prompt'))!;
     pi.dialog = (method) => (method === 'input' ? 'cats' : undefined);
     await pi.command(promptCommand, '');
-    expect(pi.userMessages.at(-1)).toEqual([{ type: 'text', text: 'About cats' }]);
+    expect(pi.userMessages.at(-1)).toEqual([{ type: 'text', text: expect.stringMatching(/^About cats/) }]);
 
     const shown = [
       await pi.command('mcp', ''),
@@ -149,6 +149,10 @@ describe('text from a hostile server never drives the terminal', () => {
       labels: [...pi.tools.values()].map((t) => t.label).join('\n'),
       commands: [...pi.commands.values()].map((c) => c.description ?? '').join('\n'),
       log: readFileSync(join(agentDir, LOG_FILE), 'utf8'),
+      // A server's prompt, sent as the user's message: Pi shows it as it is.
+      userMessages: (pi.userMessages as Array<Array<{ text?: string }>>)
+        .flatMap((blocks) => blocks.map((b) => b.text ?? ''))
+        .join('\n'),
     };
     expect(surfaces.log).toContain('hostile server starting');
     for (const [surface, shownText] of Object.entries(surfaces)) {

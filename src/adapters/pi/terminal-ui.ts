@@ -1,5 +1,5 @@
 // Pi strips escape sequences from tool results, but not from what an extension shows through
-// ctx.ui (notify, setStatus, dialogs) or names in its commands. Every context Pi hands the bridge is
+// ctx.ui (notify, setStatus, dialogs), names in its commands, or a message sent as the user's. Every context Pi hands the bridge is
 // wrapped here once, so every text we show — a server's name from a project file, a server's dialog,
 // an error, /mcp output — passes the one terminal sanitizer (src/terminal-text.ts) on its way out,
 // whichever module shows it. Choices of a dialog are shown sanitized and answered as given.
@@ -33,6 +33,17 @@ export function terminalSafeHost(pi: PiHost): PiHost {
             execute: (id, params, signal, onUpdate, ctx) =>
               tool.execute(id, params, signal, onUpdate, terminalSafeContext(ctx)),
           });
+      // A message we send as the user's (a server's prompt) is shown by Pi as it is.
+      if (key === 'sendUserMessage' && typeof target.sendUserMessage === 'function')
+        return (content: Parameters<NonNullable<PiHost['sendUserMessage']>>[0], options?: unknown) =>
+          (target.sendUserMessage as (...args: unknown[]) => unknown)(
+            typeof content === 'string'
+              ? plainText(content)
+              : content.map((block) =>
+                  block.type === 'text' ? { ...block, text: plainText(block.text) } : block,
+                ),
+            ...(options === undefined ? [] : [options]),
+          );
       const value = Reflect.get(target, key);
       return typeof value === 'function' ? value.bind(target) : value;
     },
