@@ -13,6 +13,9 @@ const CERTAIN_SECRET_NAME =
 export const SECRET_FIELD =
   /token|secret|passw(?:or)?d|passphrase|authorization|bearer|api[-_]?key|cookie|credential|private[-_]?key|code[-_]?verifier/i;
 
+/** Fields holding a map whose names are useful but whose values are secrets (env, headers). */
+export const SECRET_MAP_FIELD = /^(?:env|headers|requestHeaders)$/i;
+
 /** Shorter values carry no secret worth the damage of replacing them everywhere in a text. */
 export const MIN_SECRET_LENGTH = 4;
 /** A value whose name does not say "secret" counts as one from this length on (unless it is a path, URL, word…). */

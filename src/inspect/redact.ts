@@ -3,12 +3,10 @@
 // redaction (src/redact.ts: known secrets, token shapes). The result is always plain JSON data.
 
 import { REDACTED, redact } from '../redact.ts';
-import { SECRET_FIELD } from '../secret-policy.ts';
+import { SECRET_FIELD, SECRET_MAP_FIELD } from '../secret-policy.ts';
 
 export { REDACTED };
 
-/** Maps whose names are useful but whose values are secrets. */
-const VALUE_MAP_KEY = /^(?:env|headers|requestHeaders)$/i;
 /** The live Connection (SDK client, transport, child process) never leaves as data. */
 const CONNECTION_KEY = /^connection$/i;
 
@@ -135,7 +133,7 @@ function redactEntry(
       ? text(item, list)
       : describeConnection(item);
   }
-  if (VALUE_MAP_KEY.test(key)) {
+  if (SECRET_MAP_FIELD.test(key)) {
     if (typeof item !== 'object' || Array.isArray(item)) return REDACTED;
     const masked: Record<string, string> = {};
     for (const name of Object.keys(item as object)) masked[text(name, list)] = REDACTED;
