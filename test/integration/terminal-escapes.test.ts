@@ -146,7 +146,9 @@ describe('text from a hostile server never drives the terminal', () => {
       notifications: pi.notifications.map((n) => n.message).join('\n'),
       status: String(pi.status),
       dialogs: pi.dialogs.map((d) => [d.title, ...(d.options ?? [])].join('\n')).join('\n'),
-      labels: [...pi.tools.values()].map((t) => t.label).join('\n'),
+      labels: [...pi.tools.values()]
+        .map((t) => [t.label, t.namespace?.name, ...(t.namespace?.aliases ?? [])].join('\n'))
+        .join('\n'),
       commands: [...pi.commands.values()].map((c) => c.description ?? '').join('\n'),
       log: readFileSync(join(agentDir, LOG_FILE), 'utf8'),
       // A server's prompt, sent as the user's message: Pi shows it as it is.

@@ -30,6 +30,20 @@ export function terminalSafeHost(pi: PiHost): PiHost {
           target.registerTool({
             ...tool,
             label: plainLine(tool.label),
+            ...(tool.namespace
+              ? {
+                  namespace: {
+                    ...tool.namespace,
+                    name: plainLine(tool.namespace.name),
+                    ...(tool.namespace.aliases
+                      ? { aliases: tool.namespace.aliases.map((a) => plainLine(a)) }
+                      : {}),
+                    ...(tool.namespace.description === undefined
+                      ? {}
+                      : { description: plainLine(tool.namespace.description) }),
+                  },
+                }
+              : {}),
             execute: (id, params, signal, onUpdate, ctx) =>
               tool.execute(id, params, signal, onUpdate, terminalSafeContext(ctx)),
           });
