@@ -1,15 +1,18 @@
 // Pi strips escape sequences from tool results, but not from what an extension shows through
-// ctx.ui (notify, setStatus, dialogs), names in its commands, or a message sent as the user's. Every context Pi hands the bridge is
-// wrapped here once, so every text we show — a server's name from a project file, a server's dialog,
-// an error, /mcp output — passes the one terminal sanitizer (src/terminal-text.ts) on its way out,
-// whichever module shows it. Choices of a dialog are shown sanitized and answered as given.
+// ctx.ui (notify, setStatus, dialogs), the names and descriptions it registers, or a message it sends
+// as the user's. Pi is wrapped here once, for the bridge: every context Pi hands it shows only text
+// that passed the one terminal sanitizer (src/terminal-text.ts), whichever module shows it — a
+// server's name from a project file, a server's dialog, an error, /mcp output. Choices of a dialog are
+// shown sanitized and answered as given.
 
 import { plainLine, plainText } from '../../terminal-text.ts';
 import type { PiCommandDefinition, PiContext, PiHost, PiToolDefinition, PiUi } from './bridge.ts';
+import type { PiNamespace } from './tool-model.ts';
 
 type Dialog = (...args: unknown[]) => unknown;
 
 const safeContexts = new WeakMap<object, PiContext>();
+const safeUis = new WeakMap<object, PiContext['ui']>();
 
 /** Pi with every context it hands us (events, commands, tool calls) made terminal-safe. */
 export function terminalSafeHost(pi: PiHost): PiHost {
@@ -30,20 +33,7 @@ export function terminalSafeHost(pi: PiHost): PiHost {
           target.registerTool({
             ...tool,
             label: plainLine(tool.label),
-            ...(tool.namespace
-              ? {
-                  namespace: {
-                    ...tool.namespace,
-                    name: plainLine(tool.namespace.name),
-                    ...(tool.namespace.aliases
-                      ? { aliases: tool.namespace.aliases.map((a) => plainLine(a)) }
-                      : {}),
-                    ...(tool.namespace.description === undefined
-                      ? {}
-                      : { description: plainLine(tool.namespace.description) }),
-                  },
-                }
-              : {}),
+            ...(tool.namespace ? { namespace: safeNamespace(tool.namespace) } : {}),
             execute: (id, params, signal, onUpdate, ctx) =>
               tool.execute(id, params, signal, onUpdate, terminalSafeContext(ctx)),
           });
@@ -64,15 +54,24 @@ export function terminalSafeHost(pi: PiHost): PiHost {
   });
 }
 
+function safeNamespace(namespace: PiNamespace): PiNamespace {
+  return {
+    ...namespace,
+    name: plainLine(namespace.name),
+    ...(namespace.aliases ? { aliases: namespace.aliases.map((alias) => plainLine(alias)) } : {}),
+    ...(namespace.description === undefined ? {} : { description: plainLine(namespace.description) }),
+  };
+}
+
 /** The same context, its `ui` showing only sanitized text (one wrapper per context: identity is kept). */
 export function terminalSafeContext<T>(ctx: T): T {
   if (typeof ctx !== 'object' || ctx === null || !('ui' in ctx)) return ctx;
   const known = safeContexts.get(ctx);
   if (known) return known as T;
-  const ui = terminalSafeUi((ctx as unknown as PiContext).ui);
   const safe = new Proxy(ctx, {
     get(target, key) {
-      if (key === 'ui') return ui;
+      // Read each time: the context may hand out another ui later.
+      if (key === 'ui') return terminalSafeUi((target as unknown as PiContext).ui);
       const value = Reflect.get(target, key);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -83,6 +82,14 @@ export function terminalSafeContext<T>(ctx: T): T {
 
 function terminalSafeUi(ui: PiContext['ui']): PiContext['ui'] {
   if (typeof ui !== 'object' || ui === null) return ui;
+  const known = safeUis.get(ui);
+  if (known) return known;
+  const safe = wrapUi(ui);
+  safeUis.set(ui, safe);
+  return safe;
+}
+
+function wrapUi(ui: PiContext['ui']): PiContext['ui'] {
   const wrapped: Partial<Record<keyof PiContext['ui'], Dialog>> = {
     notify: (message, type) => (ui.notify as Dialog)(plainText(String(message)), type),
     setStatus: (key, text) =>
