@@ -1,7 +1,7 @@
 // A server may send a schema nested hundreds of levels deep; Pi (and the model APIs behind it) walk
 // schemas recursively and fail every request with "Maximum call stack size exceeded". Such a schema
 // is cut at a bounded depth before anything registers or walks it: deeper parts accept anything, and
-// the server still checks the arguments. Iterative, so measuring it cannot overflow either.
+// the server still checks the arguments. Measuring and cutting never go deeper than the bound.
 
 import type { JsonSchema } from '../adapters/mcp/connection-port.ts';
 
@@ -45,14 +45,12 @@ export function boundedSchema(
   return { schema: root, cut: true };
 }
 
-function deeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(node))
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+/** Recursive, but never deeper than `max`: it stops there. */
+function deeperThan(node: object, max: number, depth = 0): boolean {
+  if (depth >= max) return true;
+  for (const key in node) {
+    const child = (node as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && deeperThan(child, max, depth + 1)) return true;
   }
   return false;
 }
