@@ -149,7 +149,7 @@ describe('text from a hostile server never drives the terminal', () => {
       labels: [...pi.tools.values()]
         .map((t) => [t.label, t.namespace?.name, ...(t.namespace?.aliases ?? [])].join('\n'))
         .join('\n'),
-      commands: [...pi.commands.values()].map((c) => c.description ?? '').join('\n'),
+      commands: [...pi.commands.entries()].map(([name, c]) => `${name} ${c.description ?? ''}`).join('\n'),
       log: readFileSync(join(agentDir, LOG_FILE), 'utf8'),
       // A server's prompt, sent as the user's message: Pi shows it as it is.
       userMessages: (pi.userMessages as Array<Array<{ text?: string }>>)
