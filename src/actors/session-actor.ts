@@ -27,7 +27,7 @@ import {
   serverId,
   sessionMachine,
 } from '../machines/session.machine.ts';
-import { addServerSecrets, redact, redactDeep } from '../redact.ts';
+import { addServerSecrets, redact, redactKnownDeep } from '../redact.ts';
 import { plainText } from '../terminal-text.ts';
 import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
@@ -250,7 +250,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const def = context.config?.servers.find((d) => d.name === event.name);
         if (!options.cache || !def) return;
         const written = options.cache
-          .write({ [event.name]: redactDeep(cachedServerFromCatalog(def, event.catalog)) })
+          // The server's lists as sent but for the secrets we know: the next session reads what this one did.
+          .write({ [event.name]: redactKnownDeep(cachedServerFromCatalog(def, event.catalog)) })
           .catch((error: unknown) => {
             logger.warn(`cache write failed: ${String(error)}`);
           });

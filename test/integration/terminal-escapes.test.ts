@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../src/adapters/pi/bridge.ts';
-import { LOG_FILE } from '../../src/config/defaults.ts';
+import { CACHE_FILE_NAME, LOG_FILE } from '../../src/config/defaults.ts';
 import { ESCAPES, LINK } from '../fixtures/servers/hostile-text.ts';
 import { hostileFixture } from '../fixtures/servers/spawn.ts';
 import { runCliBin } from '../support/output-channels.ts';
@@ -90,7 +90,7 @@ function toolNamed(pi: RecordingPi, tool: string): string {
 
 describe('text from a hostile server never drives the terminal', () => {
   it('Pi: notifications, status, dialogs, /mcp, labels, command descriptions and the log are clean; the model reads the data as sent', async () => {
-    const { pi } = await boot();
+    const { pi, runtime } = await boot();
     const echo = toolNamed(pi, 'hostile_echo');
 
     // The model reads the server's data unchanged: the link keeps its code.
@@ -162,6 +162,10 @@ describe('text from a hostile server never drives the terminal', () => {
     }
     // The model-facing data kept the escapes: Pi strips them from tool results itself.
     expect(echoed).toContain(ESCAPES);
+    // A description is the server's data too: the model reads the link as sent, live and from the cache.
+    expect(pi.tools.get(echo)!.description).toContain(`Echoes text. Like ${LINK}`);
+    await runtime.stop();
+    expect(readFileSync(join(agentDir, CACHE_FILE_NAME), 'utf8')).toContain(`Echoes text. Like ${LINK}`);
   }, 60_000);
 
   it('CLI: status, tools (text and JSON) and call print no escape', async () => {
