@@ -1,6 +1,8 @@
 // The one redaction. Everything that leaves the runtime — tool results and progress, ToolSearch text,
 // /mcp, notifications, the status bar, CLI text and JSON, logs, inspector events, the cache — goes
-// through `redact(text)` (or `redactDeep(value)` for data) on its way out.
+// through it on its way out: a server's data through `redactKnown` (known secrets only), our own
+// diagnostic text through `redact` (also token-shaped text). Which names and values count as secret
+// is the key policy in ./secret-policy.ts.
 //
 //   redact(text)             our diagnostic text (errors, stderr, logs, status): known secrets and
 //                            token-shaped text (JWTs, sk-…, ghp_…, xox…-, Bearer …, URL passwords,
@@ -13,7 +15,8 @@
 //                            client secrets, `!command` output): from then on they are redacted everywhere
 //   addServerSecrets(defs)   remember every secret a config names (the runtime calls it on each load)
 //   secretsOfDefinition(def) what a server definition holds: env values, headers (and the token after
-//                            `Bearer`), bearerToken, oauth.clientSecret, oauth.privateKey, URL and argument credentials
+//                            `Bearer`), bearerToken, oauth.clientSecret, oauth.privateKey, URL and argument
+//                            credentials, secret `${VAR}` values wherever they were put
 //
 // The set is process-wide on purpose: a token learned by one part (a sign-in, a config load) is
 // hidden by every other part without plumbing. It only grows (bounded; the oldest are dropped first).
