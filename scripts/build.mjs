@@ -66,6 +66,7 @@ const SHARED_STATELESS = new Set([
   'src/fs/error-code.ts',
   'src/inspect/deferred.ts',
   'src/inspect/target.ts',
+  'src/terminal-text.ts',
   'src/tools/tool-search.ts',
 ]);
 

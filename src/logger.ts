@@ -6,6 +6,8 @@ import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LOG_MAX_BYTES } from './config/defaults.ts';
 import { REDACTED, redact } from './redact.ts';
+import { SECRET_FIELD, SECRET_MAP_FIELD } from './secret-policy.ts';
+import { plainLine } from './terminal-text.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -30,8 +32,6 @@ export interface LoggerOptions {
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const MAX_LINE_CHARS = 16 * 1024;
-const SECRET_FIELD = /(token|secret|passw(or)?d|authorization|api[-_]?key|cookie|credential|bearer)/i;
-const MASKED_MAPS = new Set(['env', 'headers']);
 
 interface Sink {
   file: string;
@@ -91,7 +91,8 @@ function formatLine(
   } catch {
     secrets = [];
   }
-  line = redact(line, Array.isArray(secrets) ? secrets : []);
+  // A server's text (stderr, errors) must not drive the terminal of a `tail -f`.
+  line = plainLine(redact(line, Array.isArray(secrets) ? secrets : []));
   if (line.length > MAX_LINE_CHARS)
     line = `${line.slice(0, MAX_LINE_CHARS)} …(${line.length - MAX_LINE_CHARS} more chars)`;
   return `${line}\n`;
@@ -107,7 +108,12 @@ function serializeFields(fields: Record<string, unknown>): string {
       if (key !== '' && SECRET_FIELD.test(key) && value !== undefined && value !== null && value !== false) {
         return REDACTED;
       }
-      if (MASKED_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      if (
+        SECRET_MAP_FIELD.test(key) &&
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value)
+      ) {
         return Object.fromEntries(Object.keys(value).map((name) => [name, REDACTED]));
       }
       if (value instanceof Error) return { name: value.name, message: value.message };

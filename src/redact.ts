@@ -1,34 +1,33 @@
 // The one redaction. Everything that leaves the runtime — tool results and progress, ToolSearch text,
 // /mcp, notifications, the status bar, CLI text and JSON, logs, inspector events, the cache — goes
-// through `redact(text)` (or `redactDeep(value)` for data) on its way out.
+// through it on its way out: a server's data through `redactKnown` (known secrets only), our own
+// diagnostic text through `redact` (also token-shaped text). Which names and values count as secret
+// is the key policy in ./secret-policy.ts.
 //
-//   redact(text)             known secrets and token-shaped text (JWTs, sk-…, ghp_…, xox…-, Bearer …,
-//                            URL passwords, `token=…`, long hex/base64 runs after token/key/secret) → ***
+//   redact(text)             our diagnostic text (errors, stderr, logs, status): known secrets and
+//                            token-shaped text (JWTs, sk-…, ghp_…, xox…-, Bearer …, URL passwords,
+//                            `token=…`, long hex/base64 runs after token/key/secret) → ***
+//   redactKnown(text)        a server's data (tool results, ToolSearch text, links the user opens):
+//                            known secrets only, never guessed from the shape of the data
 //   redactDeep(value)        a copy of JSON-like data with every string redacted (keys and shape kept)
+//   redactKnownDeep(value)   the same with redactKnown
 //   addSecrets(values)       remember secrets learned at runtime (OAuth access/refresh tokens, codes,
 //                            client secrets, `!command` output): from then on they are redacted everywhere
 //   addServerSecrets(defs)   remember every secret a config names (the runtime calls it on each load)
 //   secretsOfDefinition(def) what a server definition holds: env values, headers (and the token after
-//                            `Bearer`), bearerToken, oauth.clientSecret, oauth.privateKey, URL and argument credentials
+//                            `Bearer`), bearerToken, oauth.clientSecret, oauth.privateKey, URL and argument
+//                            credentials, secret `${VAR}` values wherever they were put
 //
 // The set is process-wide on purpose: a token learned by one part (a sign-in, a config load) is
 // hidden by every other part without plumbing. It only grows (bounded; the oldest are dropped first).
 
 import type { ServerDefinition } from './config/types.ts';
+import { isSecretValue, MIN_SECRET_LENGTH, SECRET_NAME } from './secret-policy.ts';
 
 export const REDACTED = '***';
-/** Shorter values carry no secret worth the damage of replacing them everywhere in a text. */
-export const MIN_SECRET_LENGTH = 4;
-/** An env value whose name does not say "secret" counts as one from this length on (unless it is a path, URL, word…). */
-const MIN_UNNAMED_SECRET_LENGTH = 8;
-const MAX_SECRETS = 10_000;
+export { MIN_SECRET_LENGTH, SECRET_NAME };
 
-export const SECRET_NAME =
-  /(key|token|secret|passw(or)?d|pwd|auth|credential|signature|session|cookie|private)/i;
-const NOT_SECRET_VALUE =
-  /^(true|false|yes|no|on|off|debug|info|warn|warning|error|trace|production|development|test|-?\d{1,6})$/i;
-/** Values that configure rather than authenticate: paths, plain URLs, single words, numbers. */
-const PLAIN_VALUE = /^(?:[~/.]|[A-Za-z]:[\\/]|[a-z][a-z0-9+.-]*:\/\/[^@\s]*$|[A-Za-z]+$|[\d.:,\s-]+$)/;
+const MAX_SECRETS = 10_000;
 
 const DIGIT_AHEAD = '(?=[A-Za-z0-9._~+/=-]*\\d)';
 const TOKEN_SHAPES: Array<[RegExp, string]> = [
@@ -115,11 +114,12 @@ export function secretsOfDefinition(def: ServerDefinition): string[] {
   const found: string[] = [];
   const env = [...Object.entries(def.env ?? {}), ...Object.entries(def.requestHeadersCommand?.env ?? {})];
   for (const [name, value] of env) {
-    if (typeof value !== 'string' || NOT_SECRET_VALUE.test(value)) continue;
-    const named = SECRET_NAME.test(name) && !(/^[A-Za-z]+$/.test(value) && value.length < 8);
-    if (named || (value.length >= MIN_UNNAMED_SECRET_LENGTH && !PLAIN_VALUE.test(value))) found.push(value);
+    if (typeof value !== 'string') continue;
+    if (isSecretValue(name, value)) found.push(value);
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) found.push(...urlSecrets(value));
   }
+  // ${VAR} values the key policy calls secret, wherever the config put them (URL path, arguments…).
+  found.push(...(def.secretValues ?? []));
   for (const value of Object.values(def.headers ?? {})) {
     if (typeof value === 'string') found.push(...headerSecrets(value));
   }
@@ -134,7 +134,10 @@ export function secretsOfDefinition(def: ServerDefinition): string[] {
   ];
 }
 
-/** The text with every known secret (longest first) and every token-shaped part replaced by ***. */
+/**
+ * Our own diagnostic text (errors, stderr tails, logs, status): every known secret (longest first)
+ * and every token-shaped part replaced by ***.
+ */
 export function redact(text: string, extraSecrets: readonly string[] = []): string {
   if (typeof text !== 'string') return text;
   const memo = extraSecrets.length === 0 && text.length <= MEMO_MAX_CHARS;
@@ -142,15 +145,7 @@ export function redact(text: string, extraSecrets: readonly string[] = []): stri
     const answered = answers.get(text);
     if (answered !== undefined) return answered;
   }
-  let out = text;
-  if (extraSecrets.length > 0) {
-    const extra = [...new Set(extraSecrets.flatMap((s) => (typeof s === 'string' ? spellings(s) : [])))]
-      .filter((s) => s.length >= MIN_SECRET_LENGTH)
-      .sort((a, b) => b.length - a.length);
-    for (const secret of extra) out = out.split(secret).join(REDACTED);
-  }
-  const secrets = knownPattern();
-  if (secrets) out = out.replace(secrets, REDACTED);
+  let out = redactKnown(text, extraSecrets);
   for (const [shape, replacement] of TOKEN_SHAPES) out = out.replace(shape, replacement);
   if (memo) {
     if (answers.size >= MEMO_MAX_ENTRIES) answers.clear();
@@ -159,17 +154,43 @@ export function redact(text: string, extraSecrets: readonly string[] = []): stri
   return out;
 }
 
+/**
+ * A server's data (tool results for the model, ToolSearch text, a link the user must open): only the
+ * secrets we know are replaced by ***; nothing is guessed from its shape, so `?code=abc123` stays.
+ */
+export function redactKnown(text: string, extraSecrets: readonly string[] = []): string {
+  if (typeof text !== 'string') return text;
+  let out = text;
+  if (extraSecrets.length > 0) {
+    const extra = [...new Set(extraSecrets.flatMap((s) => (typeof s === 'string' ? spellings(s) : [])))]
+      .filter((s) => s.length >= MIN_SECRET_LENGTH)
+      .sort((a, b) => b.length - a.length);
+    for (const secret of extra) out = out.split(secret).join(REDACTED);
+  }
+  const secrets = knownPattern();
+  return secrets ? out.replace(secrets, REDACTED) : out;
+}
+
 /** A copy of JSON-like data with every string (not keys: they are names we or the server chose) redacted. */
-export function redactDeep<T>(value: T, depth = 0): T {
-  if (typeof value === 'string') return redact(value) as T;
+export function redactDeep<T>(value: T): T {
+  return mapStrings(value, redact, 0);
+}
+
+/** redactDeep for a server's data: known secrets only (see redactKnown). */
+export function redactKnownDeep<T>(value: T): T {
+  return mapStrings(value, (text) => redactKnown(text), 0);
+}
+
+function mapStrings<T>(value: T, map: (text: string) => string, depth: number): T {
+  if (typeof value === 'string') return map(value) as T;
   if (typeof value !== 'object' || value === null || depth > 64) return value;
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1)) as T;
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map, depth + 1)) as T;
   if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
     return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     Object.defineProperty(out, key, {
-      value: redactDeep(item, depth + 1),
+      value: mapStrings(item, map, depth + 1),
       enumerable: true,
       writable: true,
       configurable: true,

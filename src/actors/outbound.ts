@@ -1,16 +1,18 @@
 // What leaves the session runtime for a person or a model, passed through the one redaction
 // (src/redact.ts): tool results and progress, and everything the host is asked to show or register.
+// A server's data for the model (results, descriptions, schemas, prompts) loses only the secrets we
+// know; our own diagnostic text (status, notifications) is also masked by shape.
 
-import { plainText } from '../catalog/terminal-text.ts';
-import { redact, redactDeep } from '../redact.ts';
+import { redact, redactKnown, redactKnownDeep } from '../redact.ts';
+import { plainText } from '../terminal-text.ts';
 import type { ProgressUpdate, ToolResult } from '../tools/executor.ts';
 import type { HostPort } from './host-port.ts';
 
 export function redactResult(result: ToolResult): ToolResult {
   return {
     ...result,
-    content: result.content.map((c) => (c.type === 'text' ? { ...c, text: redact(c.text) } : c)),
-    details: redactDeep(result.details),
+    content: result.content.map((c) => (c.type === 'text' ? { ...c, text: redactKnown(c.text) } : c)),
+    details: redactKnownDeep(result.details),
   };
 }
 
@@ -26,18 +28,18 @@ export function redactingHost(host: HostPort): HostPort {
         ...entry,
         // `tool` only labels the registration here (calls go by `name`).
         tool: plainText(entry.tool, 200),
-        description: redact(entry.description),
-        inputSchema: redactDeep(entry.inputSchema),
+        description: redactKnown(entry.description),
+        inputSchema: redactKnownDeep(entry.inputSchema),
       }),
     withdrawTool: (entry) => host.withdrawTool?.(entry),
     ...(host.registersEveryTool ? { registersEveryTool: () => host.registersEveryTool?.() ?? false } : {}),
     ...(host.registerPrompt
       ? {
           registerPrompt: (server, prompt) =>
-            host.registerPrompt?.(server, redactDeep(prompt) as typeof prompt),
+            host.registerPrompt?.(server, redactKnownDeep(prompt) as typeof prompt),
         }
       : {}),
-    registerToolSearch: (description) => host.registerToolSearch(plainText(redact(description))),
+    registerToolSearch: (description) => host.registerToolSearch(plainText(redactKnown(description))),
     setActiveMcpTools: (names) => host.setActiveMcpTools(names),
     setStatus: (text) => host.setStatus(text === undefined ? undefined : plainText(redact(text))),
     notify: (message, level) => host.notify(plainText(redact(message)), level),

@@ -16,7 +16,6 @@ import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { mayHaveDirectTools } from '../catalog/exposure.ts';
-import { plainText } from '../catalog/terminal-text.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig, Settings } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
@@ -28,7 +27,8 @@ import {
   serverId,
   sessionMachine,
 } from '../machines/session.machine.ts';
-import { addServerSecrets, redactDeep } from '../redact.ts';
+import { addServerSecrets, redact, redactKnownDeep } from '../redact.ts';
+import { plainText } from '../terminal-text.ts';
 import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
@@ -292,7 +292,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const def = context.config?.servers.find((d) => d.name === event.name);
         if (!options.cache || !def) return;
         const written = options.cache
-          .write({ [event.name]: redactDeep(cachedServerFromCatalog(def, event.catalog)) })
+          // The server's lists as sent but for the secrets we know: the next session reads what this one did.
+          .write({ [event.name]: redactKnownDeep(cachedServerFromCatalog(def, event.catalog)) })
           .catch((error: unknown) => {
             logger.warn(`cache write failed: ${String(error)}`);
           });
@@ -418,7 +419,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (asked !== undefined && configured && !context.disabled.includes(asked)) {
         const reason = failed.get(asked);
         if (reason) noted.add(`${context.generation}:${asked}:${reason.kind}`);
-        const text = reason ? unavailableNote(reason, words) : `Server ${asked} offers no tools.`;
+        const text = reason ? redact(unavailableNote(reason, words)) : `Server ${asked} offers no tools.`;
         return redactResult({
           content: [{ type: 'text', text: plainText(text) }],
           details: { query, loaded: [] },
@@ -433,7 +434,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const key = `${context.generation}:${name}:${reason.kind}`;
         if (noted.has(key)) continue;
         noted.add(key);
-        notes.push(`Note: ${unavailableNote(reason, words)}`);
+        notes.push(`Note: ${redact(unavailableNote(reason, words))}`);
       }
       if (outcome.kind === 'loaded') {
         actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });

@@ -9,10 +9,11 @@ import type {
   ToolDescriptor,
 } from '../adapters/mcp/connection-port.ts';
 import type { DirectToolsSpec, Exposure, ServerDefinition, ToolPrefix } from '../config/types.ts';
+import { MAX_DESCRIPTION_CHARS, plainText } from '../terminal-text.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { matchesToolPattern } from './name-patterns.ts';
 import { assignToolNames, BUILTIN_TOOL_NAMES } from './naming.ts';
-import { MAX_DESCRIPTION_CHARS, plainText } from './terminal-text.ts';
+import { boundedSchema, MAX_SCHEMA_DEPTH } from './schema-depth.ts';
 import { templateVariables } from './uri-template.ts';
 
 export interface CatalogEntry {
@@ -55,6 +56,7 @@ export interface Catalog {
 }
 
 const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: 'object', properties: {} };
+const CUT_SCHEMA_NOTE = 'Its input schema is too deep to declare whole; its deepest parts accept any value.';
 /** Property names every major model API accepts. */
 const PARAMETER_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -83,13 +85,19 @@ function candidatesOf(
     const exposure = resolveExposure(def, tool.name, env);
     if (exposure === 'hidden') continue;
     seen.add(tool.name);
+    const bounded = boundedSchema(isObjectSchema(tool.inputSchema) ? tool.inputSchema : EMPTY_OBJECT_SCHEMA);
+    const description = plainText(tool.description ?? tool.title ?? '', MAX_DESCRIPTION_CHARS);
+    if (bounded.cut)
+      warnings.push(
+        `${def.name}: tool ${tool.name} has an input schema nested deeper than ${MAX_SCHEMA_DEPTH} levels; it is cut there (deeper arguments are passed to the server unchecked)`,
+      );
     out.push({
       server: def.name,
       tool: tool.name,
       kind: 'tool',
-      description: plainText(tool.description ?? tool.title ?? '', MAX_DESCRIPTION_CHARS),
+      description: bounded.cut ? `${description}\n(${CUT_SCHEMA_NOTE})`.trim() : description,
       ...(tool.title ? { title: plainText(tool.title, 200) } : {}),
-      inputSchema: isObjectSchema(tool.inputSchema) ? tool.inputSchema : EMPTY_OBJECT_SCHEMA,
+      inputSchema: bounded.schema,
       exposure,
       ...(tool.annotations ? { annotations: tool.annotations } : {}),
     });

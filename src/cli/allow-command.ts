@@ -2,11 +2,11 @@
 // Pi's terminal UI (print, JSON and RPC modes never ask). Remembered like the dialog's answer: per
 // project, keyed by what each entry runs. Without a name it lists the servers waiting for consent.
 
-import { plainText } from '../catalog/terminal-text.ts';
 import type { LoadOptions } from '../config/load.ts';
 import { loadConfig } from '../config/load.ts';
 import { readProjectConsent, rememberConsent } from '../config/project-consent.ts';
 import type { PendingServer } from '../config/types.ts';
+import { plainText } from '../terminal-text.ts';
 
 export interface AllowIo {
   out(text: string): void;

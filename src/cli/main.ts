@@ -2,8 +2,7 @@
 //   status | tools [server] | search <query>|- [--json] | call <tool> [json-args] | inspect | allow
 // Options: --config <path> (instead of ~/.pi/agent/mcp.json), --cwd <project dir>, --trust-project.
 
-import { mkdtempSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureConnected } from '../actors/ensure-connected.ts';
@@ -23,7 +22,8 @@ import { CACHE_FILE_NAME } from '../config/defaults.ts';
 import { loadConfig } from '../config/load.ts';
 import { readProjectConsent } from '../config/project-consent.ts';
 import { nullLogger } from '../logger.ts';
-import { redact } from '../redact.ts';
+import { redact, redactKnown } from '../redact.ts';
+import { plainText } from '../terminal-text.ts';
 import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { runAllowCommand } from './allow-command.ts';
@@ -31,6 +31,7 @@ import { type AuthCliIo, login, logout } from './auth-commands.ts';
 import { runInspectCommand } from './inspect-command.ts';
 import { type PromptLine, promptLineFrom } from './prompt-line.ts';
 import { cliApprover, cliServerRequests } from './server-requests.ts';
+import { createCliTempDir } from './temp-dir.ts';
 import { terminalDialogs } from './terminal-dialogs.ts';
 
 export interface CliIo extends AuthCliIo {
@@ -94,7 +95,12 @@ export function parseCliArgs(argv: string[]): CliOptions | string {
   return options.command ? options : USAGE;
 }
 
-async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Promise<Runtime> {
+async function openRuntime(
+  options: CliOptions,
+  io: CliIo,
+  auth: AuthPort,
+  tempDir: string,
+): Promise<Runtime> {
   const env = process.env;
   const askApproval = cliApprover(io.dialogs);
   const homeDir = homedir();
@@ -120,7 +126,7 @@ async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Prom
       }),
     cache: createCacheStore({ file: join(agentDir, CACHE_FILE_NAME) }),
     logger: nullLogger,
-    tempDir: mkdtempSync(join(tmpdir(), 'pi-mcp-actors-cli-')),
+    tempDir,
     // `search` answers from the cache and exits: no model call follows that a started server would serve.
     startLoadedServers: false,
     surface: 'cli',
@@ -279,10 +285,11 @@ async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<n
 }
 
 export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
-  // Every line the CLI prints, text or JSON, passes the one redaction.
+  // Every line the CLI prints, text or JSON, passes the one redaction and the one terminal sanitizer
+  // (JSON escapes C0 controls itself; C1 controls and bidi overrides inside its strings are removed).
   const io: CliIo = {
-    out: (text) => rawIo.out(redact(text)),
-    err: (text) => rawIo.err(redact(text)),
+    out: (text) => rawIo.out(plainText(redact(text))),
+    err: (text) => rawIo.err(plainText(redact(text))),
     stdinLines: () => rawIo.stdinLines(),
     // The question is ours and the answer the user's: neither passes the redaction.
     ...(rawIo.promptLine ? { promptLine: rawIo.promptLine } : {}),
@@ -293,7 +300,12 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     (options === USAGE ? io.out : io.err)(options);
     return options === USAGE ? 0 : 2;
   }
-  if (options.command === 'inspect') return runInspectCommand(io);
+  // The inspector's URLs are printed for the user to copy: their token is theirs, not redacted.
+  if (options.command === 'inspect')
+    return runInspectCommand({
+      ...io,
+      out: (text) => rawIo.out(plainText(text)),
+    });
   if (options.command === 'allow') {
     const homeDir = homedir();
     return runAllowCommand(
@@ -323,12 +335,26 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     io.err(`Unknown command "${options.command}"\n${USAGE}`);
     return 2;
   }
-  const runtime = await openRuntime(options, io, auth);
+  const temp = createCliTempDir();
+  // What `call` prints is a tool's result, the server's data: only known secrets are removed from it.
+  const redactOut = options.command === 'call' ? redactKnown : redact;
+  const printing: CliIo = {
+    ...io,
+    out: (text) => {
+      temp.printed(text);
+      rawIo.out(plainText(redactOut(text)));
+    },
+  };
   try {
-    return await run(runtime, options, io);
+    const runtime = await openRuntime(options, printing, auth, temp.path);
+    try {
+      return await run(runtime, options, printing);
+    } finally {
+      await runtime.stop();
+      runtime.dispose();
+    }
   } finally {
-    await runtime.stop();
-    runtime.dispose();
+    temp.dispose();
   }
 }
 

@@ -3,8 +3,8 @@
 
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { plainText } from '../catalog/terminal-text.ts';
-import { redact } from '../redact.ts';
+import { redactKnown } from '../redact.ts';
+import { plainText } from '../terminal-text.ts';
 import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 
 export function terminalDialogs(input: Readable, output: Writable): FormDialogs {
@@ -26,7 +26,7 @@ export function terminalDialogs(input: Readable, output: Writable): FormDialogs 
         rl.close();
       });
     });
-  const shown = (text: string) => plainText(redact(text));
+  const shown = (text: string) => plainText(redactKnown(text));
   return {
     async select(title, options, opts) {
       const list = options.map((o, i) => `  ${i + 1}. ${shown(o)}`).join('\n');

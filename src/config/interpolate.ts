@@ -15,13 +15,17 @@ export type InterpolationProblem =
   | { kind: 'missing'; variable: string }
   | { kind: 'unsupported'; expression: string };
 
-export type Interpolated = { ok: true; value: string } | { ok: false; problems: InterpolationProblem[] };
+/** `variables`: the environment variables whose values went into `value` (the redaction treats some as secrets). */
+export type Interpolated =
+  | { ok: true; value: string; variables: Array<{ name: string; value: string }> }
+  | { ok: false; problems: InterpolationProblem[] };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NAME_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*/;
 
 export function interpolate(text: string, context: InterpolationContext, expandHome = false): Interpolated {
   const problems: InterpolationProblem[] = [];
+  const variables: Array<{ name: string; value: string }> = [];
   let out = '';
   let i = 0;
   if (expandHome && (text === '~' || text.startsWith('~/') || text.startsWith('~\\'))) {
@@ -40,7 +44,7 @@ export function interpolate(text: string, context: InterpolationContext, expandH
         break;
       }
       const expression = rest.slice(2, close);
-      const value = braced(expression, context, problems);
+      const value = braced(expression, context, problems, variables);
       if (value !== undefined) out += value;
       i += close + 1;
     } else if (rest.startsWith('$env:')) {
@@ -49,7 +53,7 @@ export function interpolate(text: string, context: InterpolationContext, expandH
         out += '$env:';
         i += 5;
       } else {
-        out += lookup(name, context, problems) ?? '';
+        out += lookup(name, context, problems, variables) ?? '';
         i += 5 + name.length;
       }
     } else if (rest.startsWith('{env:')) {
@@ -59,7 +63,7 @@ export function interpolate(text: string, context: InterpolationContext, expandH
         out += '{';
         i += 1;
       } else {
-        out += lookup(name, context, problems) ?? '';
+        out += lookup(name, context, problems, variables) ?? '';
         i += close + 1;
       }
     } else {
@@ -67,13 +71,23 @@ export function interpolate(text: string, context: InterpolationContext, expandH
       i += 1;
     }
   }
-  return problems.length === 0 ? { ok: true, value: out } : { ok: false, problems };
+  return problems.length === 0 ? { ok: true, value: out, variables } : { ok: false, problems };
 }
 
-function braced(expression: string, context: InterpolationContext, problems: InterpolationProblem[]) {
+type Used = Array<{ name: string; value: string }>;
+
+function braced(
+  expression: string,
+  context: InterpolationContext,
+  problems: InterpolationProblem[],
+  used: Used,
+) {
   if (NAME.test(expression)) {
     const value = context.env[expression];
-    if (value !== undefined) return value;
+    if (value !== undefined) {
+      used.push({ name: expression, value });
+      return value;
+    }
     if (expression === 'workspaceFolder') return context.cwd;
     if (expression === 'userHome') return context.homeDir;
     problems.push({ kind: 'missing', variable: expression });
@@ -82,17 +96,20 @@ function braced(expression: string, context: InterpolationContext, problems: Int
   const withDefault = /^([A-Za-z_][A-Za-z0-9_]*):-(.*)$/s.exec(expression);
   if (withDefault !== null) {
     const value = context.env[withDefault[1]!];
-    return value === undefined || value === '' ? withDefault[2]! : value;
+    if (value === undefined || value === '') return withDefault[2]!;
+    used.push({ name: withDefault[1]!, value });
+    return value;
   }
   const vscodeEnv = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(expression);
-  if (vscodeEnv !== null) return lookup(vscodeEnv[1]!, context, problems);
+  if (vscodeEnv !== null) return lookup(vscodeEnv[1]!, context, problems, used);
   problems.push({ kind: 'unsupported', expression: `\${${shown(expression)}}` });
   return undefined;
 }
 
-function lookup(name: string, context: InterpolationContext, problems: InterpolationProblem[]) {
+function lookup(name: string, context: InterpolationContext, problems: InterpolationProblem[], used: Used) {
   const value = context.env[name];
   if (value === undefined) problems.push({ kind: 'missing', variable: name });
+  else used.push({ name, value });
   return value;
 }
 

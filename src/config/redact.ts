@@ -2,7 +2,8 @@
 // values, tokens, client secrets and credentials in the URL or args masked. Text goes through the
 // one redaction in src/redact.ts.
 
-import { argSecrets, REDACTED, SECRET_NAME } from '../redact.ts';
+import { argSecrets, REDACTED } from '../redact.ts';
+import { SECRET_NAME } from '../secret-policy.ts';
 import type { ServerDefinition } from './types.ts';
 
 /** A copy safe to show: env/header values, tokens, client secrets and credentials in the URL or args masked. */
@@ -18,6 +19,7 @@ export function redactDefinition(def: ServerDefinition): Record<string, unknown>
   };
   if (Array.isArray(def.directTools)) copy.directTools = [...def.directTools];
   if (def.includeTools !== undefined) copy.includeTools = [...def.includeTools];
+  delete copy.secretValues;
   if (def.url !== undefined) copy.url = redactUrl(def.url);
   if (def.bearerToken !== undefined) copy.bearerToken = REDACTED;
   if (def.requestHeadersCommand !== undefined) {

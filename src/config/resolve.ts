@@ -2,6 +2,7 @@
 // defaults applied (from defaults.ts, nowhere else). A variable that is not set skips the server.
 
 import { isAbsolute, resolve } from 'node:path';
+import { isSecretValue } from '../secret-policy.ts';
 import { type CommandValue, valueForm } from './command-values.ts';
 import { adapterConfigHash } from './config-hash.ts';
 import { MINUTE_MS, OAUTH_DEFAULTS, SERVER_DEFAULTS } from './defaults.ts';
@@ -26,9 +27,15 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
     server: name,
   });
 
+  /** Values of ${VAR}s that the one key policy calls secret, wherever they were put (URL path, args…). */
+  const secretValues = new Set<string>();
   const text = (value: string, key: string, sub: PathSegment[] = [], home = false): string | undefined => {
     const result = interpolate(value, context, home);
-    if (result.ok) return result.value;
+    if (result.ok) {
+      for (const variable of result.variables)
+        if (isSecretValue(variable.name, variable.value)) secretValues.add(variable.value);
+      return result.value;
+    }
     const where = formatPath([originOf(key), ...sub]);
     for (const problem of result.problems) {
       if (problem.kind === 'missing') {
@@ -191,6 +198,7 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
     resolveAuth(fields, definition, text, secretText, context, failures, diagnostics, place, name, originOf);
   }
   if (commandValues.length > 0) definition.commandValues = commandValues;
+  if (secretValues.size > 0) definition.secretValues = [...secretValues];
 
   const first = failures[0];
   if (first !== undefined) return { ok: false, ...first, diagnostics };

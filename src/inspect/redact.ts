@@ -3,14 +3,10 @@
 // redaction (src/redact.ts: known secrets, token shapes). The result is always plain JSON data.
 
 import { REDACTED, redact } from '../redact.ts';
+import { SECRET_FIELD, SECRET_MAP_FIELD } from '../secret-policy.ts';
 
 export { REDACTED };
 
-/** Keys whose whole value is hidden. */
-const SECRET_KEY =
-  /token|secret|passw(?:or)?d|passphrase|authorization|api[-_]?key|cookie|credential|private[-_]?key|code[-_]?verifier/i;
-/** Maps whose names are useful but whose values are secrets. */
-const VALUE_MAP_KEY = /^(?:env|headers|requestHeaders)$/i;
 /** The live Connection (SDK client, transport, child process) never leaves as data. */
 const CONNECTION_KEY = /^connection$/i;
 
@@ -137,13 +133,13 @@ function redactEntry(
       ? text(item, list)
       : describeConnection(item);
   }
-  if (VALUE_MAP_KEY.test(key)) {
+  if (SECRET_MAP_FIELD.test(key)) {
     if (typeof item !== 'object' || Array.isArray(item)) return REDACTED;
     const masked: Record<string, string> = {};
     for (const name of Object.keys(item as object)) masked[text(name, list)] = REDACTED;
     return masked;
   }
-  if (SECRET_KEY.test(key)) return REDACTED;
+  if (SECRET_FIELD.test(key)) return REDACTED;
   return walk(item, list, text, depth + 1, seen);
 }
 

@@ -2,9 +2,20 @@
 // inspector adapters (start / stop / send) plus an awaitable close. Neither ever throws: a failure is
 // reported once through `onError` and the events are dropped.
 
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createWriteStream,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  type WriteStream,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import WebSocket from 'ws';
+import { plainLine } from '../terminal-text.ts';
 
 export interface Sink {
   start(): void;
@@ -31,7 +42,7 @@ export function createJsonlSink(file: string, onError: SinkErrorReporter): Sink 
     if (stream || failed) return stream;
     try {
       mkdirSync(dirname(file), { recursive: true });
-      stream = createWriteStream(file, { flags: 'a', encoding: 'utf8' });
+      stream = createWriteStream('', { fd: openPrivateFile(file), encoding: 'utf8' });
       stream.on('error', fail);
     } catch (error) {
       fail(error);
@@ -46,7 +57,8 @@ export function createJsonlSink(file: string, onError: SinkErrorReporter): Sink 
       const out = open();
       if (!out || failed) return;
       try {
-        out.write(`${JSON.stringify(event)}\n`);
+        // Redacted already; a `tail -f` of the file must not run what a server put in its text.
+        out.write(`${plainLine(JSON.stringify(event))}\n`);
       } catch (error) {
         fail(error);
       }
@@ -61,6 +73,43 @@ export function createJsonlSink(file: string, onError: SinkErrorReporter): Sink 
         out.once('error', () => resolve());
       }),
   };
+}
+
+/**
+ * Opens the file for appending, readable by the user only (0600, also when it existed), never through
+ * a symlink (O_NOFOLLOW, and lstat where the platform has no such flag) and only when it is a regular
+ * file (O_NONBLOCK: a FIFO does not hang the open).
+ */
+function openPrivateFile(file: string): number {
+  const noFollow = constants.O_NOFOLLOW ?? 0;
+  if (noFollow === 0 && lstatSafe(file)?.isSymbolicLink()) throw new Error('it is a symbolic link');
+  let fd: number;
+  try {
+    fd = openSync(
+      file,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | noFollow | (constants.O_NONBLOCK ?? 0),
+      0o600,
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new Error('it is a symbolic link');
+    throw error;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error('it is not a regular file');
+    fchmodSync(fd, 0o600);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+function lstatSafe(file: string) {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 const MAX_BUFFERED = 500;

@@ -10,6 +10,7 @@ import type { Surface } from '../auth/sign-in-advice.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { expandUriTemplate } from '../catalog/uri-template.ts';
 import type { Settings } from '../config/types.ts';
+import { redact } from '../redact.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';
 import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';
@@ -49,8 +50,9 @@ export interface ExecutorDeps {
   ): Promise<string | undefined>;
 }
 
+/** A failure in our words: our diagnostic text, so secret-shaped parts are masked too (src/redact.ts). */
 export function errorResult(text: string, details: Record<string, unknown> = {}): ToolResult {
-  return { content: [{ type: 'text', text }], details, isError: true };
+  return { content: [{ type: 'text', text: redact(text) }], details, isError: true };
 }
 
 function toonEnabled(settings: Settings, server: string): boolean {
@@ -184,7 +186,7 @@ export async function executeTool(
     return { content, details: { server: entry.server, tool: entry.tool }, isError: !ok };
   } catch (error) {
     const timeoutMs = actor.getSnapshot().context.definition.requestTimeoutMs;
-    content = [{ type: 'text', text: describeCallError(entry, error, timeoutMs, signal) }];
+    content = [{ type: 'text', text: redact(describeCallError(entry, error, timeoutMs, signal)) }];
     return { content, details: { server: entry.server, tool: entry.tool }, isError: true };
   } finally {
     progress?.flush();

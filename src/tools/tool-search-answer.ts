@@ -4,7 +4,7 @@
 import type { ServerUnavailable } from '../actors/ensure-connected.ts';
 import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import { searchIndexOf } from '../catalog/search.ts';
-import { plainText } from '../catalog/terminal-text.ts';
+import { plainText } from '../terminal-text.ts';
 import { type SurfaceWords, wordsFor } from './surface-words.ts';
 import { oneLine, SEARCH_LIMIT } from './tool-search.ts';
 

@@ -2,7 +2,7 @@
 // secret leaves: what the model read (ToolSearch, tool results), what the user saw (/mcp,
 // notifications, status bar), and what was written (log, inspector events, cache), plus CLI runs.
 
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LOG_FILE } from '../../src/config/defaults.ts';
@@ -16,18 +16,21 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the real CLI bin with only PATH, HOME and the agent dir in its environment. */
+/** Runs the real CLI bin with only PATH, HOME, the agent dir (and `env`) in its environment. */
 export function runCliBin(
   args: string[],
   dirs: { cwd: string; home: string; agentDir: string },
   stdin = '',
+  env: Record<string, string> = {},
+  onSpawn?: (child: ChildProcess) => void,
 ): Promise<CliRun> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: dirs.cwd,
-      env: { PATH: process.env.PATH, HOME: dirs.home, PI_CODING_AGENT_DIR: dirs.agentDir },
+      env: { PATH: process.env.PATH, HOME: dirs.home, PI_CODING_AGENT_DIR: dirs.agentDir, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    onSpawn?.(child);
     child.stdin.end(stdin);
     let stdout = '';
     let stderr = '';

@@ -1,14 +1,20 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: config text with ${VAR} references.
 import { describe, expect, it } from 'vitest';
+import { redactDefinition } from '../../src/config/redact.ts';
 import type { ServerDefinition } from '../../src/config/types.ts';
 import {
   addSecrets,
+  addServerSecrets,
   argSecrets,
   REDACTED,
   redact,
   redactDeep,
+  redactKnown,
+  redactKnownDeep,
   secretsOfDefinition,
 } from '../../src/redact.ts';
 import { definition } from '../support/config.ts';
+import { loadMemory, USER_FILE } from './config/helpers.ts';
 
 const secretive: ServerDefinition = definition({
   name: 'svc',
@@ -150,5 +156,59 @@ describe('secretsOfDefinition with a private_key_jwt key', () => {
       expect.arrayContaining([pem, 'MIGHAgEAMBMGByqGSM49AgEGCCqG', 'SM49AwEHBG0wawIBAQQg']),
     );
     expect(secrets.some((s) => s.startsWith('-----BEGIN') && !s.includes('\n'))).toBe(false);
+  });
+});
+
+describe('redactKnown: a server data keeps its shape', () => {
+  it('leaves token-shaped data alone (a link with ?code=, a Bearer word) and still removes a known secret', () => {
+    addSecrets(['known-result-secret-77']);
+    const data =
+      'Open https://example.com/verify?code=abc123 — Bearer abcdefghijklmnop1 known-result-secret-77';
+    expect(redactKnown(data)).toBe(
+      `Open https://example.com/verify?code=abc123 — Bearer abcdefghijklmnop1 ${REDACTED}`,
+    );
+    expect(redactKnownDeep({ text: data })).toEqual({ text: redactKnown(data) });
+    // Our own diagnostic text is still masked by shape.
+    expect(redact(data)).toContain('?code=***');
+  });
+});
+
+describe('secrets we used to miss', () => {
+  it('a short value under a name that says password or token is a secret (DB_PASSWORD: "hunter")', () => {
+    const def = definition({ env: { DB_PASSWORD: 'hunter', API_TOKEN: 'abcd1', PASSWORD_FILE: '/run/pw' } });
+    expect(secretsOfDefinition(def)).toEqual(expect.arrayContaining(['hunter', 'abcd1']));
+    expect(secretsOfDefinition(def)).not.toContain('/run/pw');
+  });
+
+  it('a ${VAR} put into a URL path or a positional argument is a secret; a path or a word is not', () => {
+    const config = loadMemory(
+      {
+        [USER_FILE]: JSON.stringify({
+          mcpServers: {
+            remote: { url: 'https://mcp.example.com/${GITHUB_TOKEN}/mcp' },
+            local: { command: 'server', args: ['${DB_PASSWORD}', '${OPAQUE}', '${HOME}/data', '${REGION}'] },
+          },
+        }),
+      },
+      {
+        env: {
+          GITHUB_TOKEN: 'gh-path-token-1',
+          DB_PASSWORD: 'hunter',
+          OPAQUE: 'q8Zr2nVx0pLw',
+          HOME: '/home/u',
+          REGION: 'europe',
+        },
+      },
+    );
+    const secrets = config.servers.flatMap(secretsOfDefinition);
+    expect(secrets).toEqual(expect.arrayContaining(['gh-path-token-1', 'hunter', 'q8Zr2nVx0pLw']));
+    expect(secrets).not.toContain('/home/u');
+    expect(secrets).not.toContain('europe');
+    // What /mcp shows of a definition does not carry the list, and the redaction now knows the values.
+    const shown = JSON.stringify(config.servers.map(redactDefinition));
+    expect(shown).not.toContain('secretValues');
+    addServerSecrets(config.servers);
+    expect(redact(shown)).not.toMatch(/gh-path-token-1|hunter|q8Zr2nVx0pLw/);
+    expect(redact(shown)).toContain('/home/u/data');
   });
 });

@@ -9,6 +9,7 @@ import {
   ListToolsResultSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { boundedSchema, MAX_SCHEMA_DEPTH } from '../../catalog/schema-depth.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import type {
   PromptDescriptor,
@@ -191,15 +192,25 @@ async function paginate<T>(
   return items;
 }
 
+/**
+ * A schema deeper than this is cut as it arrives, so nothing downstream (the cache file, the inspector,
+ * the catalog) walks thousands of levels; the catalog cuts further and says so (src/catalog/schema-depth.ts).
+ */
+const LISTED_SCHEMA_DEPTH = 4 * MAX_SCHEMA_DEPTH;
+
 export function toToolDescriptor(tool: SdkTool): ToolDescriptor {
   const descriptor: ToolDescriptor = {
     name: tool.name,
-    inputSchema: tool.inputSchema as Record<string, unknown>,
+    inputSchema: boundedSchema(tool.inputSchema as Record<string, unknown>, LISTED_SCHEMA_DEPTH).schema,
   };
   const title = tool.title ?? tool.annotations?.title;
   if (title !== undefined) descriptor.title = title;
   if (tool.description !== undefined) descriptor.description = tool.description;
-  if (tool.outputSchema !== undefined) descriptor.outputSchema = tool.outputSchema as Record<string, unknown>;
+  if (tool.outputSchema !== undefined)
+    descriptor.outputSchema = boundedSchema(
+      tool.outputSchema as Record<string, unknown>,
+      LISTED_SCHEMA_DEPTH,
+    ).schema;
   if (tool.annotations !== undefined) descriptor.annotations = tool.annotations as Record<string, unknown>;
   return descriptor;
 }

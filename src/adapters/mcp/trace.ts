@@ -9,6 +9,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { redact } from '../../redact.ts';
+import { plainLine } from '../../terminal-text.ts';
 
 export interface TraceEvent {
   direction: 'outbound' | 'inbound';
@@ -72,7 +73,9 @@ export function createTraceLog(
   return {
     file,
     sink: (server, transport) => (event) =>
-      write(`${redact(JSON.stringify({ time: new Date().toISOString(), server, transport, ...event }))}\n`),
+      write(
+        `${plainLine(redact(JSON.stringify({ time: new Date().toISOString(), server, transport, ...event })))}\n`,
+      ),
     flush: () => writing,
   };
 }

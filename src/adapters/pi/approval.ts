@@ -1,7 +1,7 @@
 // The `approveTools` question through Pi's select dialog. One dialog at a time (parallel calls wait
 // their turn); without UI (print, JSON, no dialogs) nobody can be asked and the call fails closed.
 
-import { plainText } from '../../catalog/terminal-text.ts';
+import { plainText } from '../../terminal-text.ts';
 import type { ApprovalAnswer, AskApproval } from '../../tools/approval.ts';
 import type { PiContext, PiDialogs } from './bridge.ts';
 

@@ -34,6 +34,7 @@ import { createDeferredInspection } from '../../inspect/deferred.ts';
 import { INSPECT_FLAG, inspectTargetFrom } from '../../inspect/target.ts';
 import type { Logger } from '../../logger.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
+import { plainText } from '../../terminal-text.ts';
 import type { ToolResult } from '../../tools/executor.ts';
 import type { ProxyParams } from '../../tools/proxy-tool.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.ts';
@@ -42,6 +43,7 @@ import type { PiCustomUi } from './panel.ts';
 import { piTrustIsExplicit } from './pi-trust.ts';
 import { promptCommand } from './prompts.ts';
 import type { PiRuntime } from './session-runtime.ts';
+import { terminalSafeHost } from './terminal-ui.ts';
 import {
   codemodeReachesTools,
   PI_CODEMODE_TOOL,
@@ -155,7 +157,9 @@ const AFTER_REQUEST_MS = 250;
 const WITHOUT_REQUEST_MS = 1_000;
 
 /** Wires the extension into Pi. */
-export function bridgePi(pi: PiHost, options: PiBridgeOptions): PiBridge {
+export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
+  // Every context Pi hands us shows only sanitized text (./terminal-ui.ts).
+  const pi = terminalSafeHost(rawPi);
   const env = options.env ?? process.env;
   const homeDir = options.homeDir ?? homedir();
   const agentDir = agentDirFrom(env, homeDir);
@@ -824,5 +828,5 @@ function removeIfEmpty(dir: string) {
 /** Where text for the user goes: a notification where Pi has UI, stdout in print mode, nothing in JSON mode. */
 function show(ctx: PiContext, text: string, level: NotifyLevel) {
   if (ctx.hasUI) ctx.ui.notify(text, level);
-  else if (ctx.mode === 'print') process.stdout.write(`${text}\n`);
+  else if (ctx.mode === 'print') process.stdout.write(`${plainText(text)}\n`);
 }

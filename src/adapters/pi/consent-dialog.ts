@@ -2,8 +2,8 @@
 // run and which environment it gets; allow it, allow every waiting server of this project, or deny.
 // Loaded only when a project server waits for an answer.
 
-import { plainText } from '../../catalog/terminal-text.ts';
 import type { PendingServer } from '../../config/types.ts';
+import { plainText } from '../../terminal-text.ts';
 import type { PiDialogs } from './bridge.ts';
 
 export const ALLOW = 'Allow';

@@ -3,7 +3,7 @@
 // requested schema and asked again with the problem; a URL request shows the link and waits. Escape
 // (a cancelled dialog) cancels at any point. Without UI (print, JSON) the server is told why not.
 
-import { redact } from '../../redact.ts';
+import { redactKnown } from '../../redact.ts';
 import { elicitWithDialogs } from '../../tools/elicit-dialogs.ts';
 import { type ElicitAnswer, type ElicitRequest, HostRefusal } from '../mcp/connection-port.ts';
 import type { PiContext, PiDialogs } from './bridge.ts';
@@ -34,14 +34,17 @@ async function elicit(
   return elicitWithDialogs(ui, server, request, signal);
 }
 
-/** Pi's dialogs, with every title passed through the one redaction (a server's text is shown). */
+/**
+ * Pi's dialogs, with every title passed through the one redaction: a server's text and links are
+ * shown as sent but for the secrets we know (a link's `?code=` is the user's to open).
+ */
 function dialogsOf(ctx: PiContext): PiDialogs | undefined {
   const ui = ctx.ui as Partial<PiDialogs>;
   if (typeof ui.select !== 'function' || typeof ui.input !== 'function') return undefined;
   const dialogs = ui as PiDialogs;
   return {
-    select: (title, options, opts) => dialogs.select(redact(title), options, opts),
-    input: (title, placeholder, opts) => dialogs.input(redact(title), placeholder, opts),
-    confirm: (title, message, opts) => dialogs.confirm(redact(title), redact(message), opts),
+    select: (title, options, opts) => dialogs.select(redactKnown(title), options, opts),
+    input: (title, placeholder, opts) => dialogs.input(redactKnown(title), placeholder, opts),
+    confirm: (title, message, opts) => dialogs.confirm(redactKnown(title), redactKnown(message), opts),
   };
 }

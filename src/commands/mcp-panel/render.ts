@@ -4,6 +4,7 @@
 import { formatDuration } from '../../actors/ensure-connected.ts';
 import { countsText } from '../../actors/server-status.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
+import { plainLine, plainText } from '../../terminal-text.ts';
 import type { PanelView, RunningServer, ServerRow, SkippedServerRow, ToolRow } from './view.ts';
 
 export interface TextKit {
@@ -149,7 +150,7 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
       facts.push(`≈${tokenFigure(row.directTokens)} tokens if direct`);
   }
   const lines = [
-    ...flow(`${selected ? style.accent('›') : ' '} ${style.bold(row.name)}  `, head, ctx),
+    ...flow(`${selected ? style.accent('›') : ' '} ${style.bold(plainLine(row.name))}  `, head, ctx),
     ...flow(INDENT, facts.map(style.muted), ctx),
   ];
   if (row.trail.length > 0) {
@@ -169,7 +170,7 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
 function skippedBlock(row: SkippedServerRow, selected: boolean, ctx: RenderContext): string[] {
   const { style } = ctx;
   const lines = [
-    `${selected ? style.accent('›') : ' '} ${style.bold(row.name)}  ${style.dim(row.waitingConsent ? '? waiting for your consent · e allows it' : `– skipped: ${row.reason}`)}`,
+    `${selected ? style.accent('›') : ' '} ${style.bold(plainLine(row.name))}  ${style.dim(row.waitingConsent ? '? waiting for your consent · e allows it' : `– skipped: ${row.reason}`)}`,
   ];
   if (selected && row.fix && !row.waitingConsent) lines.push(...wrapIndented(row.fix, ctx, 2, style.muted));
   return lines;
@@ -180,7 +181,7 @@ function serverBlock(row: ServerRow, selected: boolean, ctx: RenderContext): str
   if (row.kind === 'skipped') return skippedBlock(row, selected, ctx);
   const { style } = ctx;
   return [
-    `${selected ? style.accent('›') : ' '} ${style.bold(row.name)}  ${style.dim('○ disabled for this session · e enables it')}`,
+    `${selected ? style.accent('›') : ' '} ${style.bold(plainLine(row.name))}  ${style.dim('○ disabled for this session · e enables it')}`,
   ];
 }
 
@@ -228,7 +229,7 @@ function frame(head: string[], body: (room: number) => Drawn, foot: string[], ct
 }
 
 function footer(message: string | undefined, hints: string[], ctx: RenderContext): string[] {
-  const lines = message ? ctx.text.wrap(message, ctx.width).map(ctx.style.accent) : [];
+  const lines = message ? ctx.text.wrap(plainText(message), ctx.width).map(ctx.style.accent) : [];
   return [...lines, ...flow('', hints, ctx, '').map(ctx.style.dim)];
 }
 
@@ -276,7 +277,9 @@ export function renderTools(server: string, tools: ToolRow[], at: ListPosition, 
   const total = tools.reduce((n, t) => n + t.tokens, 0);
   const head = [
     style.accent(
-      style.bold(`${server} · ${countsText(rowCounts(tools))} · ≈${tokenFigure(total)} tokens if all direct`),
+      style.bold(
+        `${plainLine(server)} · ${countsText(rowCounts(tools))} · ≈${tokenFigure(total)} tokens if all direct`,
+      ),
     ),
   ];
   const body = (room: number) => {

@@ -13,10 +13,10 @@ import {
 import type { Runtime } from '../../actors/session-actor.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
-import { plainText } from '../../catalog/terminal-text.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
 import { redact } from '../../redact.ts';
+import { plainLine, plainText } from '../../terminal-text.ts';
 
 /** How many stderr lines the selected server shows. */
 export const STDERR_LINES = 5;
@@ -138,15 +138,15 @@ export function panelView(runtime: Runtime): PanelView {
   for (const s of config.skipped) {
     servers.push({
       kind: 'skipped',
-      name: plainText(s.name),
-      reason: redact(s.reason),
-      ...(s.fix ? { fix: redact(s.fix) } : {}),
+      name: s.name,
+      reason: plainText(redact(s.reason)),
+      ...(s.fix ? { fix: plainText(redact(s.fix)) } : {}),
       ...(waiting.has(s.name) ? { waitingConsent: true as const } : {}),
     });
   }
   return {
     running: true,
-    summary: statusLine(context, refs) ?? 'MCP: no servers configured',
+    summary: plainLine(statusLine(context, refs) ?? 'MCP: no servers configured'),
     servers,
     problems: config.diagnostics.filter((d) => d.level !== 'info').length,
   };
@@ -162,7 +162,7 @@ export function toolRows(runtime: Runtime, server: string): ToolRow[] {
     .entries.filter((e) => e.server === server)
     .map((e) => ({
       name: e.name,
-      description: redact(e.description),
+      description: plainText(redact(e.description)),
       exposure:
         e.exposure === 'direct'
           ? 'direct'

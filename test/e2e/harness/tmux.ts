@@ -26,6 +26,8 @@ export interface TmuxPi {
   /** tmux key names: `Enter`, `Escape`, `Up`, `Down`, `r`, … */
   press(...keys: string[]): void;
   resize(columns: number, rows: number): void;
+  /** The pane's title (what an OSC 0/2 sequence would change) and tmux's paste buffers (OSC 52's target). */
+  terminalState(): { title: string; buffers: string };
   /** SIGTERM to Pi, wait for it to exit, then end the tmux server; SIGKILL after `timeoutMs`. */
   stop(opts?: { timeoutMs?: number }): Promise<void>;
 }
@@ -98,6 +100,8 @@ export async function startPiInTmux(opts: TmuxPiOptions): Promise<TmuxPi> {
     piCliPath,
     ...args,
   );
+  // An OSC 52 clipboard write from the app lands in tmux's paste buffers, where a test can see it.
+  tmux('set-option', '-g', 'set-clipboard', 'on');
   const serverPid = Number(tmux('display-message', '-p', '-t', 'pi', '#{pid}').trim());
   const pid = Number(tmux('display-message', '-p', '-t', 'pi', '#{pane_pid}').trim());
 
@@ -135,6 +139,10 @@ export async function startPiInTmux(opts: TmuxPiOptions): Promise<TmuxPi> {
     },
     type: (text) => void tmux('send-keys', '-t', 'pi', '-l', text),
     press: (...keys) => void tmux('send-keys', '-t', 'pi', ...keys),
+    terminalState: () => ({
+      title: tmux('display-message', '-p', '-t', 'pi', '#{pane_title}').trim(),
+      buffers: tmux('list-buffers', '-F', '#{buffer_sample}'),
+    }),
     resize: (columns, rows) =>
       void tmux('resize-window', '-t', 'pi', '-x', String(columns), '-y', String(rows)),
     async stop({ timeoutMs = 15_000 } = {}) {

@@ -27,6 +27,16 @@ describe('createLogger', () => {
     expect(second).toMatch(/ WARN {2}\[server:github\/connect\] slow \{"ms":1200\}$/);
   });
 
+  it('writes no escape sequence, control character or bidi override (a `tail -f` stays safe)', () => {
+    const log = createLogger({ file });
+    const evil = 'x\u001b]52;c;Y3VybA==\u0007\u001b]0;pwned\u0007\u001b[2K\u202eevil\u009b2J';
+    log.warn(`server said ${evil}`, { stderr: evil });
+    const [line] = lines();
+    expect(line).toContain('WARN  server said xevil {"stderr":');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
+  });
+
   it('drops lines below its level (info by default)', () => {
     const log = createLogger({ file });
     log.debug('hidden');
