@@ -207,7 +207,7 @@ function compareRequests(a: ToolNameRequest, b: ToolNameRequest): number {
 }
 
 function requestKey(request: ToolNameRequest): string {
-  return `${request.server}\0${request.tool}`;
+  return JSON.stringify([request.server, request.tool]);
 }
 
 /** Quotes an original name for a warning: escaped, and cut when very long. */

@@ -160,16 +160,27 @@ export function traceTransport(transport: Transport, sink: TraceSink): void {
     sink(describe(message, 'outbound'));
     return send(message, options);
   };
-  let handler: Transport['onmessage'];
-  const traced: Transport['onmessage'] = (message, extra) => {
-    sink(describe(message, 'inbound'));
-    handler?.(message, extra);
-  };
+  // Whoever sets onmessage may chain the one it read before (the SDK does, after CallStreams): each
+  // handler is wrapped, and a message is recorded once, by the outermost wrapper it passes through.
+  let wrapped: Transport['onmessage'];
+  let delivering = false;
+  const wrap =
+    (handler: NonNullable<Transport['onmessage']>): Transport['onmessage'] =>
+    (message, extra) => {
+      if (delivering) return handler(message, extra);
+      sink(describe(message, 'inbound'));
+      delivering = true;
+      try {
+        handler(message, extra);
+      } finally {
+        delivering = false;
+      }
+    };
   Object.defineProperty(transport, 'onmessage', {
     configurable: true,
-    get: () => (handler ? traced : undefined),
+    get: () => wrapped,
     set: (value: Transport['onmessage']) => {
-      handler = value;
+      wrapped = value ? wrap(value) : undefined;
     },
   });
 }

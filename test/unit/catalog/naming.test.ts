@@ -271,6 +271,18 @@ describe('assignToolNames properties', () => {
     );
   });
 
+  it('keeps two requests apart whose server and tool join to the same text', () => {
+    // fast-check found it (seed -565071235): a NUL-joined key made these one request.
+    const result = assignToolNames(
+      [
+        { server: '\u0000', tool: '' },
+        { server: '', tool: '\u0000' },
+      ],
+      'server',
+    );
+    expect(result.tools).toHaveLength(2);
+  });
+
   it('keeps a plain name unchanged when nothing else competes for it', () => {
     const plain = fc.stringMatching(/^[a-z][a-z0-9_]{0,20}$/);
     fc.assert(
