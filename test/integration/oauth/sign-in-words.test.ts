@@ -59,7 +59,8 @@ describe('Pi: a server that needs a sign-in', () => {
     fixture = await startOAuthFixture();
     const session = await piSession(fixture);
     // ToolSearch meets the server first (it connects the servers whose tools are unknown).
-    expect(text(await session.toolSearch('whoami'))).toContain('Run /mcp-auth linear');
+    // The model reads it as a note for the user's hands: sign in with /mcp-auth.
+    expect(text(await session.toolSearch('whoami'))).toContain('sign in with /mcp-auth linear');
     const call = await session.callTool('linear__whoami', {});
     expect(call.isError).toBe(true);
     expect(text(call)).toBe(
