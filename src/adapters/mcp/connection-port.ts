@@ -1,5 +1,5 @@
 // The Connection port: everything the rest of the extension knows about talking to an MCP server.
-// Types only. src/adapters/mcp/ implements it with @modelcontextprotocol/sdk; machine tests provide
+// Types only. src/adapters/mcp/ implements it with @modelcontextprotocol/client; machine tests provide
 // tiny fakes. Nothing here imports the SDK.
 
 import type { TokenStore } from '../../auth/token-store.ts';

@@ -1,13 +1,6 @@
 // The live connection: requests on the current session, expired HTTP sessions renewed once, losses reported.
 
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CallToolResultSchema,
-  ErrorCode,
-  GetPromptResultSchema,
-  McpError,
-  ReadResourceResultSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type Client, ProtocolError } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
 import { needsAuthMessage } from './auth/connect-auth.ts';
 import { CallError } from './call-error.ts';
@@ -27,16 +20,19 @@ import {
   type ToolDescriptor,
 } from './connection-port.ts';
 import {
+  CONNECTION_CLOSED_CODE,
   describe,
   describeExit,
   expiryReason,
   httpStatus,
   isAuthError,
   isConnectionClosed,
+  isRequestTimeout,
   isSessionExpired,
   isValidationError,
   networkCode,
   originOf,
+  REQUEST_TIMEOUT_CODE,
   stripMcpPrefix,
 } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
@@ -124,7 +120,6 @@ export class McpConnection implements Connection {
     const result = await this.run(`prompts/get ${name}`, options.signal, (client) =>
       client.request(
         { method: 'prompts/get', params: { name, arguments: args } },
-        GetPromptResultSchema,
         this.callRequestOptions(options),
       ),
     );
@@ -148,23 +143,20 @@ export class McpConnection implements Connection {
     const result = await this.run(`tools/call ${name}`, options.signal, (client) =>
       client.request(
         { method: 'tools/call', params: { name, arguments: args } },
-        CallToolResultSchema,
         this.callRequestOptions(options),
       ),
     );
     const mapped: CallToolResult = { content: (result.content ?? []) as McpContent[] };
-    if (result.structuredContent !== undefined) mapped.structuredContent = result.structuredContent;
+    if (result.structuredContent != null) {
+      mapped.structuredContent = result.structuredContent as Record<string, unknown>;
+    }
     if (result.isError !== undefined) mapped.isError = result.isError;
     return mapped;
   }
 
   async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
     const result = await this.run(`resources/read ${uri}`, options.signal, (client) =>
-      client.request(
-        { method: 'resources/read', params: { uri } },
-        ReadResourceResultSchema,
-        this.callRequestOptions(options),
-      ),
+      client.request({ method: 'resources/read', params: { uri } }, this.callRequestOptions(options)),
     );
     return {
       contents: result.contents.map((item) => ({
@@ -347,21 +339,21 @@ export class McpConnection implements Connection {
     if (httpStatus(error) === 403 && this.session.oauth?.signInNeed()?.kind === 'scope') {
       return new CallError('auth', this.authMessage(403), { cause: error });
     }
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout) {
-        return new CallError('timeout', `${what} on "${this.def.name}" timed out`, {
-          code: error.code,
-          cause: error,
-        });
-      }
-      if (error.code === ErrorCode.ConnectionClosed) {
-        const exit = this.session.process?.exitInfo;
-        const reason = exit ? describeExit(exit.code, exit.signal, this.tail) : 'the connection closed';
-        return new CallError('closed', `${what} failed: "${this.def.name}" ${reason}`, {
-          code: error.code,
-          cause: error,
-        });
-      }
+    if (isRequestTimeout(error)) {
+      return new CallError('timeout', `${what} on "${this.def.name}" timed out`, {
+        code: REQUEST_TIMEOUT_CODE,
+        cause: error,
+      });
+    }
+    if (isConnectionClosed(error)) {
+      const exit = this.session.process?.exitInfo;
+      const reason = exit ? describeExit(exit.code, exit.signal, this.tail) : 'the connection closed';
+      return new CallError('closed', `${what} failed: "${this.def.name}" ${reason}`, {
+        code: CONNECTION_CLOSED_CODE,
+        cause: error,
+      });
+    }
+    if (error instanceof ProtocolError) {
       return new CallError('server', `${what} failed: ${stripMcpPrefix(error.message)}`, {
         code: error.code,
         cause: error,

@@ -1,5 +1,6 @@
-// The MCP SDK adapter (this folder is the only code that imports @modelcontextprotocol/sdk). It implements the
-// Connection port (./connection-port.ts) for stdio, Streamable HTTP and legacy SSE servers.
+// The MCP SDK adapter (this folder is the only code that imports the SDK, @modelcontextprotocol/client,
+// the v2 line of @modelcontextprotocol/sdk). It implements the Connection port (./connection-port.ts) for
+// stdio, Streamable HTTP and legacy SSE servers.
 //
 // Decisions worth knowing:
 // - stdio servers run in their own process group (./stdio-process.ts); closing, aborting or a crash

@@ -1,14 +1,6 @@
 // Listing a server's catalog: tools and resources, every page.
 
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ErrorCode,
-  ListPromptsResultSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
-  ListToolsResultSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
 import type {
   PromptDescriptor,
@@ -17,6 +9,7 @@ import type {
   ServerCatalog,
   ToolDescriptor,
 } from './connection-port.ts';
+import { isMethodNotFound } from './errors.ts';
 import type { Session } from './session.ts';
 
 /** A server that keeps answering with a cursor is cut off here rather than looping forever. */
@@ -47,7 +40,7 @@ export async function loadCatalog(
     list.catch((error) => {
       if (signal.aborted) throw error;
       // Not implementing an optional list is normal (many resource servers have no templates).
-      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return fallback;
+      if (isMethodNotFound(error)) return fallback;
       warn(`${method} failed, continuing without: ${error instanceof Error ? error.message : String(error)}`);
       return fallback;
     });
@@ -99,7 +92,6 @@ export async function listAllTools(client: Client, options: RequestOptions) {
   return paginate(async (cursor) => {
     const page = await client.request(
       { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-      ListToolsResultSchema,
       options,
     );
     return { items: page.tools, nextCursor: page.nextCursor };
@@ -110,7 +102,6 @@ export async function listAllPrompts(client: Client, options: RequestOptions): P
   const prompts = await paginate(async (cursor) => {
     const page = await client.request(
       { method: 'prompts/list', params: cursor === undefined ? {} : { cursor } },
-      ListPromptsResultSchema,
       options,
     );
     return { items: page.prompts, nextCursor: page.nextCursor };
@@ -138,7 +129,6 @@ export async function listAllResources(
   const resources = await paginate(async (cursor) => {
     const page = await client.request(
       { method: 'resources/list', params: cursor === undefined ? {} : { cursor } },
-      ListResourcesResultSchema,
       options,
     );
     return { items: page.resources, nextCursor: page.nextCursor };
@@ -159,7 +149,6 @@ export async function listAllResourceTemplates(
   const templates = await paginate(async (cursor) => {
     const page = await client.request(
       { method: 'resources/templates/list', params: cursor === undefined ? {} : { cursor } },
-      ListResourceTemplatesResultSchema,
       options,
     );
     return { items: page.resourceTemplates, nextCursor: page.nextCursor };

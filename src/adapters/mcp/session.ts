@@ -1,18 +1,9 @@
 // Opening a session: the transport (stdio, Streamable HTTP or legacy SSE) and the MCP initialize.
 
 import { statSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/client';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { defaultTokenStore } from '../../auth/default-store.ts';
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
@@ -20,7 +11,7 @@ import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
 import { StoreOAuthProvider } from './auth/provider.ts';
 import { withCommandValues } from './command-values.ts';
 import { ConnectError, type HostRequests, type ServerCatalog } from './connection-port.ts';
-import { isAuthError, toConnectError } from './errors.ts';
+import { isAuthError, isRequestTimeout, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
 import { clientCapabilities, installHostRequests } from './host-requests.ts';
 import { serverFetch } from './server-fetch.ts';
@@ -126,7 +117,7 @@ export class SessionOpener {
       return session;
     } catch (error) {
       // A process that died while we were talking to it: let its exit be recorded before classifying.
-      const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+      const timedOut = isRequestTimeout(error);
       if (session.process && !signal.aborted && !timedOut) await session.process.waitForExit(250);
       await closeSession(session, this.options, false);
       if (session.oauth && !signal.aborted && isAuthError(error)) {
@@ -141,13 +132,13 @@ export class SessionOpener {
   private createSession(kind: TransportKind): Session {
     const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(this.host) });
     installHostRequests(client, this.host);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    client.setNotificationHandler('notifications/tools/list_changed', async () => {
       this.hub.emit({ type: 'tools-changed' });
     });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
+    client.setNotificationHandler('notifications/resources/list_changed', async () => {
       this.hub.emit({ type: 'resources-changed' });
     });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
+    client.setNotificationHandler('notifications/prompts/list_changed', async () => {
       this.hub.emit({ type: 'prompts-changed' });
     });
     // Transport hiccups (a dropped GET stream that the SDK retries, an unparsable SSE event) are not

@@ -1,8 +1,7 @@
 // The SDK Transport over our process-group-aware stdio process.
 
-import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { serializeMessage } from '@modelcontextprotocol/client';
 import { LineInbox } from './line-inbox.ts';
 import type { StdioProcess } from './stdio-process.ts';
 

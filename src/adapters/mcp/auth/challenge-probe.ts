@@ -2,7 +2,7 @@
 // servers let anyone initialize and want a token only from the first real request on, so when the
 // initialize goes through, the probe asks for the tool list in that session too.
 
-import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
 
 export interface Challenge {
   scope?: string;

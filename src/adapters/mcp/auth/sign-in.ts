@@ -6,7 +6,7 @@
 // its `state` and `iss` (RFC 9207) are checked before the code is exchanged. Tokens land in the store,
 // which wakes every session waiting for them.
 
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/client';
 import type { AuthPort, SignInIo, SignInResult } from '../../../auth/port.ts';
 import type { TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
@@ -90,7 +90,13 @@ export async function signInServer(
       }
       const code = checkRedirect(redirected, provider, name);
       if (typeof code !== 'string') return code;
-      const second = await auth(provider, { ...common, authorizationCode: code });
+      // RFC 9207: the issuer the redirect names is checked against the one discovery found.
+      const iss = redirected.searchParams.get('iss') ?? undefined;
+      const second = await auth(provider, {
+        ...common,
+        authorizationCode: code,
+        ...(iss === undefined ? {} : { iss }),
+      });
       return second === 'AUTHORIZED'
         ? { ok: true, message: `${name}: signed in.` }
         : {
