@@ -14,6 +14,7 @@ import { createAuthPort } from '../adapters/mcp/auth/sign-in.ts';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
 import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
 import { defaultNpxCacheFile } from '../adapters/mcp/npx-resolver.ts';
+import { defaultProtocolErasFile, fileProtocolEraStore } from '../adapters/mcp/protocol-eras.ts';
 import { tokenStoreFor } from '../auth/default-store.ts';
 import type { AuthPort } from '../auth/port.ts';
 import { createCacheStore } from '../catalog/cache.ts';
@@ -89,7 +90,10 @@ async function openRuntime(options: CliOptions, io: CliIo, auth: AuthPort): Prom
     host: silentHost(),
     auth,
     connector: withNpxResolution(
-      createMcpConnector({ tokenStore: auth.store }),
+      createMcpConnector({
+        tokenStore: auth.store,
+        protocolEras: fileProtocolEraStore(defaultProtocolErasFile(agentDir)),
+      }),
       defaultNpxCacheFile(agentDir),
     ),
     loadConfig: (request) =>

@@ -54,6 +54,7 @@ export interface ServerFields {
   inheritEnv?: boolean;
   approveTools?: boolean | string[];
   toolPrefix?: 'server' | 'short' | 'none' | 'mcp';
+  protocolVersion?: 'legacy' | 'auto' | '2026-07-28';
   searchKeywords?: Record<string, string[]>;
   trace?: boolean;
 }

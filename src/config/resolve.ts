@@ -113,6 +113,7 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
       exposure: exposureOf(exposure) ?? SERVER_DEFAULTS.exposure,
     })),
     debug: fields.debug ?? SERVER_DEFAULTS.debug,
+    protocolVersion: fields.protocolVersion ?? settings.protocolVersion,
     configHash: adapterConfigHash(spec.written, context),
   };
   if (fields.description !== undefined) definition.description = fields.description;

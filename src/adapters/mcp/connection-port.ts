@@ -241,6 +241,8 @@ export interface ConnectOptions {
   tokenStore?: TokenStore;
   /** `trace`: where this server's protocol metadata goes (src/adapters/mcp/trace.ts). */
   trace?: TraceLog;
+  /** `protocolVersion: "auto"`: the file that remembers each server entry's protocol era. */
+  protocolErasFile?: string;
 }
 
 /** The adapter's entry point, passed to actors through their input. */

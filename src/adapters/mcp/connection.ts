@@ -170,9 +170,11 @@ export class McpConnection implements Connection {
 
   async ping(signal?: AbortSignal): Promise<void> {
     try {
-      await this.run('ping', signal, (client) =>
-        client.ping(this.requestOptions(signal, this.def.requestTimeoutMs)),
-      );
+      await this.run('ping', signal, (client) => {
+        const options = this.requestOptions(signal, this.def.requestTimeoutMs);
+        // 2026-07-28 has no ping: asking what the server offers proves it alive.
+        return client.getProtocolEra() === 'modern' ? client.discover(options) : client.ping(options);
+      });
     } catch (error) {
       // A JSON-RPC error answer (e.g. a server without ping) still proves the server is alive.
       if (error instanceof CallError && error.kind === 'server') return;

@@ -28,6 +28,7 @@ import { toConnectError } from './errors.ts';
 import { EventHub } from './event-hub.ts';
 import { applyLogLevel } from './host-requests.ts';
 import { loadCatalog } from './listing.ts';
+import { fileProtocolEraStore, memoryProtocolEraStore } from './protocol-eras.ts';
 import { closeSession, type McpConnectorOptions, SessionOpener } from './session.ts';
 import { StderrTail } from './stderr-tail.ts';
 
@@ -36,18 +37,21 @@ export type { McpConnectorOptions } from './session.ts';
 
 /** Builds a Connector; `connectMcp` is the one with default timings. */
 export function createMcpConnector(options: McpConnectorOptions = {}): Connector {
-  return (definition, connectOptions) => connect(definition, connectOptions, options);
+  // Without a file, the era answers live as long as this connector.
+  const withEras = options.protocolEras ? options : { ...options, protocolEras: memoryProtocolEraStore() };
+  return (definition, connectOptions) => connect(definition, connectOptions, withEras);
 }
 
 export const connectMcp: Connector = createMcpConnector();
 
 async function connect(
   def: ServerDefinition,
-  { signal, onStderr, tokenStore, host, trace }: ConnectOptions,
+  { signal, onStderr, tokenStore, host, trace, protocolErasFile }: ConnectOptions,
   connectorOptions: McpConnectorOptions,
 ): Promise<Connection> {
   let options =
     tokenStore && !connectorOptions.tokenStore ? { ...connectorOptions, tokenStore } : connectorOptions;
+  if (protocolErasFile) options = { ...options, protocolEras: fileProtocolEraStore(protocolErasFile) };
   if (trace && def.trace) options = { ...options, trace };
   const tail = new StderrTail();
   const hub = new EventHub();
@@ -67,6 +71,28 @@ async function connect(
       }
     : host;
   const opener = new SessionOpener(def, tail, onStderrLine, hub, options, hostRequests);
+  try {
+    return await openAndList(def, opener, signal, tail, hub, options, host);
+  } catch (error) {
+    if (!(error instanceof StaleModernEra)) throw error;
+    // The server no longer speaks what it answered last time: ask it again.
+    await opener.forgetEra();
+    return openAndList(def, opener, signal, tail, hub, options, host);
+  }
+}
+
+/** A connect on a remembered modern answer whose first requests failed. */
+class StaleModernEra extends Error {}
+
+async function openAndList(
+  def: ServerDefinition,
+  opener: SessionOpener,
+  signal: AbortSignal,
+  tail: StderrTail,
+  hub: EventHub,
+  options: McpConnectorOptions,
+  host: ConnectOptions['host'],
+): Promise<Connection> {
   const session = await opener.open(signal);
   try {
     await applyLogLevel(session.client, def, signal);
@@ -77,6 +103,10 @@ async function connect(
     return new McpConnection(def, opener, session, catalog, tools, tail, hub, options);
   } catch (error) {
     await closeSession(session, options, false);
-    throw toConnectError(error, def, session.kind, signal, tail, session.process);
+    const connectError = toConnectError(error, def, session.kind, signal, tail, session.process);
+    if (session.priorModern && connectError.kind !== 'aborted' && connectError.kind !== 'auth') {
+      throw new StaleModernEra(connectError.message, { cause: connectError });
+    }
+    throw connectError;
   }
 }

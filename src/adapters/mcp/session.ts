@@ -11,9 +11,12 @@ import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
 import { StoreOAuthProvider } from './auth/provider.ts';
 import { withCommandValues } from './command-values.ts';
 import { ConnectError, type HostRequests, type ServerCatalog } from './connection-port.ts';
+import { connectInEra, type EraPlan } from './era-negotiation.ts';
 import { isAuthError, isRequestTimeout, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
 import { clientCapabilities, installHostRequests } from './host-requests.ts';
+import { listenForChanges } from './listen.ts';
+import { memoryProtocolEraStore, type ProtocolEraStore } from './protocol-eras.ts';
 import { serverFetch } from './server-fetch.ts';
 import { SocketTransport } from './socket-transport.ts';
 import type { StderrTail } from './stderr-tail.ts';
@@ -34,6 +37,8 @@ export interface McpConnectorOptions {
   tokenStore?: TokenStore;
   /** `trace: true` servers: the session's protocol trace. */
   trace?: TraceLog;
+  /** `protocolVersion: "auto"`: the remembered era of each server entry (default: this process only). */
+  protocolEras?: ProtocolEraStore;
 }
 
 export type TransportKind = ServerCatalog['transport'];
@@ -49,11 +54,14 @@ export interface Session {
   retired?: boolean;
   /** OAuth servers: the provider the transport asks for tokens. */
   oauth?: StoreOAuthProvider;
+  /** Connected on a remembered modern answer (no probe): its first request is the proof. */
+  priorModern?: boolean;
 }
 
 export class SessionOpener {
   /** The definition of the connect in progress: `configured` with its `!command` values run. */
   private def: ServerDefinition;
+  private readonly eras: ProtocolEraStore;
 
   constructor(
     private readonly configured: ServerDefinition,
@@ -64,6 +72,12 @@ export class SessionOpener {
     private readonly host?: HostRequests,
   ) {
     this.def = configured;
+    this.eras = options.protocolEras ?? memoryProtocolEraStore();
+  }
+
+  /** A remembered era turned out wrong: the next open asks the server again. */
+  forgetEra(): Promise<void> {
+    return this.eras.forget(this.configured);
   }
 
   /** Connects with the configured transport; for URL servers, Streamable HTTP falls back to SSE on 404/405. */
@@ -102,18 +116,26 @@ export class SessionOpener {
     }
   }
 
-  private async attempt(kind: TransportKind, signal: AbortSignal): Promise<Session> {
+  private attempt(kind: TransportKind, signal: AbortSignal): Promise<Session> {
     const def = this.def;
     if (kind === 'stdio' && def.cwd !== undefined && !isDirectory(def.cwd)) {
       throw new ConnectError('config', `Server "${def.name}" has a cwd that is not a directory: ${def.cwd}`);
     }
-    const session = this.createSession(kind);
+    return connectInEra(def, kind, this.eras, (plan) => this.attemptIn(kind, signal, plan));
+  }
+
+  private async attemptIn(kind: TransportKind, signal: AbortSignal, plan: EraPlan): Promise<Session> {
+    const def = this.def;
+    const session = this.createSession(kind, plan);
+    if (plan.prior?.kind === 'modern') session.priorModern = true;
     const { client, transport } = session;
     const onAbort = () => void closeSession(session, this.options, false);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       if (signal.aborted) throw signal.reason;
-      await raceAbort(client.connect(transport, { signal, timeout: def.startupTimeoutMs }), signal);
+      const prior = plan.prior ? { prior: plan.prior } : {};
+      await raceAbort(client.connect(transport, { signal, timeout: def.startupTimeoutMs, ...prior }), signal);
+      listenForChanges(client, () => session.retired === true);
       return session;
     } catch (error) {
       // A process that died while we were talking to it: let its exit be recorded before classifying.
@@ -129,8 +151,11 @@ export class SessionOpener {
     }
   }
 
-  private createSession(kind: TransportKind): Session {
-    const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(this.host) });
+  private createSession(kind: TransportKind, plan: EraPlan): Session {
+    const client = new Client(CLIENT_INFO, {
+      capabilities: clientCapabilities(this.host),
+      ...(plan.negotiation ? { versionNegotiation: plan.negotiation } : {}),
+    });
     installHostRequests(client, this.host);
     client.setNotificationHandler('notifications/tools/list_changed', async () => {
       this.hub.emit({ type: 'tools-changed' });

@@ -26,6 +26,12 @@ export class GroupStdioTransport implements Transport {
     process.onExit = () => this.inbox.close();
   }
 
+  /** With `stderr`, tells the SDK this is stdio: a server silent on `server/discover` is a legacy one. */
+  get pid(): number | null {
+    return this.process.pid ?? null;
+  }
+  readonly stderr = null;
+
   async start(): Promise<void> {
     await this.process.start();
   }
