@@ -44,6 +44,7 @@ import {
   type RequestOptions,
   type SdkTool,
   toToolDescriptor,
+  withoutUnmirrorableTools,
 } from './listing.ts';
 import { closeSession, type McpConnectorOptions, type Session, type SessionOpener } from './session.ts';
 import type { StderrTail } from './stderr-tail.ts';
@@ -57,6 +58,8 @@ export class McpConnection implements Connection {
   private closing?: Promise<void>;
   private lostError?: string;
   private readonly taskRequired = new Set<string>();
+  /** What callTool gives the SDK for the 2026-07-28 `Mcp-Param-*` headers (no outputSchema: see index.ts). */
+  private readonly callDefinitions = new Map<string, SdkTool>();
 
   constructor(
     private readonly def: ServerDefinition,
@@ -70,7 +73,7 @@ export class McpConnection implements Connection {
   ) {
     this.session = session;
     this.catalog = catalog;
-    this.rememberTaskSupport(tools);
+    this.rememberTools(tools);
     this.watch(session);
   }
 
@@ -87,10 +90,13 @@ export class McpConnection implements Connection {
   }
 
   async listTools(signal?: AbortSignal): Promise<ToolDescriptor[]> {
-    const tools = await this.run('tools/list', signal, (client) =>
+    const listed = await this.run('tools/list', signal, (client) =>
       listAllTools(client, this.requestOptions(signal, this.def.requestTimeoutMs)),
     );
-    this.rememberTaskSupport(tools);
+    const tools = withoutUnmirrorableTools(listed, this.session, (text) =>
+      this.tail.addLine(`[pi-mcp-actors] ${text}`),
+    );
+    this.rememberTools(tools);
     return tools.map(toToolDescriptor);
   }
 
@@ -140,10 +146,11 @@ export class McpConnection implements Connection {
         `Tool "${name}" of server "${this.def.name}" requires task-based execution (execution.taskSupport: "required"), which pi-mcp-actors does not support yet.`,
       );
     }
+    const toolDefinition = this.callDefinitions.get(name);
     const result = await this.run(`tools/call ${name}`, options.signal, (client) =>
-      client.request(
-        { method: 'tools/call', params: { name, arguments: args } },
-        this.callRequestOptions(options),
+      client.callTool(
+        { name, arguments: args },
+        { ...this.callRequestOptions(options), ...(toolDefinition ? { toolDefinition } : {}) },
       ),
     );
     const mapped: CallToolResult = { content: (result.content ?? []) as McpContent[] };
@@ -220,9 +227,12 @@ export class McpConnection implements Connection {
     };
   }
 
-  private rememberTaskSupport(tools: SdkTool[]): void {
+  private rememberTools(tools: SdkTool[]): void {
     this.taskRequired.clear();
+    this.callDefinitions.clear();
     for (const tool of tools) {
+      const { outputSchema: _unchecked, ...definition } = tool;
+      this.callDefinitions.set(tool.name, definition);
       if (tool.execution?.taskSupport === 'required') this.taskRequired.add(tool.name);
     }
   }

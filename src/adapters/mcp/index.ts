@@ -7,9 +7,9 @@
 //   ends the whole group, so npx/uvx wrappers leave no grandchildren.
 // - Non-JSON lines on a stdio server's stdout (banners, stray console.log) are ignored, not fatal; they
 //   are kept in the stderr tail prefixed with `[stdout]` so /mcp can show them.
-// - tools/call goes through `client.request` with the plain result schema, not `client.callTool`: the
-//   SDK's outputSchema check would turn a server's missing or sloppy structuredContent into a hard
-//   failure, and a tool whose schema Ajv cannot compile would break listing. Task-required tools get a
+// - tools/call gives `client.callTool` the listed tool without its outputSchema: the SDK then mirrors
+//   the 2026-07-28 `x-mcp-header` arguments into `Mcp-Param-*` headers, but does not turn a server's
+//   missing or sloppy structuredContent into a hard failure (nor break on a schema Ajv cannot compile). Task-required tools get a
 //   clear CallError('unsupported') instead of the SDK's hint at an experimental API.
 // - Expired HTTP sessions (404 on a request carrying a session id, or "Server not initialized" /
 //   "Session not found") are renewed once, transparently: new transport, new initialize, the rejected

@@ -11,6 +11,7 @@ import type {
 } from './connection-port.ts';
 import { isMethodNotFound } from './errors.ts';
 import type { Session } from './session.ts';
+import { headerMarkProblem } from './x-mcp-header.ts';
 
 /** A server that keeps answering with a cursor is cut off here rather than looping forever. */
 const MAX_PAGES = 1_000;
@@ -29,12 +30,13 @@ export async function loadCatalog(
   const capabilities = (client.getServerCapabilities() ?? {}) as Record<string, unknown>;
   const requestOptions = { signal, timeout: def.startupTimeoutMs };
   // A server without the tools capability may not answer tools/list at all; one that has it must.
-  const tools = capabilities.tools
+  const listed = capabilities.tools
     ? await listAllTools(client, requestOptions)
     : await listAllTools(client, requestOptions).catch((error) => {
         if (signal.aborted) throw error;
         return [];
       });
+  const tools = withoutUnmirrorableTools(listed, session, warn);
   // Tools are what matter; resources, templates and prompts are extras a server may fail to list.
   const optional = <T>(method: string, list: Promise<T>, fallback: T): Promise<T> =>
     list.catch((error) => {
@@ -177,6 +179,20 @@ async function paginate<T>(
     seen.add(cursor);
   }
   return items;
+}
+
+/** 2026-07-28 over HTTP: a tool whose `x-mcp-header` marks cannot be honoured is left out (SEP-2243). */
+export function withoutUnmirrorableTools(
+  tools: SdkTool[],
+  session: Session,
+  warn: (text: string) => void,
+): SdkTool[] {
+  if (session.kind !== 'streamable-http' || session.client.getProtocolEra() !== 'modern') return tools;
+  return tools.filter((tool) => {
+    const problem = headerMarkProblem(tool.inputSchema);
+    if (problem) warn(`tool "${tool.name}" is left out: ${problem}`);
+    return problem === undefined;
+  });
 }
 
 export function toToolDescriptor(tool: SdkTool): ToolDescriptor {

@@ -325,7 +325,11 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    const stored = this.record()?.discovery as OAuthDiscoveryState | undefined;
+    // A sign-in discovers afresh (the server may have moved to another authorization server, SEP-2352);
+    // its callback leg reuses what its first leg found.
+    const stored = this.interactive
+      ? this.discovered
+      : (this.record()?.discovery as OAuthDiscoveryState | undefined);
     const configured = this.def.oauth?.authServerMetadataUrl;
     if (!configured) return stored;
     // `oauth.authServerMetadataUrl`: the authorization server's metadata, instead of discovering it.
