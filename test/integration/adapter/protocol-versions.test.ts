@@ -163,6 +163,18 @@ describe('auto remembers the answer per server entry', () => {
     expect(eras.get(moved)?.era).toBe('legacy');
   });
 
+  test('a stdio server that exits when asked before initialize is started again in the 2025 protocol', async () => {
+    const eras = memoryProtocolEraStore();
+    const connector = createMcpConnector({ protocolEras: eras });
+    const definition = stdioDefinition(['--exit-before-initialize'], { configHash: 'x1' });
+    const connection = await harness.connect(definition, { connector });
+    expect(connection.catalog.protocolVersion).toBe('2025-11-25');
+    expect(textOf(await connection.callTool('add', { a: 1, b: 2 }))).toBe('3');
+    expect(eras.get(definition)?.era).toBe('legacy');
+    // The first process heard server/discover and exited; the second one serves.
+    expect(connection.stderrTail()).toContain('exiting: server/discover before initialize');
+  });
+
   test('pinned 2026-07-28 against a 2025-only server: a clear error, no fallback', async () => {
     const legacyServer = await harness.http();
     const error = await rejectionOf(
