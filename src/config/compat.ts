@@ -92,7 +92,7 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
   },
   tasks: dropped(
     'pi-mcp-adapter',
-    'is not applied: it configures the MCP Tasks extension (spec 2026-07-28), which the MCP SDK v1 used here does not speak; tool calls run synchronously and wait for their result',
+    'is not applied: it configures the MCP Tasks extension (io.modelcontextprotocol/tasks), which pi-mcp-actors does not speak yet; tool calls run synchronously and wait for their result (with progress, and Esc cancels them)',
   ),
   bearerTokenStore: {
     from: 'pi-mcp-adapter',
