@@ -76,7 +76,12 @@ async function remember(def: ServerDefinition, client: Client, eras: ProtocolEra
   }
 }
 
-/** A failure the other era might not have: the process died, or the answer was not what we expected. */
+/**
+ * A failure the other era might not have: the process died, the answer was not what we expected, or
+ * an HTTP server failed (5xx) on a request it did not know (an outage fails the 2025 handshake too).
+ */
 function worthAnotherTry(error: unknown): boolean {
-  return error instanceof ConnectError && (error.kind === 'exited' || error.kind === 'protocol');
+  if (!(error instanceof ConnectError)) return false;
+  if (error.kind === 'http') return (error.status ?? 0) >= 500;
+  return error.kind === 'exited' || error.kind === 'protocol';
 }

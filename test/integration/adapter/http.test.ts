@@ -62,11 +62,21 @@ describe('Streamable HTTP', () => {
 
   test('5xx is an http error, with no SSE fallback', async () => {
     const server = await harness.http(['--status', '503']);
-    const error = await rejectionOf(harness.connect(httpDefinition(server.url)));
+    const error = await rejectionOf(
+      harness.connect(httpDefinition(server.url, { protocolVersion: 'legacy' })),
+    );
     expect(error).toBeInstanceOf(ConnectError);
     expect(error.kind).toBe('http');
     expect(error.status).toBe(503);
     await vi.waitFor(() => expect(server.requests()).toEqual(['POST /mcp']));
+  });
+
+  test('protocolVersion auto: a 5xx on the protocol question is answered by trying the 2025 handshake once', async () => {
+    const server = await harness.http(['--status', '503']);
+    const error = await rejectionOf(harness.connect(httpDefinition(server.url, { protocolVersion: 'auto' })));
+    expect(error.kind).toBe('http');
+    expect(error.status).toBe(503);
+    await vi.waitFor(() => expect(server.requests()).toEqual(['POST /mcp', 'POST /mcp']));
   });
 
   test('connection refused is a network error', async () => {
