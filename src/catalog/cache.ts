@@ -108,7 +108,7 @@ export function cachedServerFromCatalog(
   def: ServerDefinition,
   catalog: Pick<
     ServerCatalog,
-    'tools' | 'resources' | 'resourceTemplates' | 'serverInfo' | 'instructions' | 'prompts'
+    'tools' | 'resources' | 'resourceTemplates' | 'serverInfo' | 'instructions' | 'prompts' | 'toolsTtlMs'
   >,
   now: number = Date.now(),
 ): CachedServer {
@@ -122,6 +122,8 @@ export function cachedServerFromCatalog(
   if (catalog.instructions !== undefined) entry.instructions = catalog.instructions;
   if (catalog.prompts !== undefined) entry.prompts = catalog.prompts;
   if (catalog.resourceTemplates !== undefined) entry.resourceTemplates = catalog.resourceTemplates;
+  // A 2026-07-28 server's word on how long its tool list stays fresh (as pi-mcp-adapter records it).
+  if (catalog.toolsTtlMs !== undefined) entry.ttlMs = catalog.toolsTtlMs;
   return entry;
 }
 
@@ -465,6 +467,7 @@ function serializeEntry(entry: CachedServer, previous: unknown): Record<string, 
   if (entry.instructions !== undefined) out.instructions = entry.instructions;
   if (entry.prompts !== undefined) out.prompts = entry.prompts;
   if (entry.resourceTemplates !== undefined) out.resourceTemplates = entry.resourceTemplates;
+  if (entry.ttlMs !== undefined) out.ttlMs = entry.ttlMs;
   return out;
 }
 

@@ -39,7 +39,11 @@ beforeAll(async () => {
     ],
     mcpJson: {
       mcpServers: {
-        modern: { command: process.execPath, args: [...fixtureArgs('modern-server'), '--name', marker] },
+        modern: {
+          command: process.execPath,
+          // Its tool list may be reused for an hour (ttlMs), so the next session finds it in the cache.
+          args: [...fixtureArgs('modern-server'), '--name', marker, '--list-ttl-ms', '3600000'],
+        },
       },
     },
   });
@@ -73,6 +77,7 @@ describe('a 2026-07-28-only server in the real Pi', () => {
       'grow',
       'slow',
     ]);
+    expect(cache.servers.modern.ttlMs).toBe(3_600_000);
     const eras = JSON.parse(readFileSync(join(world.dir.agentDir, 'mcp-protocol-eras.json'), 'utf8'));
     expect(eras.servers[cache.servers.modern.configHash]).toMatchObject({ era: 'modern' });
     expect(markedProcesses(marker)).toEqual([]);

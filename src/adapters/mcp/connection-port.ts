@@ -71,6 +71,8 @@ export interface ServerCatalog {
   /** The transport that worked: `streamable-http` or `sse` for URL servers. */
   transport: 'stdio' | 'streamable-http' | 'sse' | 'socket';
   protocolVersion?: string;
+  /** 2026-07-28: how long the server says its tool list stays fresh (tools/list `ttlMs`; 0 = do not reuse). */
+  toolsTtlMs?: number;
 }
 
 // MCP content blocks, as the server sent them (a structural copy of the spec's types).

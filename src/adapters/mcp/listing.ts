@@ -30,9 +30,10 @@ export async function loadCatalog(
   const capabilities = (client.getServerCapabilities() ?? {}) as Record<string, unknown>;
   const requestOptions = { signal, timeout: def.startupTimeoutMs };
   // A server without the tools capability may not answer tools/list at all; one that has it must.
+  const hints: ListHints = {};
   const listed = capabilities.tools
-    ? await listAllTools(client, requestOptions)
-    : await listAllTools(client, requestOptions).catch((error) => {
+    ? await listAllTools(client, requestOptions, hints)
+    : await listAllTools(client, requestOptions, hints).catch((error) => {
         if (signal.aborted) throw error;
         return [];
       });
@@ -79,6 +80,7 @@ export async function loadCatalog(
     ...(prompts ? { prompts } : {}),
     transport: session.kind,
     ...(session.protocolVersion === undefined ? {} : { protocolVersion: session.protocolVersion }),
+    ...(hints.ttlMs === undefined ? {} : { toolsTtlMs: hints.ttlMs }),
   };
   return { catalog, tools };
 }
@@ -90,12 +92,21 @@ export interface RequestOptions {
 
 export type SdkTool = Awaited<ReturnType<typeof listAllTools>>[number];
 
-export async function listAllTools(client: Client, options: RequestOptions) {
+/** What a 2026-07-28 list result says about its freshness (first page). */
+export interface ListHints {
+  ttlMs?: number;
+}
+
+export async function listAllTools(client: Client, options: RequestOptions, hints?: ListHints) {
   return paginate(async (cursor) => {
     const page = await client.request(
       { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
       options,
     );
+    const ttlMs = (page as { ttlMs?: unknown }).ttlMs;
+    if (hints && cursor === undefined && Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0) {
+      hints.ttlMs = ttlMs as number;
+    }
     return { items: page.tools, nextCursor: page.nextCursor };
   });
 }

@@ -99,6 +99,15 @@ describe('a 2026-07-28-only server', () => {
     expect(modern.requests().some((line) => line.startsWith('POST initialize'))).toBe(false);
   });
 
+  test('the tool list says how long it stays fresh (ttlMs)', async () => {
+    const modern = await startModernHttpFixture(['--list-ttl-ms', '60000']);
+    harness.defer(() => modern.stop());
+    const connection = await harness.connect(httpDefinition(modern.url, { name: 'modern-ttl' }));
+    expect(connection.catalog.toolsTtlMs).toBe(60_000);
+    const legacy = await harness.connect(stdioDefinition());
+    expect(legacy.catalog.toolsTtlMs).toBeUndefined();
+  });
+
   test('a tool list change arrives over subscriptions/listen', async () => {
     const modern = await startModernHttpFixture();
     harness.defer(() => modern.stop());
