@@ -1,8 +1,13 @@
-// Opening a session: the transport (stdio, Streamable HTTP or legacy SSE) and the MCP initialize.
+// Opening a session: the transport (stdio, Streamable HTTP or legacy SSE) and the MCP handshake
+// (`initialize`, or for a 2026-07-28 server `server/discover`: see ./era-negotiation.ts).
 
 import { statSync } from 'node:fs';
-import type { Transport } from '@modelcontextprotocol/client';
-import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { defaultTokenStore } from '../../auth/default-store.ts';
 import type { TokenStore } from '../../auth/token-store.ts';
