@@ -48,6 +48,7 @@ import {
 } from './listing.ts';
 import { closeSession, type McpConnectorOptions, type Session, type SessionOpener } from './session.ts';
 import type { StderrTail } from './stderr-tail.ts';
+import { callAsTask } from './task-call.ts';
 
 export class McpConnection implements Connection {
   readonly catalog: ServerCatalog;
@@ -140,25 +141,40 @@ export class McpConnection implements Connection {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    if (this.taskRequired.has(name)) {
-      throw new CallError(
-        'unsupported',
-        `Tool "${name}" of server "${this.def.name}" requires task-based execution (execution.taskSupport: "required"), which pi-mcp-actors does not support yet.`,
-      );
-    }
-    const toolDefinition = this.callDefinitions.get(name);
-    const result = await this.run(`tools/call ${name}`, options.signal, (client) =>
-      client.callTool(
-        { name, arguments: args },
-        { ...this.callRequestOptions(options), ...(toolDefinition ? { toolDefinition } : {}) },
-      ),
-    );
+    const result = this.taskRequired.has(name)
+      ? await this.callAsTask(name, args, options)
+      : await this.run(`tools/call ${name}`, options.signal, (client) => {
+          const toolDefinition = this.callDefinitions.get(name);
+          return client.callTool(
+            { name, arguments: args },
+            { ...this.callRequestOptions(options), ...(toolDefinition ? { toolDefinition } : {}) },
+          );
+        });
     const mapped: CallToolResult = { content: (result.content ?? []) as McpContent[] };
     if (result.structuredContent != null) {
       mapped.structuredContent = result.structuredContent as Record<string, unknown>;
     }
     if (result.isError !== undefined) mapped.isError = result.isError;
     return mapped;
+  }
+
+  /** A task-required tool (2025-11-25 Tasks); the 2026-07-28 Tasks extension is not spoken yet. */
+  private async callAsTask(name: string, args: Record<string, unknown>, options: CallOptions) {
+    if (this.session.client.getProtocolEra() === 'modern') {
+      throw new CallError(
+        'unsupported',
+        `Tool "${name}" of server "${this.def.name}" runs only as a task (the io.modelcontextprotocol/tasks extension of MCP 2026-07-28), which pi-mcp-actors does not speak yet.`,
+      );
+    }
+    try {
+      return await callAsTask((what, signal, request) => this.run(what, signal, request), name, args, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        timeout: options.timeoutMs ?? this.def.requestTimeoutMs,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+    } catch (error) {
+      throw this.toCallError(error, `tools/call ${name}`, options.signal);
+    }
   }
 
   async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {

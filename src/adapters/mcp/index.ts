@@ -9,8 +9,9 @@
 //   are kept in the stderr tail prefixed with `[stdout]` so /mcp can show them.
 // - tools/call gives `client.callTool` the listed tool without its outputSchema: the SDK then mirrors
 //   the 2026-07-28 `x-mcp-header` arguments into `Mcp-Param-*` headers, but does not turn a server's
-//   missing or sloppy structuredContent into a hard failure (nor break on a schema Ajv cannot compile). Task-required tools get a
-//   clear CallError('unsupported') instead of the SDK's hint at an experimental API.
+//   missing or sloppy structuredContent into a hard failure (nor break on a schema Ajv cannot compile).
+//   Task-required tools run as 2025-11-25 tasks (./task-call.ts); on a 2026-07-28 connection (the
+//   Tasks extension) they get a clear CallError('unsupported').
 // - Expired HTTP sessions (404 on a request carrying a session id, or "Server not initialized" /
 //   "Session not found") are renewed once, transparently: new transport, new initialize, the rejected
 //   request is sent again. If that fails, the connection reports `closed`.

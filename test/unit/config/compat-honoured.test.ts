@@ -48,7 +48,7 @@ describe('pi-mcp-adapter keys', () => {
         code: 'compat-key',
         path: 'mcpServers.long.tasks',
         message:
-          'Server "long": "tasks" (pi-mcp-adapter) is not applied: it configures the MCP Tasks extension (io.modelcontextprotocol/tasks), which pi-mcp-actors does not speak yet; tool calls run synchronously and wait for their result (with progress, and Esc cancels them).',
+          'Server "long": "tasks" (pi-mcp-adapter) is not applied: tools that must run as tasks run as 2025-11-25 tasks (polled, status shown as progress, Esc cancels them); the 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks) it configures is not spoken yet.',
       }),
     ]);
   });
