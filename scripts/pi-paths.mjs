@@ -12,7 +12,7 @@ export const PI_VERSIONS = Object.freeze({
   typebox: '1.3.27',
   /** The sandbox of Pi's `codemode` tool (Pi's bundle loads its quickjs.wasm at run time). */
   quickjs: '3.6.2',
-  conformance: '0.1.16',
+  conformance: '0.2.0-alpha.12',
 });
 
 /** npm package that ships a Node binary for this machine (`bin/node` inside it). */

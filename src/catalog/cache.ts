@@ -121,6 +121,7 @@ export function cachedServerFromCatalog(
     | 'instructions'
     | 'prompts'
     | 'clientCapabilities'
+    | 'toolsTtlMs'
   >,
   now: number = Date.now(),
 ): CachedServer {
@@ -135,6 +136,8 @@ export function cachedServerFromCatalog(
   if (catalog.prompts !== undefined) entry.prompts = catalog.prompts;
   if (catalog.resourceTemplates !== undefined) entry.resourceTemplates = catalog.resourceTemplates;
   if (catalog.clientCapabilities !== undefined) entry.clientCapabilities = [...catalog.clientCapabilities];
+  // A 2026-07-28 server's word on how long its tool list stays fresh (as pi-mcp-adapter records it).
+  if (catalog.toolsTtlMs !== undefined) entry.ttlMs = catalog.toolsTtlMs;
   return entry;
 }
 
@@ -508,6 +511,7 @@ function serializeEntry(entry: CachedServer, previous: unknown): Record<string, 
   if (entry.resourceTemplates !== undefined) out.resourceTemplates = entry.resourceTemplates;
   if (entry.clientCapabilities !== undefined) out.clientCapabilities = entry.clientCapabilities;
   else delete out.clientCapabilities;
+  if (entry.ttlMs !== undefined) out.ttlMs = entry.ttlMs;
   return out;
 }
 

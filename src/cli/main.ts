@@ -13,6 +13,7 @@ import { createAuthPort } from '../adapters/mcp/auth/sign-in.ts';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
 import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
 import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../adapters/mcp/npx-resolver.ts';
+import { defaultProtocolErasFile, fileProtocolEraStore } from '../adapters/mcp/protocol-eras.ts';
 import { tokenStoreFor } from '../auth/default-store.ts';
 import type { AuthPort } from '../auth/port.ts';
 import { createCacheStore } from '../catalog/cache.ts';
@@ -109,7 +110,11 @@ async function openRuntime(
     host: silentHost(),
     auth,
     connector: withNpxResolution(
-      createMcpConnector({ tokenStore: auth.store, surface: 'cli' }),
+      createMcpConnector({
+        tokenStore: auth.store,
+        surface: 'cli',
+        protocolEras: fileProtocolEraStore(defaultProtocolErasFile(agentDir)),
+      }),
       defaultNpxCacheFile(agentDir),
       defaultNpxPackageRoot(agentDir),
     ),

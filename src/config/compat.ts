@@ -90,13 +90,9 @@ export const SERVER_COMPAT: Record<string, CompatKey> = {
       return 'has an unknown value and is ignored (the transport is inferred from "url")';
     },
   },
-  protocolVersion: dropped(
-    'pi-mcp-adapter',
-    'is not applied; the MCP SDK negotiates the protocol version (part of the cache identity only)',
-  ),
   tasks: dropped(
     'pi-mcp-adapter',
-    'is not applied: it configures the MCP Tasks extension (spec 2026-07-28), which the MCP SDK v1 used here does not speak; tool calls run synchronously and wait for their result',
+    'is not applied: tools that must run as tasks run as 2025-11-25 tasks (polled, status shown as progress, Esc cancels them); the 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks) it configures is not spoken yet',
   ),
   bearerTokenStore: {
     from: 'pi-mcp-adapter',

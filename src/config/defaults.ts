@@ -1,7 +1,7 @@
 // Every default of the configuration, in one place. The loader applies them once; the schemas and
 // docs/config.md quote them from here.
 
-import type { Exposure, Lifecycle, Settings, ToolPrefix } from './types.ts';
+import type { Exposure, Lifecycle, ProtocolVersionMode, Settings, ToolPrefix } from './types.ts';
 
 export const MINUTE_MS = 60_000;
 
@@ -27,6 +27,7 @@ export const SERVER_DEFAULTS = {
 
 export const SETTINGS_DEFAULTS = {
   toolPrefix: 'server' as ToolPrefix,
+  protocolVersion: 'auto' as ProtocolVersionMode,
   idleTimeoutMinutes: 10,
   toonEncode: false as boolean | string[],
   captureStats: false as const,
@@ -69,6 +70,7 @@ export const LOG_MAX_BYTES = 5 * 1024 * 1024;
 export function defaultSettings(): Settings {
   return {
     toolPrefix: SETTINGS_DEFAULTS.toolPrefix,
+    protocolVersion: SETTINGS_DEFAULTS.protocolVersion,
     idleTimeoutMs: SETTINGS_DEFAULTS.idleTimeoutMinutes * MINUTE_MS,
     toonEncode: SETTINGS_DEFAULTS.toonEncode,
     captureStats: SETTINGS_DEFAULTS.captureStats,

@@ -55,6 +55,7 @@ export interface ServerFields {
   approveTools?: boolean | string[];
   roots?: boolean | string[];
   toolPrefix?: 'server' | 'short' | 'none' | 'mcp';
+  protocolVersion?: 'legacy' | 'auto' | '2026-07-28';
   searchKeywords?: Record<string, string[]>;
   trace?: boolean;
 }

@@ -121,6 +121,7 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
     })),
     debug: fields.debug ?? SERVER_DEFAULTS.debug,
     roots: typeof fields.roots === 'boolean' ? fields.roots : settings.roots,
+    protocolVersion: fields.protocolVersion ?? settings.protocolVersion,
     configHash: adapterConfigHash(spec.written, context),
   };
   if (fields.description !== undefined) definition.description = fields.description;

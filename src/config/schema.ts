@@ -274,6 +274,11 @@ export const ServerSchema = Type.Object(
         'This server’s tool name prefix, overriding `settings.toolPrefix` (pi-mcp-adapter); same values. Not part of the cache identity.',
       'x-default': '`settings.toolPrefix`',
     }),
+    protocolVersion: Type.Enum(['legacy', 'auto', '2026-07-28'], {
+      description:
+        'MCP protocol era to speak: `"legacy"` (the 2025 `initialize` handshake, no probe), `"auto"` (ask the server with `server/discover` and speak 2026-07-28 when it offers it, else fall back to the 2025 handshake; the answer is remembered per server entry, so later connects skip the probe) or `"2026-07-28"` (that revision only, no fallback). Same values as pi-mcp-adapter (whose default is `legacy`).',
+      'x-default': '`settings.protocolVersion`',
+    }),
     debug: Type.Boolean({
       description:
         "Log the server's stderr, and ask it (`logging/setLevel`) for `debug`-level log messages instead of `info`.",
@@ -336,6 +341,11 @@ export const SettingsSchema = Type.Object(
       description:
         'Tool name prefix: `<server>__<tool>`, a shortened server name (without an `mcp` affix), none, or `mcp__<server>__<tool>`. A name taken by another tool gets a short hash suffix and a warning; no tool is lost.',
       default: SETTINGS_DEFAULTS.toolPrefix,
+    }),
+    protocolVersion: Type.Enum(['legacy', 'auto', '2026-07-28'], {
+      description:
+        'Default `protocolVersion` of servers that do not set one: `legacy`, `auto` (probe once per server entry, fall back to the 2025 handshake) or `2026-07-28`.',
+      default: SETTINGS_DEFAULTS.protocolVersion,
     }),
     idleTimeout: Type.Number({
       minimum: 0,

@@ -11,6 +11,7 @@ import { formatPath, type PathSegment } from './json-path.ts';
 import { CaptureStatsSchema, propertiesOf, SettingsSchema } from './schema.ts';
 import { didYouMean } from './suggest.ts';
 import type { Diagnostic, Settings, ToolPrefix } from './types.ts';
+import { PROTOCOL_VERSION_MODES, type ProtocolVersionMode } from './types.ts';
 import { checkValue } from './validate.ts';
 
 /** Valid settings of one file, each remembering its file for later diagnostics. */
@@ -96,6 +97,9 @@ export function buildSettings(
 
   const toolPrefix = get('toolPrefix');
   if (toolPrefix !== undefined) settings.toolPrefix = toolPrefix as ToolPrefix;
+  const protocolVersion = get('protocolVersion');
+  if (PROTOCOL_VERSION_MODES.includes(protocolVersion as ProtocolVersionMode))
+    settings.protocolVersion = protocolVersion as ProtocolVersionMode;
   const idle = get('idleTimeout');
   if (typeof idle === 'number') settings.idleTimeoutMs = Math.round(idle * MINUTE_MS);
   const toon = get('toonEncode');

@@ -118,12 +118,21 @@ export interface ServerDefinition {
   debug: boolean;
   /** Defined by a file inside the project (allowed by the user): its npx resolves packages there too. */
   fromProject?: boolean;
+  /** MCP protocol era: `legacy` (2025 initialize), `auto` (probe, legacy fallback) or the pinned `2026-07-28`; absent = `auto`. */
+  protocolVersion?: ProtocolVersionMode;
   /** The metadata cache identity, computed like pi-mcp-adapter from the entry as written. */
   configHash?: string;
 }
 
+/** pi-mcp-adapter's `protocolVersion` values. */
+export type ProtocolVersionMode = 'legacy' | 'auto' | '2026-07-28';
+
+export const PROTOCOL_VERSION_MODES: readonly ProtocolVersionMode[] = ['legacy', 'auto', '2026-07-28'];
+
 export interface Settings {
   toolPrefix: ToolPrefix;
+  /** Default `protocolVersion` of servers that do not set it. */
+  protocolVersion: ProtocolVersionMode;
   /** Default idle timeout for lazy servers, ms; 0 = never. */
   idleTimeoutMs: number;
   /** TOON-encode JSON text results: for every server, or for the listed ones. */

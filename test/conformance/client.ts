@@ -79,10 +79,19 @@ async function signIn(): Promise<void> {
   if (!result.ok) throw new Error(result.message);
 }
 
+/** Calls a scenario names in its context (`toolCalls`): the arguments it wants sent. */
+const contextCalls = new Map(
+  (
+    (context as { toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }> }).toolCalls ?? []
+  ).map((call) => [call.name, call.arguments]),
+);
+
 function argumentsFor(
   tool: { name: string; inputSchema: Record<string, unknown> },
   tools: ToolDescriptor[],
 ): Record<string, unknown> {
+  const given = contextCalls.get(tool.name);
+  if (given) return given;
   if (tool.name === 'add_numbers') return { a: 5, b: 3 };
   // json-schema-2020-12-preservation: echo the focal tool's schema exactly as Pi would be given it.
   if (tool.name === 'json_schema_echo') {
@@ -121,7 +130,8 @@ async function main(): Promise<number> {
   }).start();
   try {
     let ready = await ensureConnected(actor, { signal: AbortSignal.timeout(25_000) });
-    if (!ready.ok && ready.error.kind === 'needs-auth') {
+    // A server may ask again, for more scope (2026-07-28: already when asked which protocol it speaks).
+    while (!ready.ok && ready.error.kind === 'needs-auth') {
       console.log(`[${scenario}] needs auth: ${ready.error.lastError}`);
       await signIn();
       // The sign-in store wakes the actor (needs-auth → connecting) by itself.

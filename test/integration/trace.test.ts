@@ -158,7 +158,8 @@ describe('trace', () => {
       .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(3);
     expect(lines.every((l) => l.server === 'a')).toBe(true);
-    expect(lines[0]).toMatchObject({ method: 'initialize', kind: 'request', direction: 'outbound' });
+    // protocolVersion auto (the default): the first connect asks which protocol era the server speaks.
+    expect(lines[0]).toMatchObject({ method: 'server/discover', kind: 'request', direction: 'outbound' });
   });
 
   it('maxBytes bounds the file', async () => {

@@ -5,7 +5,7 @@
 
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 

@@ -5,7 +5,7 @@
 // with a JSON-RPC error through the transport's own onmessage, so each rejects at once (McpError
 // STREAM_LOST_CODE, which connection.ts reports as a call that dropped mid-way).
 
-import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/client';
 
 /** A JSON-RPC error code of our own (implementation-defined range): the request's stream was lost. */
 export const STREAM_LOST_CODE = -32_099;

@@ -1,5 +1,5 @@
 // The Connection port: everything the rest of the extension knows about talking to an MCP server.
-// Types only. src/adapters/mcp/ implements it with @modelcontextprotocol/sdk; machine tests provide
+// Types only. src/adapters/mcp/ implements it with @modelcontextprotocol/client; machine tests provide
 // tiny fakes. Nothing here imports the SDK.
 
 import type { TokenStore } from '../../auth/token-store.ts';
@@ -73,6 +73,8 @@ export interface ServerCatalog {
   /** The transport that worked: `streamable-http` or `sse` for URL servers. */
   transport: 'stdio' | 'streamable-http' | 'sse' | 'socket';
   protocolVersion?: string;
+  /** 2026-07-28: how long the server says its tool list stays fresh (tools/list `ttlMs`; 0 = do not reuse). */
+  toolsTtlMs?: number;
 }
 
 // MCP content blocks, as the server sent them (a structural copy of the spec's types).
@@ -245,6 +247,8 @@ export interface ConnectOptions {
   tokenStore?: TokenStore;
   /** `trace`: where this server's protocol metadata goes (src/adapters/mcp/trace.ts). */
   trace?: TraceLog;
+  /** `protocolVersion: "auto"`: the file that remembers each server entry's protocol era. */
+  protocolErasFile?: string;
 }
 
 /** The adapter's entry point, passed to actors through their input. */

@@ -1,13 +1,6 @@
 // The live connection: requests on the current session, expired HTTP sessions renewed once, losses reported.
 
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CallToolResultSchema,
-  ErrorCode,
-  GetPromptResultSchema,
-  McpError,
-  ReadResourceResultSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type Client, ProtocolError } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
 import { needsAuthMessage } from './auth/connect-auth.ts';
 import { CallError } from './call-error.ts';
@@ -28,16 +21,19 @@ import {
   type ToolDescriptor,
 } from './connection-port.ts';
 import {
+  CONNECTION_CLOSED_CODE,
   describe,
   describeExit,
   expiryReason,
   httpStatus,
   isAuthError,
   isConnectionClosed,
+  isRequestTimeout,
   isSessionExpired,
   isValidationError,
   networkCode,
   originOf,
+  REQUEST_TIMEOUT_CODE,
   stripMcpPrefix,
 } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
@@ -49,9 +45,11 @@ import {
   type RequestOptions,
   type SdkTool,
   toToolDescriptor,
+  withoutUnmirrorableTools,
 } from './listing.ts';
 import { closeSession, type McpConnectorOptions, type Session, type SessionOpener } from './session.ts';
 import type { StderrTail } from './stderr-tail.ts';
+import { callAsTask } from './task-call.ts';
 
 export class McpConnection implements Connection {
   readonly catalog: ServerCatalog;
@@ -62,6 +60,8 @@ export class McpConnection implements Connection {
   private closing?: Promise<void>;
   private lostError?: string;
   private readonly taskRequired = new Set<string>();
+  /** What callTool gives the SDK for the 2026-07-28 `Mcp-Param-*` headers (no outputSchema: see index.ts). */
+  private readonly callDefinitions = new Map<string, SdkTool>();
 
   constructor(
     private readonly def: ServerDefinition,
@@ -75,7 +75,7 @@ export class McpConnection implements Connection {
   ) {
     this.session = session;
     this.catalog = catalog;
-    this.rememberTaskSupport(tools);
+    this.rememberTools(tools);
     this.watch(session);
   }
 
@@ -92,10 +92,13 @@ export class McpConnection implements Connection {
   }
 
   async listTools(signal?: AbortSignal): Promise<ToolDescriptor[]> {
-    const tools = await this.run('tools/list', signal, (client) =>
+    const listed = await this.run('tools/list', signal, (client) =>
       listAllTools(client, this.requestOptions(signal, this.def.requestTimeoutMs)),
     );
-    this.rememberTaskSupport(tools);
+    const tools = withoutUnmirrorableTools(listed, this.session, (text) =>
+      this.tail.addLine(`[pi-mcp-actors] ${text}`),
+    );
+    this.rememberTools(tools);
     return tools.map(toToolDescriptor);
   }
 
@@ -125,7 +128,6 @@ export class McpConnection implements Connection {
     const result = await this.run(`prompts/get ${name}`, options.signal, (client) =>
       client.request(
         { method: 'prompts/get', params: { name, arguments: args } },
-        GetPromptResultSchema,
         this.callRequestOptions(options),
       ),
     );
@@ -140,32 +142,45 @@ export class McpConnection implements Connection {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    if (this.taskRequired.has(name)) {
-      throw new CallError(
-        'unsupported',
-        `Tool "${name}" of server "${this.def.name}" requires task-based execution (execution.taskSupport: "required"), which pi-mcp-actors does not support yet.`,
-      );
-    }
-    const result = await this.run(`tools/call ${name}`, options.signal, (client) =>
-      client.request(
-        { method: 'tools/call', params: { name, arguments: args } },
-        CallToolResultSchema,
-        this.callRequestOptions(options),
-      ),
-    );
+    const result = this.taskRequired.has(name)
+      ? await this.callAsTask(name, args, options)
+      : await this.run(`tools/call ${name}`, options.signal, (client) => {
+          const toolDefinition = this.callDefinitions.get(name);
+          return client.callTool(
+            { name, arguments: args },
+            { ...this.callRequestOptions(options), ...(toolDefinition ? { toolDefinition } : {}) },
+          );
+        });
     const mapped: CallToolResult = { content: (result.content ?? []) as McpContent[] };
-    if (result.structuredContent !== undefined) mapped.structuredContent = result.structuredContent;
+    if (result.structuredContent != null) {
+      mapped.structuredContent = result.structuredContent as Record<string, unknown>;
+    }
     if (result.isError !== undefined) mapped.isError = result.isError;
     return mapped;
   }
 
+  /** A task-required tool (2025-11-25 Tasks); the 2026-07-28 Tasks extension is not spoken yet. */
+  private async callAsTask(name: string, args: Record<string, unknown>, options: CallOptions) {
+    if (this.session.client.getProtocolEra() === 'modern') {
+      throw new CallError(
+        'unsupported',
+        `Tool "${name}" of server "${this.def.name}" runs only as a task (the io.modelcontextprotocol/tasks extension of MCP 2026-07-28), which pi-mcp-actors does not speak yet.`,
+      );
+    }
+    try {
+      return await callAsTask((what, signal, request) => this.run(what, signal, request), name, args, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        timeout: options.timeoutMs ?? this.def.requestTimeoutMs,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+    } catch (error) {
+      throw this.toCallError(error, `tools/call ${name}`, options.signal);
+    }
+  }
+
   async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
     const result = await this.run(`resources/read ${uri}`, options.signal, (client) =>
-      client.request(
-        { method: 'resources/read', params: { uri } },
-        ReadResourceResultSchema,
-        this.callRequestOptions(options),
-      ),
+      client.request({ method: 'resources/read', params: { uri } }, this.callRequestOptions(options)),
     );
     return {
       contents: result.contents.map((item) => ({
@@ -179,9 +194,11 @@ export class McpConnection implements Connection {
 
   async ping(signal?: AbortSignal): Promise<void> {
     try {
-      await this.run('ping', signal, (client) =>
-        client.ping(this.requestOptions(signal, this.def.requestTimeoutMs)),
-      );
+      await this.run('ping', signal, (client) => {
+        const options = this.requestOptions(signal, this.def.requestTimeoutMs);
+        // 2026-07-28 has no ping: asking what the server offers proves it alive.
+        return client.getProtocolEra() === 'modern' ? client.discover(options) : client.ping(options);
+      });
     } catch (error) {
       // A JSON-RPC error answer (e.g. a server without ping) still proves the server is alive.
       if (error instanceof CallError && error.kind === 'server') return;
@@ -227,9 +244,12 @@ export class McpConnection implements Connection {
     };
   }
 
-  private rememberTaskSupport(tools: SdkTool[]): void {
+  private rememberTools(tools: SdkTool[]): void {
     this.taskRequired.clear();
+    this.callDefinitions.clear();
     for (const tool of tools) {
+      const { outputSchema: _unchecked, ...definition } = tool;
+      this.callDefinitions.set(tool.name, definition);
       if (tool.execution?.taskSupport === 'required') this.taskRequired.add(tool.name);
     }
   }
@@ -349,28 +369,28 @@ export class McpConnection implements Connection {
     if (httpStatus(error) === 403 && this.session.oauth?.signInNeed()?.kind === 'scope') {
       return new CallError('auth', this.authMessage(403), { cause: error });
     }
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout) {
-        return new CallError('timeout', `${what} on "${this.def.name}" timed out`, {
-          code: error.code,
-          cause: error,
-        });
-      }
-      if (error.code === STREAM_LOST_CODE) {
-        return new CallError(
-          'dropped',
-          `${what} on "${this.def.name}": the connection dropped mid-call, after the server received the request`,
-          { code: error.code, cause: error },
-        );
-      }
-      if (error.code === ErrorCode.ConnectionClosed) {
-        const exit = this.session.process?.exitInfo;
-        const reason = exit ? describeExit(exit.code, exit.signal, this.tail) : 'the connection closed';
-        return new CallError('closed', `${what} failed: "${this.def.name}" ${reason}`, {
-          code: error.code,
-          cause: error,
-        });
-      }
+    if (isRequestTimeout(error)) {
+      return new CallError('timeout', `${what} on "${this.def.name}" timed out`, {
+        code: REQUEST_TIMEOUT_CODE,
+        cause: error,
+      });
+    }
+    if (isConnectionClosed(error)) {
+      const exit = this.session.process?.exitInfo;
+      const reason = exit ? describeExit(exit.code, exit.signal, this.tail) : 'the connection closed';
+      return new CallError('closed', `${what} failed: "${this.def.name}" ${reason}`, {
+        code: CONNECTION_CLOSED_CODE,
+        cause: error,
+      });
+    }
+    if (error instanceof ProtocolError && error.code === STREAM_LOST_CODE) {
+      return new CallError(
+        'dropped',
+        `${what} on "${this.def.name}": the connection dropped mid-call, after the server received the request`,
+        { code: error.code, cause: error },
+      );
+    }
+    if (error instanceof ProtocolError) {
       return new CallError('server', `${what} failed: ${stripMcpPrefix(error.message)}`, {
         code: error.code,
         cause: error,

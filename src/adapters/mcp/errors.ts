@@ -1,9 +1,14 @@
 // Classifying what the SDK, fetch and the process throw into our ConnectError / CallError vocabulary.
 
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SseError,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
 import { SignInRequiredError } from './auth/provider.ts';
 import { ConnectError } from './connection-port.ts';
@@ -54,7 +59,7 @@ export function toConnectError(
   if (status !== undefined) {
     return new ConnectError('http', `Server "${name}" answered HTTP ${status}`, { status });
   }
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (isRequestTimeout(error)) {
     return new ConnectError('timeout', `"${name}" did not answer within ${def.startupTimeoutMs} ms`, stderr);
   }
   const headersCommand = causeOfType(error, HeadersCommandError);
@@ -94,8 +99,21 @@ export function expiryReason(error: unknown): string {
   return /server not initialized/i.test(message) ? 'server not initialized' : 'session not found';
 }
 
+/** The JSON-RPC codes the SDK v1 used for its local timeout and close errors (kept on CallError.code). */
+export const REQUEST_TIMEOUT_CODE = -32001;
+export const CONNECTION_CLOSED_CODE = -32000;
+
 export function isConnectionClosed(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+  return error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed;
+}
+
+export function isRequestTimeout(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+}
+
+/** The server answered that it does not implement the method. */
+export function isMethodNotFound(error: unknown): boolean {
+  return error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound;
 }
 
 export function isAuthError(error: unknown): boolean {
@@ -105,12 +123,15 @@ export function isAuthError(error: unknown): boolean {
 }
 
 export function httpStatus(error: unknown): number | undefined {
-  if (error instanceof StreamableHTTPError || error instanceof SseError) {
-    return typeof error.code === 'number' && error.code >= 100 && error.code < 600 ? error.code : undefined;
-  }
+  if (error instanceof SdkHttpError) return validStatus(error.status);
+  if (error instanceof SseError) return validStatus(error.code);
   // SSEClientTransport.send throws a plain Error naming the status.
   const match = error instanceof Error ? /\(HTTP (\d{3})\)/.exec(error.message) : null;
   return match ? Number(match[1]) : undefined;
+}
+
+function validStatus(status: unknown): number | undefined {
+  return typeof status === 'number' && status >= 100 && status < 600 ? status : undefined;
 }
 
 export function isSessionExpired(error: unknown, session: Session): boolean {

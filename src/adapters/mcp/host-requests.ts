@@ -2,15 +2,7 @@
 // elicitation, sampling, roots and log messages to the host. A capability is declared only when the
 // host answers it (server-everything, for one, adds tools per declared capability).
 
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
 import {
   HostRefusal,
@@ -32,9 +24,9 @@ export function clientCapabilities(host: HostRequests | undefined): Record<strin
 
 export function installHostRequests(client: Client, host: HostRequests | undefined): void {
   const { roots, elicit, sample, log } = host ?? {};
-  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots() }));
+  if (roots) client.setRequestHandler('roots/list', async () => ({ roots: roots() }));
   if (elicit) {
-    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+    client.setRequestHandler('elicitation/create', async (request, ctx) => {
       const params = request.params;
       const asked =
         params.mode === 'url'
@@ -49,11 +41,12 @@ export function installHostRequests(client: Client, host: HostRequests | undefin
               message: params.message,
               requestedSchema: params.requestedSchema as JsonSchema,
             };
-      return refusalsAsErrors(() => elicit(asked, extra.signal));
+      // Form content is checked against requestedSchema by the SDK.
+      return (await refusalsAsErrors(() => elicit(asked, ctx.mcpReq.signal))) as never;
     });
   }
   if (sample) {
-    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+    client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
       const p = request.params;
       const asked: SamplingRequest = {
         messages: p.messages.map((m) => ({
@@ -66,12 +59,12 @@ export function installHostRequests(client: Client, host: HostRequests | undefin
         ...(p.temperature === undefined ? {} : { temperature: p.temperature }),
         ...(p.stopSequences === undefined ? {} : { stopSequences: p.stopSequences }),
       };
-      const answer = await refusalsAsErrors(() => sample(asked, extra.signal));
+      const answer = await refusalsAsErrors(() => sample(asked, ctx.mcpReq.signal));
       return { ...answer } as Record<string, unknown> as never;
     });
   }
   if (log) {
-    client.setNotificationHandler(LoggingMessageNotificationSchema, async (notification) => {
+    client.setNotificationHandler('notifications/message', async (notification) => {
       const { level, logger, data } = notification.params;
       const text = typeof data === 'string' ? data : JSON.stringify(data);
       log(level as LogLevel, logger ? `${logger}: ${text}` : text);
@@ -94,7 +87,7 @@ async function refusalsAsErrors<T>(answer: () => Promise<T>): Promise<T> {
     return await answer();
   } catch (error) {
     if (error instanceof HostRefusal) {
-      const refusal = new McpError(ErrorCode.InvalidRequest, error.message);
+      const refusal = new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message);
       // The JSON-RPC error carries the reason alone: the asking server's SDK adds its own "MCP error -32600: ".
       refusal.message = error.message;
       throw refusal;

@@ -1,7 +1,7 @@
 // Newline-delimited JSON-RPC in, one message per macrotask out: shared by the stdio and socket
 // transports.
 
-import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/client';
 
 /**
  * Messages are handed to the SDK one per macrotask: the SDK runs notification handlers in a microtask
@@ -20,19 +20,14 @@ export class LineInbox {
 
   /** One complete line (without its newline). */
   receive(line: string): void {
-    let parsed: unknown;
+    let message: JSONRPCMessage;
     try {
-      parsed = JSON.parse(line);
+      message = parseJSONRPCMessage(JSON.parse(line));
     } catch {
       this.onNoise(line);
       return;
     }
-    const message = JSONRPCMessageSchema.safeParse(parsed);
-    if (!message.success) {
-      this.onNoise(line);
-      return;
-    }
-    this.inbox.push(message.data);
+    this.inbox.push(message);
     if (this.delivering) return;
     this.delivering = true;
     setImmediate(() => this.deliverNext());

@@ -1,14 +1,6 @@
 // Listing a server's catalog: tools and resources, every page.
 
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ErrorCode,
-  ListPromptsResultSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
-  ListToolsResultSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { boundedSchema, MAX_SCHEMA_DEPTH } from '../../catalog/schema-depth.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import type {
@@ -18,7 +10,9 @@ import type {
   ServerCatalog,
   ToolDescriptor,
 } from './connection-port.ts';
+import { isMethodNotFound } from './errors.ts';
 import type { Session } from './session.ts';
+import { headerMarkProblem } from './x-mcp-header.ts';
 
 /** A server that keeps answering with a cursor is cut off here rather than looping forever. */
 const MAX_PAGES = 1_000;
@@ -37,18 +31,20 @@ export async function loadCatalog(
   const capabilities = (client.getServerCapabilities() ?? {}) as Record<string, unknown>;
   const requestOptions = { signal, timeout: def.startupTimeoutMs };
   // A server without the tools capability may not answer tools/list at all; one that has it must.
-  const tools = capabilities.tools
-    ? await listAllTools(client, requestOptions)
-    : await listAllTools(client, requestOptions).catch((error) => {
+  const hints: ListHints = {};
+  const listed = capabilities.tools
+    ? await listAllTools(client, requestOptions, hints)
+    : await listAllTools(client, requestOptions, hints).catch((error) => {
         if (signal.aborted) throw error;
         return [];
       });
+  const tools = withoutUnmirrorableTools(listed, session, warn);
   // Tools are what matter; resources, templates and prompts are extras a server may fail to list.
   const optional = <T>(method: string, list: Promise<T>, fallback: T): Promise<T> =>
     list.catch((error) => {
       if (signal.aborted) throw error;
       // Not implementing an optional list is normal (many resource servers have no templates).
-      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return fallback;
+      if (isMethodNotFound(error)) return fallback;
       warn(`${method} failed, continuing without: ${error instanceof Error ? error.message : String(error)}`);
       return fallback;
     });
@@ -86,6 +82,7 @@ export async function loadCatalog(
     ...(prompts ? { prompts } : {}),
     transport: session.kind,
     ...(session.protocolVersion === undefined ? {} : { protocolVersion: session.protocolVersion }),
+    ...(hints.ttlMs === undefined ? {} : { toolsTtlMs: hints.ttlMs }),
   };
   return { catalog, tools };
 }
@@ -97,13 +94,21 @@ export interface RequestOptions {
 
 export type SdkTool = Awaited<ReturnType<typeof listAllTools>>[number];
 
-export async function listAllTools(client: Client, options: RequestOptions) {
+/** What a 2026-07-28 list result says about its freshness (first page). */
+export interface ListHints {
+  ttlMs?: number;
+}
+
+export async function listAllTools(client: Client, options: RequestOptions, hints?: ListHints) {
   return paginate(async (cursor) => {
     const page = await client.request(
       { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-      ListToolsResultSchema,
       options,
     );
+    const ttlMs = (page as { ttlMs?: unknown }).ttlMs;
+    if (hints && cursor === undefined && Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0) {
+      hints.ttlMs = ttlMs as number;
+    }
     return { items: page.tools, nextCursor: page.nextCursor };
   });
 }
@@ -112,7 +117,6 @@ export async function listAllPrompts(client: Client, options: RequestOptions): P
   const prompts = await paginate(async (cursor) => {
     const page = await client.request(
       { method: 'prompts/list', params: cursor === undefined ? {} : { cursor } },
-      ListPromptsResultSchema,
       options,
     );
     return { items: page.prompts, nextCursor: page.nextCursor };
@@ -140,7 +144,6 @@ export async function listAllResources(
   const resources = await paginate(async (cursor) => {
     const page = await client.request(
       { method: 'resources/list', params: cursor === undefined ? {} : { cursor } },
-      ListResourcesResultSchema,
       options,
     );
     return { items: page.resources, nextCursor: page.nextCursor };
@@ -161,7 +164,6 @@ export async function listAllResourceTemplates(
   const templates = await paginate(async (cursor) => {
     const page = await client.request(
       { method: 'resources/templates/list', params: cursor === undefined ? {} : { cursor } },
-      ListResourceTemplatesResultSchema,
       options,
     );
     return { items: page.resourceTemplates, nextCursor: page.nextCursor };
@@ -197,6 +199,20 @@ async function paginate<T>(
  * the catalog) walks thousands of levels; the catalog cuts further and says so (src/catalog/schema-depth.ts).
  */
 const LISTED_SCHEMA_DEPTH = 4 * MAX_SCHEMA_DEPTH;
+
+/** 2026-07-28 over HTTP: a tool whose `x-mcp-header` marks cannot be honoured is left out (SEP-2243). */
+export function withoutUnmirrorableTools(
+  tools: SdkTool[],
+  session: Session,
+  warn: (text: string) => void,
+): SdkTool[] {
+  if (session.kind !== 'streamable-http' || session.client.getProtocolEra() !== 'modern') return tools;
+  return tools.filter((tool) => {
+    const problem = headerMarkProblem(tool.inputSchema);
+    if (problem) warn(`tool "${tool.name}" is left out: ${problem}`);
+    return problem === undefined;
+  });
+}
 
 export function toToolDescriptor(tool: SdkTool): ToolDescriptor {
   const descriptor: ToolDescriptor = {

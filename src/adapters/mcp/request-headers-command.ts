@@ -4,7 +4,7 @@
 // within `timeoutMs` (default 10 s), at most 64 KiB of output; stderr is ignored. Its values are
 // secrets; errors never quote its output.
 
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import type { RequestHeadersCommand } from '../../config/types.ts';
 import { addSecrets, headerSecrets } from '../../redact.ts';
 import { runShortCommand, ShortCommandError } from './short-command.ts';

@@ -3,7 +3,7 @@
 // `requestHeadersCommand`, when they are set.
 
 import { readFileSync } from 'node:fs';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
 import { caFetch } from './ca-fetch.ts';
 import { ConnectError } from './connection-port.ts';

@@ -1,18 +1,14 @@
-// Opening a session: the transport (stdio, Streamable HTTP or legacy SSE) and the MCP initialize.
+// Opening a session: the transport (stdio, Streamable HTTP or legacy SSE) and the MCP handshake
+// (`initialize`, or for a 2026-07-28 server `server/discover`: see ./era-negotiation.ts).
 
 import { statSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  ErrorCode,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { defaultTokenStore } from '../../auth/default-store.ts';
 import type { Surface } from '../../auth/sign-in-advice.ts';
 import type { TokenStore } from '../../auth/token-store.ts';
@@ -22,9 +18,12 @@ import { StoreOAuthProvider } from './auth/provider.ts';
 import { CallStreams } from './call-streams.ts';
 import { withCommandValues } from './command-values.ts';
 import { ConnectError, type HostRequests, type ServerCatalog } from './connection-port.ts';
-import { isAuthError, toConnectError } from './errors.ts';
+import { connectInEra, type EraPlan } from './era-negotiation.ts';
+import { isAuthError, isRequestTimeout, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
 import { clientCapabilities, installHostRequests } from './host-requests.ts';
+import { listenForChanges } from './listen.ts';
+import { memoryProtocolEraStore, type ProtocolEraStore } from './protocol-eras.ts';
 import { serverFetch } from './server-fetch.ts';
 import { SocketTransport } from './socket-transport.ts';
 import type { StderrTail } from './stderr-tail.ts';
@@ -47,6 +46,8 @@ export interface McpConnectorOptions {
   trace?: TraceLog;
   /** Whose words a needs-auth error uses: Pi's `/mcp-auth` (default) or the CLI's `login`. */
   surface?: Surface;
+  /** `protocolVersion: "auto"`: the remembered era of each server entry (default: this process only). */
+  protocolEras?: ProtocolEraStore;
 }
 
 export type TransportKind = ServerCatalog['transport'];
@@ -64,11 +65,14 @@ export interface Session {
   oauth?: StoreOAuthProvider;
   /** The client capabilities this session declared (sorted names). */
   declared: string[];
+  /** Connected on a remembered modern answer (no probe): its first request is the proof. */
+  priorModern?: boolean;
 }
 
 export class SessionOpener {
   /** The definition of the connect in progress: `configured` with its `!command` values run. */
   private def: ServerDefinition;
+  private readonly eras: ProtocolEraStore;
 
   constructor(
     private readonly configured: ServerDefinition,
@@ -79,6 +83,12 @@ export class SessionOpener {
     private readonly host?: HostRequests,
   ) {
     this.def = configured;
+    this.eras = options.protocolEras ?? memoryProtocolEraStore();
+  }
+
+  /** A remembered era turned out wrong: the next open asks the server again. */
+  forgetEra(): Promise<void> {
+    return this.eras.forget(this.configured);
   }
 
   /** Connects with the configured transport; for URL servers, Streamable HTTP falls back to SSE on 404/405. */
@@ -117,22 +127,30 @@ export class SessionOpener {
     }
   }
 
-  private async attempt(kind: TransportKind, signal: AbortSignal): Promise<Session> {
+  private attempt(kind: TransportKind, signal: AbortSignal): Promise<Session> {
     const def = this.def;
     if (kind === 'stdio' && def.cwd !== undefined && !isDirectory(def.cwd)) {
       throw new ConnectError('config', `Server "${def.name}" has a cwd that is not a directory: ${def.cwd}`);
     }
-    const session = this.createSession(kind);
+    return connectInEra(def, kind, this.eras, (plan) => this.attemptIn(kind, signal, plan));
+  }
+
+  private async attemptIn(kind: TransportKind, signal: AbortSignal, plan: EraPlan): Promise<Session> {
+    const def = this.def;
+    const session = this.createSession(kind, plan);
+    if (plan.prior?.kind === 'modern') session.priorModern = true;
     const { client, transport } = session;
     const onAbort = () => void closeSession(session, this.options, false);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       if (signal.aborted) throw signal.reason;
-      await raceAbort(client.connect(transport, { signal, timeout: def.startupTimeoutMs }), signal);
+      const prior = plan.prior ? { prior: plan.prior } : {};
+      await raceAbort(client.connect(transport, { signal, timeout: def.startupTimeoutMs, ...prior }), signal);
+      listenForChanges(client, () => session.retired === true);
       return session;
     } catch (error) {
       // A process that died while we were talking to it: let its exit be recorded before classifying.
-      const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+      const timedOut = isRequestTimeout(error);
       if (session.process && !signal.aborted && !timedOut) await session.process.waitForExit(250);
       await closeSession(session, this.options, false);
       if (session.oauth && !signal.aborted && isAuthError(error)) {
@@ -148,17 +166,20 @@ export class SessionOpener {
     }
   }
 
-  private createSession(kind: TransportKind): Session {
+  private createSession(kind: TransportKind, plan: EraPlan): Session {
     const capabilities = clientCapabilities(this.host);
-    const client = new Client(CLIENT_INFO, { capabilities });
+    const client = new Client(CLIENT_INFO, {
+      capabilities,
+      ...(plan.negotiation ? { versionNegotiation: plan.negotiation } : {}),
+    });
     installHostRequests(client, this.host);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    client.setNotificationHandler('notifications/tools/list_changed', async () => {
       this.hub.emit({ type: 'tools-changed' });
     });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
+    client.setNotificationHandler('notifications/resources/list_changed', async () => {
       this.hub.emit({ type: 'resources-changed' });
     });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
+    client.setNotificationHandler('notifications/prompts/list_changed', async () => {
       this.hub.emit({ type: 'prompts-changed' });
     });
     // Transport hiccups (a dropped GET stream that the SDK retries, an unparsable SSE event) are not

@@ -3,9 +3,8 @@
 // ends our connection, never the server behind the socket.
 
 import { connect, type Socket } from 'node:net';
-import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { serializeMessage } from '@modelcontextprotocol/client';
 import { LineInbox } from './line-inbox.ts';
 import { LineSplitter } from './line-splitter.ts';
 

@@ -1,8 +1,7 @@
 // The SDK Transport over our process-group-aware stdio process.
 
-import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { serializeMessage } from '@modelcontextprotocol/client';
 import { LineInbox } from './line-inbox.ts';
 import type { StdioProcess } from './stdio-process.ts';
 
@@ -26,6 +25,12 @@ export class GroupStdioTransport implements Transport {
     // Whatever the server said before it went away is delivered before the close.
     process.onExit = () => this.inbox.close();
   }
+
+  /** With `stderr`, tells the SDK this is stdio: a server silent on `server/discover` is a legacy one. */
+  get pid(): number | null {
+    return this.process.pid ?? null;
+  }
+  readonly stderr = null;
 
   async start(): Promise<void> {
     await this.process.start();

@@ -8,6 +8,7 @@ import type { AuthPort } from '../../auth/port.ts';
 import { searchIndexOf } from '../../catalog/search.ts';
 import { withNpxResolution } from '../mcp/npx-connector.ts';
 import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../mcp/npx-resolver.ts';
+import { defaultProtocolErasFile } from '../mcp/protocol-eras.ts';
 import { createToolApprover } from './approval.ts';
 import type { PiContext } from './bridge.ts';
 import { piServerRequests } from './server-requests.ts';
@@ -33,6 +34,7 @@ export function createPiRuntime(options: PiRuntimeOptions): PiRuntime {
   const { agentDir, currentContext, connector, ...rest } = options;
   // The store feeds every token it reads or writes to the one redaction (src/redact.ts addSecrets).
   const tokenStore = tokenStoreFor(agentDir);
+  const protocolErasFile = defaultProtocolErasFile(agentDir);
   // The sign-in flow loads the MCP SDK: only when someone signs in.
   const auth: AuthPort = {
     store: tokenStore,
@@ -44,7 +46,7 @@ export function createPiRuntime(options: PiRuntimeOptions): PiRuntime {
     ...rest,
     auth,
     connector: withNpxResolution(
-      (def, connectOptions) => connector(def, { ...connectOptions, tokenStore }),
+      (def, connectOptions) => connector(def, { ...connectOptions, tokenStore, protocolErasFile }),
       defaultNpxCacheFile(agentDir),
       defaultNpxPackageRoot(agentDir),
     ),

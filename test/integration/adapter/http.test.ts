@@ -62,11 +62,21 @@ describe('Streamable HTTP', () => {
 
   test('5xx is an http error, with no SSE fallback', async () => {
     const server = await harness.http(['--status', '503']);
-    const error = await rejectionOf(harness.connect(httpDefinition(server.url)));
+    const error = await rejectionOf(
+      harness.connect(httpDefinition(server.url, { protocolVersion: 'legacy' })),
+    );
     expect(error).toBeInstanceOf(ConnectError);
     expect(error.kind).toBe('http');
     expect(error.status).toBe(503);
     await vi.waitFor(() => expect(server.requests()).toEqual(['POST /mcp']));
+  });
+
+  test('protocolVersion auto: a 5xx on the protocol question is answered by trying the 2025 handshake once', async () => {
+    const server = await harness.http(['--status', '503']);
+    const error = await rejectionOf(harness.connect(httpDefinition(server.url, { protocolVersion: 'auto' })));
+    expect(error.kind).toBe('http');
+    expect(error.status).toBe(503);
+    await vi.waitFor(() => expect(server.requests()).toEqual(['POST /mcp', 'POST /mcp']));
   });
 
   test('connection refused is a network error', async () => {
@@ -99,10 +109,28 @@ describe('Streamable HTTP', () => {
 describe('SSE fallback', () => {
   test.each([405, 404])('falls back to SSE when the first POST answers %i', async (status) => {
     const server = await harness.http(['--sse-only', '--post-status', String(status)]);
-    const connection = await harness.connect(httpDefinition(server.url));
+    const definition = httpDefinition(server.url, { protocolVersion: 'legacy' });
+    const connection = await harness.connect(definition);
     expect(connection.catalog.transport).toBe('sse');
     expect(textOf(await connection.callTool('echo', { text: 'over sse' }))).toBe('over sse');
     await vi.waitFor(() => expect(server.requests().slice(0, 2)).toEqual(['POST /mcp', 'GET /mcp']));
+  });
+
+  test('protocolVersion auto: the probe and initialize are refused, SSE works, and the next connect skips the probe', async () => {
+    const server = await harness.http(['--sse-only', '--post-status', '405']);
+    const definition = httpDefinition(server.url, { protocolVersion: 'auto' });
+    const posts = () => server.requests().filter((line) => line === 'POST /mcp').length;
+    const gets = () => server.requests().filter((line) => line === 'GET /mcp').length;
+    const first = await harness.connect(definition);
+    expect(first.catalog.transport).toBe('sse');
+    await vi.waitFor(() =>
+      expect(server.requests().slice(0, 3)).toEqual(['POST /mcp', 'POST /mcp', 'GET /mcp']),
+    );
+    await first.close();
+    const second = await harness.connect(definition);
+    expect(second.catalog.transport).toBe('sse');
+    await vi.waitFor(() => expect(gets()).toBe(2));
+    expect(posts()).toBe(3);
   });
 
   test('when the SSE fallback fails too, the error says both were tried', async () => {

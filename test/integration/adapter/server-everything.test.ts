@@ -35,7 +35,7 @@ const transports: Array<[string, () => Promise<Connection>]> = [
 
 // Two tests per transport, each on its own server process: spawning costs more than the calls.
 describe.each(transports)('server-everything over %s', (transport, connect) => {
-  test('connects, lists its tools, answers echo and get-sum, refuses a task-required tool', async () => {
+  test('connects, lists its tools, answers echo and get-sum', async () => {
     const connection = await connect();
     expect(connection.catalog.transport).toBe(transport);
     expect(connection.catalog.serverInfo?.name).toMatch(/everything/);
@@ -53,10 +53,30 @@ describe.each(transports)('server-everything over %s', (transport, connect) => {
     );
     const structured = await connection.callTool('get-structured-content', { location: 'New York' });
     expect(structured.structuredContent).toBeDefined();
+  });
 
-    const refused = await rejectionOf(connection.callTool('simulate-research-query', { topic: 'x' }));
-    expect(refused).toBeInstanceOf(CallError);
-    expect(refused.kind).toBe('unsupported');
+  test('a task-required tool runs as a task: its status messages are progress, and aborting cancels it', async () => {
+    const connection = await connect();
+    const messages: string[] = [];
+    const result = await connection.callTool(
+      'simulate-research-query',
+      { topic: 'actors' },
+      { onProgress: (p) => messages.push(p.message ?? '') },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toMatch(/actors/);
+    expect(messages).toEqual(expect.arrayContaining(['Gathering sources...', 'Generating report...']));
+
+    const controller = new AbortController();
+    const cancelled = connection.callTool(
+      'simulate-research-query',
+      { topic: 'cancelled' },
+      { signal: controller.signal, onProgress: () => controller.abort() },
+    );
+    const error = await rejectionOf(cancelled);
+    expect(error).toBeInstanceOf(CallError);
+    expect(error.kind).toBe('aborted');
+    expect(textOf(await connection.callTool('echo', { message: 'still here' }))).toBe('Echo: still here');
   });
 
   test('trigger-long-running-operation reports progress, and a call can be cancelled', async () => {

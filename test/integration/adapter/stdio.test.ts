@@ -207,12 +207,13 @@ describe('callTool', () => {
     expect(result).toEqual({ content: [{ type: 'text', text: '{"value": "not even a number"}' }] });
   });
 
-  test('a task-required tool is refused with a clear error', async () => {
+  test('a task-required tool runs as a task; a server that then does not create one answers with its error', async () => {
     const connection = await harness.connect(stdioDefinition());
     const error = await rejectionOf(connection.callTool('task_required', {}));
     expect(error).toBeInstanceOf(CallError);
-    expect(error.kind).toBe('unsupported');
-    expect(error.message).toMatch(/task_required.*requires task-based execution/);
+    expect(error.kind).toBe('server');
+    expect(error.message).toMatch(/^tools\/call task_required failed: /);
+    expect(textOf(await connection.callTool('add', { a: 1, b: 1 }))).toBe('2');
   });
 
   test('reports progress notifications to onProgress', async () => {

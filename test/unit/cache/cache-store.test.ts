@@ -166,6 +166,21 @@ describe('reading and writing', () => {
     expect(store().validEntry(def)).toEqual(entry);
   });
 
+  it("a 2026-07-28 tool list's ttlMs becomes the entry's freshness, written as pi-mcp-adapter writes it", async () => {
+    const def = definition('modern');
+    const entry = cachedServerFromCatalog(def, { tools: [echoTool], resources: [], toolsTtlMs: DAY }, NOW);
+    expect(entry.ttlMs).toBe(DAY);
+    await store().write({ modern: entry });
+    expect(onDisk().servers.modern.ttlMs).toBe(DAY);
+    expect(store().validEntry(def, NOW + DAY - 1)).toEqual(entry);
+    expect(store().validEntry(def, NOW + DAY)).toBeUndefined();
+    // ttlMs 0: the server does not want its list reused.
+    await store().write({
+      modern: cachedServerFromCatalog(def, { tools: [echoTool], resources: [], toolsTtlMs: 0 }, NOW),
+    });
+    expect(store().validEntry(def, NOW + 1)).toBeUndefined();
+  });
+
   it('never rejects when the directory cannot be created, and says why', async () => {
     fs.writeFileSync(join(dir, 'agent'), 'a file where the directory should be');
     await expect(store().write({ alpha: entryFor('alpha') })).resolves.toBeUndefined();

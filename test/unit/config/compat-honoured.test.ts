@@ -35,7 +35,7 @@ describe('pi-mcp-adapter keys', () => {
     });
   });
 
-  it('tasks: one info per entry naming the SDK v1 limit; the server is kept', () => {
+  it('tasks: one info per entry saying it is not applied; the server is kept', () => {
     const config = loadMemory({
       [USER_FILE]: JSON.stringify({
         mcpServers: { long: { command: 'long', tasks: { pollIntervalMs: 500 } } },
@@ -48,7 +48,7 @@ describe('pi-mcp-adapter keys', () => {
         code: 'compat-key',
         path: 'mcpServers.long.tasks',
         message:
-          'Server "long": "tasks" (pi-mcp-adapter) is not applied: it configures the MCP Tasks extension (spec 2026-07-28), which the MCP SDK v1 used here does not speak; tool calls run synchronously and wait for their result.',
+          'Server "long": "tasks" (pi-mcp-adapter) is not applied: tools that must run as tasks run as 2025-11-25 tasks (polled, status shown as progress, Esc cancels them); the 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks) it configures is not spoken yet.',
       }),
     ]);
   });

@@ -26,6 +26,7 @@ describe('defaults', () => {
       startupTimeoutMs: 30_000,
       requestTimeoutMs: 60_000,
       healthCheckMs: 30_000,
+      protocolVersion: 'auto',
       exposeResources: true,
       directTools: false,
       excludeTools: [],
@@ -56,6 +57,7 @@ describe('defaults', () => {
     expect(loadMemory({}).settings).toEqual(defaultSettings());
     expect(defaultSettings()).toEqual({
       toolPrefix: 'server',
+      protocolVersion: 'auto',
       idleTimeoutMs: 600_000,
       toonEncode: false,
       captureStats: false,
@@ -186,5 +188,30 @@ describe('MCP_DIRECT_TOOLS', () => {
     );
     expect(config.settings.directToolsEnv).toEqual({ kind: 'list', servers: ['github'], tools: [] });
     expect(config.diagnostics).toEqual([]);
+  });
+});
+
+describe('protocolVersion', () => {
+  it('a server takes its own, else settings.protocolVersion, else auto', () => {
+    const config = loadMemory({
+      [USER_FILE]: json({
+        settings: { protocolVersion: 'legacy' },
+        mcpServers: { a: { command: 'a' }, b: { command: 'b', protocolVersion: '2026-07-28' } },
+      }),
+    });
+    expect(config.settings.protocolVersion).toBe('legacy');
+    expect(server(config, 'a').protocolVersion).toBe('legacy');
+    expect(server(config, 'b').protocolVersion).toBe('2026-07-28');
+    expect(
+      server(loadMemory({ [USER_FILE]: json({ mcpServers: { c: { command: 'c' } } }) }), 'c').protocolVersion,
+    ).toBe('auto');
+  });
+
+  it('an unknown value is an error naming the allowed ones (like every other enum key)', () => {
+    const config = loadMemory({
+      [USER_FILE]: json({ mcpServers: { a: { command: 'a', protocolVersion: '2025-11-25' } } }),
+    });
+    const problem = config.diagnostics.find((d) => d.path?.endsWith('protocolVersion'));
+    expect(problem?.message).toMatch(/legacy.*auto.*2026-07-28/);
   });
 });

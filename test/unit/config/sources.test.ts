@@ -109,6 +109,7 @@ describe('pi-mcp-adapter format (JSONC) in the user file', () => {
     const config = l.load({ env: { ...env, HOME: l.home } });
     expect(config.settings).toEqual({
       toolPrefix: 'short',
+      protocolVersion: 'auto',
       idleTimeoutMs: 15 * 60_000,
       toonEncode: ['jetbrains-index'],
       captureStats: { path: join(l.home, '.pi/agent/stats/mcp-stats.json'), flushDelayMs: 1000 },

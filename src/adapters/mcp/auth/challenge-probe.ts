@@ -1,8 +1,9 @@
 // Before a sign-in: what the server's 401 asks for (scope, protected-resource metadata URL). Some
 // servers let anyone initialize and want a token only from the first real request on, so when the
-// initialize goes through, the probe asks for the tool list in that session too.
+// initialize goes through, the probe asks for the tool list in that session too. A 2026-07-28 server
+// refuses initialize itself: it is asked server/discover, then tools/list, in its own protocol.
 
-import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
 
 export interface Challenge {
   scope?: string;
@@ -12,6 +13,8 @@ export interface Challenge {
 type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 const PROTOCOL_VERSION = '2025-06-18';
+const MODERN_PROTOCOL_VERSION = '2026-07-28';
+const CLIENT_INFO = { name: 'pi-mcp-actors', version: '0.1.0' };
 
 /** Unauthenticated requests until one is refused; {} when none is (or the server cannot be reached). */
 export async function probeChallenge(serverUrl: string, fetchFn: Fetch): Promise<Challenge> {
@@ -23,11 +26,11 @@ export async function probeChallenge(serverUrl: string, fetchFn: Fetch): Promise
       params: {
         protocolVersion: PROTOCOL_VERSION,
         capabilities: {},
-        clientInfo: { name: 'pi-mcp-actors', version: '0.1.0' },
+        clientInfo: CLIENT_INFO,
       },
     });
     if (refused(initialize)) return challengeOf(initialize);
-    if (!initialize.ok) return {};
+    if (!initialize.ok) return await probeModern(serverUrl, fetchFn);
     const session = initialize.headers.get('mcp-session-id');
     const headers: Record<string, string> = {
       'mcp-protocol-version': PROTOCOL_VERSION,
@@ -43,6 +46,32 @@ export async function probeChallenge(serverUrl: string, fetchFn: Fetch): Promise
   } catch {
     return {};
   }
+}
+
+/** A 2026-07-28 server (no initialize): what it answers to server/discover, then to tools/list. */
+async function probeModern(serverUrl: string, fetchFn: Fetch): Promise<Challenge> {
+  for (const method of ['server/discover', 'tools/list']) {
+    const response = await post(
+      serverUrl,
+      fetchFn,
+      {
+        jsonrpc: '2.0',
+        id: method,
+        method,
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
+            'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      },
+      { 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': method },
+    );
+    if (refused(response)) return challengeOf(response);
+    if (!response.ok) return {};
+  }
+  return {};
 }
 
 async function post(

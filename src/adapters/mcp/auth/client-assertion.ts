@@ -2,8 +2,8 @@
 // JWT signed with the configured private key instead of a client secret. Signing is the SDK's.
 
 import { readFile } from 'node:fs/promises';
-import type { AddClientAuthentication } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import type { AddClientAuthentication } from '@modelcontextprotocol/client';
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/client';
 import { OAUTH_DEFAULTS } from '../../../config/defaults.ts';
 import type { OAuthConfig } from '../../../config/types.ts';
 

@@ -13,17 +13,17 @@
 // keep working).
 
 import { randomBytes } from 'node:crypto';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 import {
   type AddClientAuthentication,
   auth,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
-} from '@modelcontextprotocol/sdk/client/auth.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+} from '@modelcontextprotocol/client';
 import type { SignInRecord, StoredTokens, TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import { addSecrets } from '../../../redact.ts';
@@ -391,7 +391,11 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   private async restoredDiscovery(): Promise<OAuthDiscoveryState | undefined> {
-    const stored = this.record()?.discovery as OAuthDiscoveryState | undefined;
+    // A sign-in discovers afresh (the server may have moved to another authorization server, SEP-2352);
+    // its callback leg reuses what its first leg found.
+    const stored = this.interactive
+      ? this.discovered
+      : (this.record()?.discovery as OAuthDiscoveryState | undefined);
     const configured = this.def.oauth?.authServerMetadataUrl;
     if (!configured) return stored;
     // `oauth.authServerMetadataUrl`: the authorization server's metadata, instead of discovering it.

@@ -6,7 +6,7 @@
 // its `state` and `iss` (RFC 9207) are checked before the code is exchanged. Tokens land in the store,
 // which wakes every session waiting for them.
 
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/client';
 import type { AuthPort, SignInIo, SignInResult } from '../../../auth/port.ts';
 import type { TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
@@ -160,7 +160,13 @@ async function finishSignIn(
 ): Promise<SignInResult> {
   const code = checkRedirect(url, provider, name);
   if (typeof code !== 'string') return code;
-  const second = await auth(provider, { ...common, authorizationCode: code });
+  // RFC 9207: the SDK checks the issuer the redirect names too (against the one discovery found).
+  const iss = url.searchParams.get('iss') ?? undefined;
+  const second = await auth(provider, {
+    ...common,
+    authorizationCode: code,
+    ...(iss === undefined ? {} : { iss }),
+  });
   return second === 'AUTHORIZED'
     ? { ok: true, message: `${name}: signed in.` }
     : {

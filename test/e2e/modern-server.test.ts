@@ -1,0 +1,147 @@
+// A server that speaks only MCP 2026-07-28 (the SDK v2 server package; `initialize` is refused) used
+// from the real Pi with the default `protocolVersion: "auto"`: a cold session asks it which protocol it
+// speaks and learns its tools; a warm session finds a tool with ToolSearch from the cache before the
+// server runs, calls it, answers its question (an input_required elicitation on the call's own
+// response) in Pi's dialog, watches a long call's progress and cancels it (Esc = RPC `abort`).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureArgs } from '../fixtures/servers/spawn.ts';
+import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
+import { toolNames } from './harness/fake-llm.ts';
+import {
+  EXTENSION,
+  killMarked,
+  loadedByToolSearch,
+  markedProcesses,
+  TOOL_SEARCH,
+  toolResultFor,
+  uniqueMarker,
+} from './harness/mcp.ts';
+import type { ProcInfo } from './harness/processes.ts';
+import { type PiRecord, runPiPrint, startPiRpc, type UiAnswer } from './harness/run-pi.ts';
+import { createWorld, type World } from './harness/world.ts';
+
+const marker = uniqueMarker('modern');
+let world: World;
+
+beforeAll(async () => {
+  await ensurePi();
+  world = await createWorld({
+    script: [
+      {
+        toolCalls: [
+          { id: 'call_cold_search', name: TOOL_SEARCH, arguments: { query: 'select:modern__add' } },
+        ],
+      },
+      { toolCalls: [{ id: 'call_add', name: 'modern__add', arguments: { a: 2, b: 3 } }] },
+      { text: 'cold session done' },
+    ],
+    mcpJson: {
+      mcpServers: {
+        modern: {
+          command: process.execPath,
+          // Its tool list may be reused for an hour (ttlMs), so the next session finds it in the cache.
+          args: [...fixtureArgs('modern-server'), '--name', marker, '--list-ttl-ms', '3600000'],
+        },
+      },
+    },
+  });
+}, ENSURE_PI_TIMEOUT_MS);
+
+afterAll(async () => {
+  await world?.cleanup();
+  killMarked(marker);
+});
+
+/** The user answers the server's question: yes. */
+function answer(request: PiRecord): UiAnswer | undefined {
+  const title = String(request.title);
+  if (request.method !== 'select') return undefined;
+  if (title.includes('asks:')) return { value: 'Answer' };
+  return { value: 'Yes' };
+}
+
+describe('a 2026-07-28-only server in the real Pi', () => {
+  it('cold: auto finds the modern protocol, the tools are listed, searched and called, and both answers are remembered', async () => {
+    const run = await runPiPrint({ dir: world.dir, extensions: [EXTENSION], prompt: 'Add 2 and 3' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(world.llm.errors).toEqual([]);
+    const [, second, third] = world.llm.requests.map((r) => r.body);
+    expect(loadedByToolSearch(toolResultFor(second!, 'call_cold_search')!)).toEqual(['modern__add']);
+    expect(toolResultFor(third!, 'call_add')).toBe('5');
+    const cache = JSON.parse(readFileSync(join(world.dir.agentDir, 'mcp-cache.json'), 'utf8'));
+    expect(cache.servers.modern.tools.map((t: { name: string }) => t.name).sort()).toEqual([
+      'add',
+      'confirm',
+      'grow',
+      'slow',
+    ]);
+    expect(cache.servers.modern.ttlMs).toBe(3_600_000);
+    const eras = JSON.parse(readFileSync(join(world.dir.agentDir, 'mcp-protocol-eras.json'), 'utf8'));
+    expect(eras.servers[cache.servers.modern.configHash]).toMatchObject({ era: 'modern' });
+    expect(markedProcesses(marker)).toEqual([]);
+  });
+
+  it('warm: ToolSearch finds it from the cache, the elicitation is answered in Pi, a long call shows progress and Esc cancels it', async () => {
+    const base = world.llm.requests.length;
+    let atFirstRequest: ProcInfo[] | undefined;
+    world.llm.push(
+      () => {
+        atFirstRequest = markedProcesses(marker);
+        return {
+          toolCalls: [{ id: 'call_search', name: TOOL_SEARCH, arguments: { query: 'confirm action' } }],
+        };
+      },
+      { toolCalls: [{ id: 'call_confirm', name: 'modern__confirm', arguments: { action: 'deploy' } }] },
+      { text: 'confirmed' },
+      {
+        toolCalls: [
+          { id: 'call_search_slow', name: TOOL_SEARCH, arguments: { query: 'select:modern__slow' } },
+        ],
+      },
+      { toolCalls: [{ id: 'call_slow', name: 'modern__slow', arguments: { steps: 100, ms: 100 } }] },
+    );
+    const rpc = await startPiRpc({ dir: world.dir, extensions: [EXTENSION], onDialog: answer });
+    try {
+      await rpc.promptAndWait('Deploy, after asking me', { timeoutMs: 120_000 });
+      expect(world.llm.errors).toEqual([]);
+      const [first, second, third] = world.llm.requests.slice(base).map((r) => r.body);
+      // Turn one: the server has not started; its tools come from the cache.
+      expect(atFirstRequest).toEqual([]);
+      expect(toolNames(first!)).toContain(TOOL_SEARCH);
+      expect(loadedByToolSearch(toolResultFor(second!, 'call_search')!)).toContain('modern__confirm');
+      expect(toolResultFor(third!, 'call_confirm')).toBe('deploy: done');
+      const question = rpc.records.find(
+        (r) => r.type === 'extension_ui_request' && String(r.title).includes('Really deploy?'),
+      );
+      expect(question).toBeDefined();
+
+      const since = rpc.records.length;
+      const started = await rpc.send({ type: 'prompt', message: 'Now the long job' });
+      expect(started.success).toBe(true);
+      const update = await rpc.waitForRecord(
+        (r) => r.type === 'tool_execution_update' && r.toolCallId === 'call_slow',
+        { since, timeoutMs: 60_000 },
+      );
+      expect(JSON.stringify(update)).toMatch(/step \d+ of 100/);
+      const abortedAt = Date.now();
+      await rpc.send({ type: 'abort' });
+      const settled = await rpc.waitForRecord((r) => r.type === 'agent_settled', {
+        since,
+        timeoutMs: 30_000,
+      });
+      expect(settled.aborted).toBe(true);
+      // 100 steps of 100 ms would take 10 s.
+      expect(Date.now() - abortedAt).toBeLessThan(5_000);
+      const end = rpc.records
+        .slice(since)
+        .find((r) => r.type === 'tool_execution_end' && r.toolCallId === 'call_slow');
+      expect(end?.isError).toBe(true);
+      expect((await rpc.close()).code).toBe(0);
+    } finally {
+      rpc.kill();
+    }
+    expect(markedProcesses(marker)).toEqual([]);
+  }, 120_000);
+});
