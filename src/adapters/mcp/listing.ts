@@ -1,7 +1,6 @@
 // Listing a server's catalog: tools and resources, every page.
 
 import type { Client } from '@modelcontextprotocol/client';
-import { boundedSchema, MAX_SCHEMA_DEPTH } from '../../catalog/schema-depth.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import type {
   PromptDescriptor,
@@ -194,12 +193,6 @@ async function paginate<T>(
   return items;
 }
 
-/**
- * A schema deeper than this is cut as it arrives, so nothing downstream (the cache file, the inspector,
- * the catalog) walks thousands of levels; the catalog cuts further and says so (src/catalog/schema-depth.ts).
- */
-const LISTED_SCHEMA_DEPTH = 4 * MAX_SCHEMA_DEPTH;
-
 /** 2026-07-28 over HTTP: a tool whose `x-mcp-header` marks cannot be honoured is left out (SEP-2243). */
 export function withoutUnmirrorableTools(
   tools: SdkTool[],
@@ -217,16 +210,12 @@ export function withoutUnmirrorableTools(
 export function toToolDescriptor(tool: SdkTool): ToolDescriptor {
   const descriptor: ToolDescriptor = {
     name: tool.name,
-    inputSchema: boundedSchema(tool.inputSchema as Record<string, unknown>, LISTED_SCHEMA_DEPTH).schema,
+    inputSchema: tool.inputSchema as Record<string, unknown>,
   };
   const title = tool.title ?? tool.annotations?.title;
   if (title !== undefined) descriptor.title = title;
   if (tool.description !== undefined) descriptor.description = tool.description;
-  if (tool.outputSchema !== undefined)
-    descriptor.outputSchema = boundedSchema(
-      tool.outputSchema as Record<string, unknown>,
-      LISTED_SCHEMA_DEPTH,
-    ).schema;
+  if (tool.outputSchema !== undefined) descriptor.outputSchema = tool.outputSchema as Record<string, unknown>;
   if (tool.annotations !== undefined) descriptor.annotations = tool.annotations as Record<string, unknown>;
   return descriptor;
 }

@@ -15,6 +15,7 @@ import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
 import { StoreOAuthProvider } from './auth/provider.ts';
+import { boundListedSchemas } from './bounded-listing.ts';
 import { CallStreams } from './call-streams.ts';
 import { withCommandValues } from './command-values.ts';
 import { ConnectError, type HostRequests, type ServerCatalog } from './connection-port.ts';
@@ -225,6 +226,7 @@ export class SessionOpener {
     const transport = session.transport;
     if (this.options.trace) traceTransport(transport, this.options.trace.sink(this.def.name, kind));
     callStreams?.attach(transport);
+    boundListedSchemas(transport);
     const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
     transport.setProtocolVersion = (version: string) => {
       session.protocolVersion = version;

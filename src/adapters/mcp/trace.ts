@@ -128,7 +128,7 @@ function isInside(path: string, dir: string): boolean {
 export function traceTransport(transport: Transport, sink: TraceSink): void {
   const started = new Map<number, { method: string; at: number }>();
   const describe = (message: JSONRPCMessage, direction: TraceEvent['direction']): TraceEvent => {
-    const bytes = Buffer.byteLength(JSON.stringify(message));
+    const bytes = messageBytes(message);
     const m = message as { id?: unknown; method?: unknown; error?: { code?: unknown } };
     const id = typeof m.id === 'number' ? m.id : undefined;
     const status = direction === 'outbound' ? 'sent' : 'received';
@@ -182,6 +182,15 @@ export function traceTransport(transport: Transport, sink: TraceSink): void {
       wrapped = value ? wrap(value) : undefined;
     },
   });
+}
+
+/** Its size as sent; a message too deeply nested to write again (a hostile schema) counts as 0. */
+function messageBytes(message: JSONRPCMessage): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(message));
+  } catch {
+    return 0;
+  }
 }
 
 function key(direction: TraceEvent['direction'], id: number): number {
