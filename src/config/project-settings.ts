@@ -55,6 +55,15 @@ export function tightenOnly(
       if (typeof value === 'number' && value > (current(key) as number))
         ignore(file, path, 'a project may lower the output limit, not raise it');
       else keep(value);
+    } else if (key === 'roots') {
+      // Roots tell a server which folders it may touch: a project may withhold them, not hand them out.
+      if (value !== false && JSON.stringify(value) !== JSON.stringify(current(key)))
+        ignore(
+          file,
+          path,
+          'a project may withhold roots from your servers, not choose which folders they get',
+        );
+      else keep(value);
     } else if (key === 'trace') {
       keep(traceOf(value, current(key), file, path, ignore));
     } else if (key === 'captureStats') {

@@ -127,6 +127,15 @@ describe('project settings', () => {
     expect(config.settings.outputLimitBytes).toBe(1000);
     expect(load({}, { outputLimitBytes: 100 }).settings.outputLimitBytes).toBe(100);
   });
+
+  it("cannot give the user's servers roots they were not given; it may withhold them", () => {
+    const given = load({}, { roots: ['/home/victim'] });
+    expect(given.settings.roots).toBe(false);
+    expect(given.diagnostics.some((d) => d.path === 'settings.roots')).toBe(true);
+    expect(load({}, { roots: true }).settings.roots).toBe(false);
+    expect(load({ roots: true }, { roots: false }).settings.roots).toBe(false);
+    expect(load({ roots: true }, { roots: true }).settings.roots).toBe(true);
+  });
 });
 
 describe("a project's own server", () => {
