@@ -271,7 +271,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
   };
 }
 
-/** The secrets of sign-in records: access and refresh tokens, client secrets. */
+/** The secrets of sign-in records: access and refresh tokens, client secrets and registration tokens. */
 function recordSecrets(records: SignInRecord[]): string[] {
   const out: string[] = [];
   for (const record of records) {
@@ -279,6 +279,7 @@ function recordSecrets(records: SignInRecord[]): string[] {
       record.tokens?.access_token,
       record.tokens?.refresh_token,
       record.clientInformation?.client_secret,
+      record.clientInformation?.registration_access_token,
     ]) {
       if (typeof value === 'string') out.push(value);
     }

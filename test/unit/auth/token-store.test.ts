@@ -37,6 +37,20 @@ describe('token store', () => {
     expect(store.get('home', URL_A)?.tokens?.access_token).toBe('home-token-1');
   });
 
+  it("a registered client's secret and registration access token are secrets once stored", async () => {
+    const store = createTokenStore({ agentDir: dir });
+    await store.update('dcr', URL_A, () => ({
+      name: 'dcr',
+      url: URL_A,
+      clientInformation: {
+        client_id: 'client-dcr',
+        client_secret: 'dcr-client-secret-1',
+        registration_access_token: 'dcr-registration-token-1',
+      },
+    }));
+    expect(redact('secret dcr-client-secret-1 and dcr-registration-token-1')).toBe('secret *** and ***');
+  });
+
   it('concurrent stores (as two processes would) lose no record', async () => {
     const a = createTokenStore({ agentDir: dir });
     const b = createTokenStore({ agentDir: dir });
