@@ -3,7 +3,7 @@
 // list_changed storm costs one listing and the last schema reaches the model, a progress flood reaches
 // Pi throttled, and one tool of a 3,000-tool server loads and runs.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type HttpFixture, startHttpFixture } from '../fixtures/servers/spawn.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { type ChatRequestBody, toolDeclaration, toolNames } from './harness/fake-llm.ts';
@@ -40,15 +40,6 @@ const toolEnd = (events: PiRecord[], id: string) =>
   events.find((e) => e.type === 'tool_execution_end' && e.toolCallId === id);
 const lineCount = (file: string) =>
   existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
-
-/** Resolves once `condition` holds (checked every 20 ms), or rejects after `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('servers that misbehave, in the real Pi', () => {
   it('a server still listing its tools: ToolSearch answers at once naming it, and finds its tools once they arrive', async () => {
@@ -139,9 +130,12 @@ describe('servers that misbehave, in the real Pi', () => {
         }
         if (declaresLast(body) || index > 12) return { text: 'done' };
         // The burst is read once it pauses: wait for that listing, then look again.
-        return until(() => lineCount(lists) > listedBefore).then(() =>
-          call(`look_${index}`, TOOL_SEARCH, { query: 'select:fx__storm_target' }),
-        );
+        return vi
+          .waitFor(() => expect(lineCount(lists)).toBeGreaterThan(listedBefore), {
+            timeout: 15_000,
+            interval: 20,
+          })
+          .then(() => call(`look_${index}`, TOOL_SEARCH, { query: 'select:fx__storm_target' }));
       },
     });
     lists = world.file('lists.txt');
