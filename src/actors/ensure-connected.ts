@@ -5,7 +5,7 @@
 import type { ActorRefFrom } from 'xstate';
 import type { Connection } from '../adapters/mcp/connection-port.ts';
 import { type Surface, signInReason, signInSentence } from '../auth/sign-in-advice.ts';
-import { type ServerContext, type serverMachine, serverStateOf } from '../machines/server.machine.ts';
+import type { ServerContext, serverMachine } from '../machines/server.machine.ts';
 import { type SurfaceWords, wordsFor } from '../tools/surface-words.ts';
 
 export type ServerActorRef = ActorRefFrom<typeof serverMachine>;
@@ -107,20 +107,13 @@ function settledResult(
   const { context } = snapshot;
   const words = wordsFor(surface);
   if (snapshot.status !== 'active') return stopped(context, words);
-  switch (serverStateOf(snapshot)) {
-    case 'connected':
-      return context.connection ? { ok: true, connection: context.connection } : undefined;
-    case 'needsAuth':
-      return needsAuth(context, surface);
-    case 'backoff':
-      return inBackoff(context, words);
-    case 'closed':
-    case 'init':
-      // Before our CONNECT was processed this is just the starting point.
-      return sawConnecting ? closedWhileWaiting(context, words) : undefined;
-    default:
-      return undefined;
-  }
+  if (snapshot.hasTag('usable'))
+    return context.connection ? { ok: true, connection: context.connection } : undefined;
+  if (snapshot.hasTag('failsFast'))
+    return snapshot.hasTag('needsSignIn') ? needsAuth(context, surface) : inBackoff(context, words);
+  // Before our CONNECT was processed this is just the starting point.
+  if (snapshot.hasTag('resting')) return sawConnecting ? closedWhileWaiting(context, words) : undefined;
+  return undefined;
 }
 
 export function ensureConnected(
@@ -147,7 +140,7 @@ export function ensureConnected(
       resolve(result);
     };
     const check = (snapshot: Snapshot) => {
-      if (serverStateOf(snapshot) === 'connecting') sawConnecting = true;
+      if (snapshot.hasTag('starting')) sawConnecting = true;
       const result = settledResult(snapshot, sawConnecting, surface);
       if (result) finish(result);
     };

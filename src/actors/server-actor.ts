@@ -1,11 +1,13 @@
-// The server machine with its real effects. The Connector itself arrives through input.
+// The server machine with its real effects. The Connector itself arrives through input; the sign-in
+// (and the store needs-auth watches) through the runtime's auth port.
 
 import { defaultTokenStore } from '../auth/default-store.ts';
-import type { TokenStore } from '../auth/token-store.ts';
+import type { AuthPort } from '../auth/port.ts';
 import { serverMachine } from '../machines/server.machine.ts';
 import { connectLogic } from './connect.ts';
 import { pingLogic } from './ping.ts';
 import { refreshLogic } from './refresh.ts';
+import { signInLogic } from './sign-in.ts';
 import { watchLogic } from './watch.ts';
 import { watchTokensLogic } from './watch-tokens.ts';
 
@@ -19,9 +21,11 @@ export const serverLogic = serverMachine.provide({
   },
 });
 
-/** The server logic watching a given sign-in store (the runtime's, when it was given one). */
-export function serverLogicWith(store: TokenStore | undefined): typeof serverLogic {
-  return store
-    ? serverLogic.provide({ actors: { watchTokens: watchTokensLogic(() => store) } })
+/** The server logic signing in through, and watching the store of, the runtime's auth port (when it has one). */
+export function serverLogicWith(auth: Pick<AuthPort, 'store' | 'signIn'> | undefined): typeof serverLogic {
+  return auth
+    ? serverLogic.provide({
+        actors: { watchTokens: watchTokensLogic(() => auth.store), signIn: signInLogic(auth) },
+      })
     : serverLogic;
 }

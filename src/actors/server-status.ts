@@ -3,13 +3,14 @@
 
 import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import { type ServerState, serverStateOf } from '../machines/server.machine.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
 import { redact } from '../redact.ts';
 import { plainText } from '../terminal-text.ts';
 import { wordsFor } from '../tools/surface-words.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
 
-const STATE_LABEL: Record<string, string> = {
+const STATE_LABEL: Record<ServerState, string> = {
   init: 'not started',
   connecting: 'connecting',
   connected: 'connected',
@@ -18,26 +19,27 @@ const STATE_LABEL: Record<string, string> = {
   closed: 'idle',
 };
 
-export function stateOf(ref: ServerActorRef): string {
-  const value = ref.getSnapshot().value;
-  return typeof value === 'string' ? value : (Object.keys(value)[0] ?? 'unknown');
+/** The top-level state's name, for display (what to do is decided by the snapshot's tags). */
+export function stateOf(ref: ServerActorRef): ServerState {
+  return serverStateOf(ref.getSnapshot());
 }
 
 /** What a server means for the user right now; `ready` includes idle servers that start on use. */
 export type ServerHealth = 'ready' | 'connecting' | 'needs-auth' | 'failing';
 
 export function healthOf(ref: ServerActorRef): ServerHealth {
-  const state = stateOf(ref);
-  if (state === 'connecting') return 'connecting';
-  if (state === 'needsAuth') return 'needs-auth';
-  if (state === 'backoff' || failedAndResting(ref)) return 'failing';
+  const snapshot = ref.getSnapshot();
+  if (snapshot.hasTag('starting')) return 'connecting';
+  if (snapshot.hasTag('needsSignIn')) return 'needs-auth';
+  if (snapshot.hasTag('failed') || failedAndResting(ref)) return 'failing';
   return 'ready';
 }
 
 /** A lazy server whose last attempt failed rests in `closed` until the next call retries it. */
 function failedAndResting(ref: ServerActorRef): boolean {
-  const ctx = ref.getSnapshot().context;
-  return stateOf(ref) === 'closed' && ctx.lastError !== undefined && ctx.attempt > 0;
+  const snapshot = ref.getSnapshot();
+  const ctx = snapshot.context;
+  return snapshot.hasTag('resting') && ctx.lastError !== undefined && ctx.attempt > 0;
 }
 
 /** At most this many servers are named in the status line; the rest are counted. */
@@ -112,14 +114,15 @@ export function describeServers(
   const words = wordsFor(options.surface);
   const blocks: string[] = [];
   for (const [name, ref] of Object.entries(refs).sort(([a], [b]) => a.localeCompare(b))) {
+    const snapshot = ref.getSnapshot();
     const state = stateOf(ref);
-    const ctx = ref.getSnapshot().context;
+    const ctx = snapshot.context;
     // Servers print what they like on stderr, tokens included: never show a configured secret.
     const clean = (text: string) => plainText(redact(text));
     const counts = ctx.catalog ? offeredCounts(options.catalog, name, ctx.catalog.tools.length) : undefined;
-    const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : (STATE_LABEL[state] ?? state)}`;
+    const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : STATE_LABEL[state]}`;
     if (options.brief) {
-      if (state === 'needsAuth')
+      if (snapshot.hasTag('needsSignIn'))
         blocks.push(`MCP server ${name} needs authentication: ${signInAdvice(name, options.surface)}`);
       else if (ctx.lastError) blocks.push(`MCP server ${name} failed: ${clean(ctx.lastError.message)}`);
       else blocks.push(`MCP server ${head}`);
@@ -129,8 +132,9 @@ export function describeServers(
       `${head} — ${ctx.definition.lifecycle}, ${ctx.definition.transport}${counts ? `, ${countsText(counts)}` : ''}`,
     ];
     if (ctx.inFlight > 0) lines.push(`  ${ctx.inFlight} call(s) in flight`);
-    if (state === 'needsAuth') lines.push(`  needs authentication: ${signInAdvice(name, options.surface)}`);
-    if (state === 'backoff' && ctx.nextRetryAt) {
+    if (snapshot.hasTag('needsSignIn'))
+      lines.push(`  needs authentication: ${signInAdvice(name, options.surface)}`);
+    if (snapshot.hasTag('failed') && ctx.nextRetryAt) {
       lines.push(
         `  next try in ${Math.max(0, Math.round((ctx.nextRetryAt - Date.now()) / 1000))}s (attempt ${ctx.attempt}); ${words.retryNow(name)}`,
       );

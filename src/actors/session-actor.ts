@@ -11,7 +11,6 @@ import {
 } from 'xstate';
 import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
-import { useAdapterSignInSettings } from '../auth/adapter-sign-ins.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
@@ -202,7 +201,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const logic = sessionMachine.provide({
     actors: {
-      server: serverLogicWith(options.auth?.store),
+      server: serverLogicWith(options.auth),
       loadSession: fromPromise<LoadedSession, { request: StartRequest; generation: number }>(
         async ({ input }) => {
           const { config, cached, catalog, description } =
@@ -222,7 +221,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
                 input.request.cwd,
               )
             : undefined;
-          useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
+          options.auth?.store.useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
           const capture = config.settings.captureStats;
           await stats?.dispose();
           stats = capture
@@ -343,7 +342,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   function waitingForFirstSignIn(context: SessionContext): WaitingServer[] {
     const refs = childRefs();
     return (context.config?.servers ?? [])
-      .filter((d) => !context.catalogs[d.name] && refs[d.name]?.getSnapshot().matches('needsAuth'))
+      .filter((d) => !context.catalogs[d.name] && refs[d.name]?.getSnapshot().hasTag('needsSignIn'))
       .map((d) => ({
         name: d.name,
         prefix: d.toolPrefix ?? context.config?.settings.toolPrefix ?? 'server',

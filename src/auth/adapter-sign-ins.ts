@@ -25,23 +25,17 @@ const ENCRYPTED_DIR = 'mcp-oauth-encrypted';
 const LEGACY_DIR = 'mcp-oauth';
 const AAD_CONTEXT = 'pi-mcp-adapter.oauth.encrypted-file.v1';
 
-export interface AdapterSignInSource {
-  agentDir: string;
-  env: Record<string, string | undefined>;
-}
-
 /** What a config says about pi-mcp-adapter's store (its `settings.oauthDir`, `oauthCredentialStore`). */
 export interface AdapterSignInSettings {
   oauthDir?: string;
   oauthCredentialStore?: 'encrypted-file';
 }
 
-// Process-wide on purpose, like the redaction: the store is shared per agent dir, the settings come
-// with each config load (the last load wins, as the config does).
-let configured: AdapterSignInSettings = {};
-
-export function useAdapterSignInSettings(settings: AdapterSignInSettings): void {
-  configured = { ...settings };
+export interface AdapterSignInSource {
+  agentDir: string;
+  env: Record<string, string | undefined>;
+  /** From the loaded config, through the token store (TokenStore.useAdapterSignInSettings). */
+  settings?: AdapterSignInSettings;
 }
 
 export function adapterAccount(name: string): string {
@@ -54,7 +48,9 @@ export function encryptedFile(source: AdapterSignInSource, name: string): string
 
 export function legacyFile(source: AdapterSignInSource, name: string): string {
   const dir =
-    source.env[ADAPTER_OAUTH_DIR_ENV]?.trim() || configured.oauthDir || join(source.agentDir, LEGACY_DIR);
+    source.env[ADAPTER_OAUTH_DIR_ENV]?.trim() ||
+    source.settings?.oauthDir ||
+    join(source.agentDir, LEGACY_DIR);
   return join(dir, adapterAccount(name), 'tokens.json');
 }
 
@@ -88,7 +84,8 @@ export function unreadableSignInNote(source: AdapterSignInSource, name: string):
       'of this environment (unset or another key): set the key it was saved with, or sign in here once more'
     );
   }
-  if (configured.oauthCredentialStore === 'encrypted-file' || !adapterInstalled(source)) return undefined;
+  if (source.settings?.oauthCredentialStore === 'encrypted-file' || !adapterInstalled(source))
+    return undefined;
   return (
     `a sign-in to "${name}" made with pi-mcp-adapter stays in the OS keyring, which pi-mcp-actors ` +
     'cannot read (that needs a native module), so sign in here once more'

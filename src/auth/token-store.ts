@@ -17,6 +17,7 @@ import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
 import { addSecrets } from '../redact.ts';
 import {
+  type AdapterSignInSettings,
   type AdapterSignInSource,
   adapterFiles,
   readAdapterSignIn,
@@ -72,6 +73,8 @@ export interface TokenStore {
   withRefreshLock<T>(name: string, url: string, fn: () => Promise<T>): Promise<T>;
   /** Calls `onChange` when this server's tokens change in any process (polls the file's stat). */
   watch(name: string, url: string, onChange: () => void): () => void;
+  /** Where pi-mcp-adapter's sign-ins are, as the loaded config says (the last load wins, as the config does). */
+  useAdapterSignInSettings(settings: AdapterSignInSettings): void;
 }
 
 export function storeKey(name: string, url: string): string {
@@ -108,7 +111,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
   const file = join(options.agentDir, TOKEN_STORE_FILE);
   const piFile =
     options.piAuthFile === false ? undefined : (options.piAuthFile ?? join(options.agentDir, PI_AUTH_FILE));
-  const adapter =
+  let adapter =
     options.adapterSignIns === false
       ? undefined
       : (options.adapterSignIns ?? { agentDir: options.agentDir, env: process.env });
@@ -227,6 +230,9 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       });
     },
     signInElsewhere: (name) => (adapter ? unreadableSignInNote(adapter, name) : undefined),
+    useAdapterSignInSettings(settings) {
+      if (adapter) adapter = { ...adapter, settings: { ...settings } };
+    },
     remove(name, url) {
       return queued(async () => {
         const key = storeKey(name, url);

@@ -3,7 +3,7 @@
 
 import { waitFor } from 'xstate';
 import { promptCommandName } from '../actors/prompt-command-name.ts';
-import { describeServers, stateOf } from '../actors/server-status.ts';
+import { describeServers } from '../actors/server-status.ts';
 import type { Runtime } from '../actors/session-actor.ts';
 import { redact } from '../redact.ts';
 import { oneLine } from '../tools/tool-search.ts';
@@ -126,7 +126,7 @@ async function reconnect(runtime: Runtime, server?: string): Promise<string> {
   const targets = server ? [server] : Object.keys(servers);
   await Promise.all(
     targets.map((name) =>
-      waitFor(servers[name]!, (s) => !s.matches('connecting') && !s.matches('closed') && !s.matches('init'), {
+      waitFor(servers[name]!, (s) => !s.hasTag('starting') && !s.hasTag('resting'), {
         timeout: (servers[name]!.getSnapshot().context.definition.startupTimeoutMs ?? 30_000) + 1000,
       }).catch(() => undefined),
     ),
@@ -151,7 +151,7 @@ export function runMcpAuthCommand(args: string, runtime: Runtime): string {
   const servers = runtime.servers();
   if (!server) {
     const waiting = Object.entries(servers)
-      .filter(([, ref]) => stateOf(ref) === 'needsAuth')
+      .filter(([, ref]) => ref.getSnapshot().hasTag('needsSignIn'))
       .map(([n]) => n);
     return waiting.length > 0
       ? `Servers needing auth: ${waiting.join(', ')}. Run /mcp-auth <server>.`

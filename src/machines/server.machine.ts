@@ -4,7 +4,12 @@
 //
 // State ids vs. DESIGN.md names: init, connecting, connected, needsAuth (= `needs-auth`), backoff,
 // closed. `connected` is parallel: `usage` runs the idle timer, `tools` / `resources` refresh the
-// catalog on list_changed notifications, `health` pings eager and keep-alive servers.
+// catalog on list_changed notifications, `health` pings eager and keep-alive servers. `needsAuth`
+// holds the sign-in itself (`signingIn`): whoever asks while it runs waits for the same one.
+//
+// Code outside src/machines/ decides by tags (`snapshot.hasTag`), never by state names: `usable`,
+// `starting`, `failsFast` (answered at once without a connect), `needsSignIn`, `signingIn`, `failed`,
+// `resting` (nothing running; the next use starts it).
 
 import { type AnyActorRef, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type {
@@ -17,6 +22,7 @@ import type {
   ServerCatalog,
   ToolDescriptor,
 } from '../adapters/mcp/connection-port.ts';
+import type { SignInIo, SignInResult } from '../auth/port.ts';
 import type { Lifecycle, ServerDefinition } from '../config/types.ts';
 
 export const BACKOFF_BASE_MS = 1_000;
@@ -32,12 +38,29 @@ export const TRAIL_LENGTH = 8;
 export const LIST_CHANGED_QUIET_MS = 100;
 /** …or at the latest this long after the first one. */
 export const LIST_CHANGED_MAX_WAIT_MS = 1_000;
-/** setTimeout fires at once for delays above 2^31-1 ms; clamp instead (≈ 24.8 days). */
+/** setTimeout fires at once for delays above 2^31-1 ms: a configured duration longer than that is clamped. */
 const MAX_TIMER_MS = 2_147_483_647;
 
 function timerMs(ms: number): number {
   return Math.min(MAX_TIMER_MS, Math.max(0, ms));
 }
+
+/** What code outside the machine reads from a snapshot (`snapshot.hasTag`) instead of state names. */
+export type ServerTag =
+  /** `connected`: the connection in context can take calls. */
+  | 'usable'
+  /** `connecting`: an attempt is running; callers wait for it. */
+  | 'starting'
+  /** `needsAuth`, `backoff`: CONNECT is not handled; a caller gets the reason at once. */
+  | 'failsFast'
+  /** `needsAuth`: only a sign-in (here or anywhere) moves it on. */
+  | 'needsSignIn'
+  /** `needsAuth.signingIn`: a sign-in runs; whoever else asks waits for its outcome. */
+  | 'signingIn'
+  /** `backoff`: the last attempt failed; the next one is scheduled. */
+  | 'failed'
+  /** `init`, `closed`: nothing runs; the next use (CONNECT) starts it. */
+  | 'resting';
 
 export type ServerState = 'init' | 'connecting' | 'connected' | 'needsAuth' | 'backoff' | 'closed';
 
@@ -96,6 +119,8 @@ export interface ServerContext {
   trail: StateVisit[];
   /** Lists that changed while they were being read: that answer is dropped and they are read again. */
   staleLists: CatalogList[];
+  /** How the last sign-in in needs-auth ended; cleared when one starts. Read by those who waited for it. */
+  lastSignIn?: SignInResult;
 }
 
 export type ServerEvent =
@@ -103,6 +128,8 @@ export type ServerEvent =
   | { type: 'CLOSE' }
   | { type: 'RETRY' }
   | { type: 'AUTHENTICATED' }
+  /** Sign in through the auth port while needing auth; `io` shows the URL to the one who asked. */
+  | { type: 'SIGN_IN'; io: SignInIo }
   | { type: 'CALL_STARTED' }
   | { type: 'CALL_FINISHED' }
   | WatchEvent;
@@ -153,6 +180,12 @@ export interface WatchInput {
 /** Input of the sign-in watcher that runs while the server needs auth. */
 export interface WatchTokensInput {
   definition: ServerDefinition;
+}
+
+/** Input of the sign-in that runs in `needsAuth.signingIn`. */
+export interface SignInInput {
+  definition: ServerDefinition;
+  io: SignInIo;
 }
 
 export type CatalogList = 'tools' | 'resources' | 'prompts';
@@ -319,6 +352,7 @@ export const serverMachine = setup({
     input: ServerInput;
     events: ServerEvent;
     emitted: ServerEmitted;
+    tags: ServerTag;
   },
   actors: {
     connect: fromPromise<Connection, ConnectInput>(async () => {
@@ -335,28 +369,29 @@ export const serverMachine = setup({
     }),
     /** Sends AUTHENTICATED when a sign-in for this server appears (in any process). */
     watchTokens: fromCallback<{ type: 'AUTHENTICATED' }, WatchTokensInput>(() => () => {}),
+    /** Signs in to this server (OAuth); aborted when needs-auth is left another way. */
+    signIn: fromPromise<SignInResult, SignInInput>(async () => {
+      throw new Error('signIn not provided');
+    }),
   },
   guards: {
     isAuthError: (_, params: { error: unknown }) => describeConnectError(params.error).kind === 'auth',
     reconnectsByItself: ({ context }) => context.lifecycle !== 'lazy',
-    idleShutdownApplies: ({ context }) => idleShutdownApplies(context) && context.inFlight === 0,
     /** Lazy servers with an idle timeout; eager and keep-alive ones never close for being idle. */
     closesWhenIdle: ({ context }) => idleShutdownApplies(context),
+    healthChecksApply: ({ context }) => healthChecksApply(context),
+    nothingInFlight: ({ context }) => context.inFlight === 0,
     // Guards see the context before the event's actions: this CALL_FINISHED ends the last call.
     lastCallFinishing: ({ context }) => context.inFlight <= 1,
-    lastCallAndClosesWhenIdle: ({ context }) => context.inFlight <= 1 && idleShutdownApplies(context),
-    // Running calls have their own timeouts; a ping next to them could only misjudge a busy server.
-    healthCheckDue: ({ context }) => healthChecksApply(context) && context.inFlight === 0,
+    signedIn: (_, params: { result: SignInResult }) => params.result.ok,
     listChangedMeanwhile: ({ context }, params: { list: CatalogList }) =>
       context.staleLists.includes(params.list),
   },
   delays: {
     startupTimeout: ({ context }) => timerMs(startupTimeoutMs(context.definition)),
-    idleTimeout: ({ context }) =>
-      timerMs(idleShutdownApplies(context) ? context.definition.idleTimeoutMs : MAX_TIMER_MS),
+    idleTimeout: ({ context }) => timerMs(context.definition.idleTimeoutMs),
     backoff: ({ context }) => timerMs(context.backoffDelayMs ?? BACKOFF_BASE_MS),
-    healthCheck: ({ context }) =>
-      timerMs(healthChecksApply(context) ? context.definition.healthCheckMs : MAX_TIMER_MS),
+    healthCheck: ({ context }) => timerMs(context.definition.healthCheckMs),
     healthTimeout: ({ context }) => timerMs(Math.min(HEALTH_TIMEOUT_MS, context.definition.healthCheckMs)),
     listChangedQuiet: LIST_CHANGED_QUIET_MS,
     listChangedMaxWait: LIST_CHANGED_MAX_WAIT_MS,
@@ -454,6 +489,20 @@ export const serverMachine = setup({
     markListFresh: assign(({ context }, params: { list: CatalogList }) => ({
       staleLists: context.staleLists.filter((l) => l !== params.list),
     })),
+    clearSignIn: assign({ lastSignIn: undefined }),
+    recordSignIn: assign((_, params: { result: SignInResult }) => ({
+      lastSignIn: { ok: params.result.ok, message: params.result.message },
+    })),
+    recordSignInError: assign(({ context }, params: { error: unknown }) => ({
+      lastSignIn: {
+        ok: false,
+        message: `${context.name}: sign-in failed: ${describeConnectError(params.error).message}`,
+      },
+    })),
+    /** Tokens appeared in the store (this sign-in's own, or one made elsewhere meanwhile). */
+    recordSignedInMeanwhile: assign(({ context }) => ({
+      lastSignIn: { ok: true, message: `${context.name}: signed in.` },
+    })),
     countAttempt: assign({ attempt: ({ context }) => context.attempt + 1 }),
     /** The only source of randomness; tests provide a fixed value. */
     drawJitter: assign({ jitter: () => Math.random() }),
@@ -507,10 +556,12 @@ export const serverMachine = setup({
   },
   states: {
     init: {
+      tags: 'resting',
       entry: { type: 'notifyStatus', params: { state: 'init' } },
       on: { CONNECT: 'connecting', RETRY: 'connecting', CLOSE: 'closed' },
     },
     connecting: {
+      tags: 'starting',
       entry: { type: 'notifyStatus', params: { state: 'connecting' } },
       invoke: {
         id: 'connect',
@@ -541,6 +592,7 @@ export const serverMachine = setup({
     },
     connected: {
       type: 'parallel',
+      tags: 'usable',
       entry: [{ type: 'notifyStatus', params: { state: 'connected' } }, 'notifyCatalog'],
       exit: 'releaseConnection',
       // The watcher's cleanup closes the connection: it runs on every exit and when the actor stops.
@@ -561,26 +613,24 @@ export const serverMachine = setup({
       },
       states: {
         usage: {
-          initial: 'idle',
+          initial: 'checking',
           on: { CALL_STARTED: { target: '.active', actions: 'countCallStarted' } },
           states: {
+            checking: {
+              description: 'the idle timer is for lazy servers with an idle timeout only',
+              always: [{ guard: 'closesWhenIdle', target: 'idle' }, { target: 'open' }],
+            },
             idle: {
-              description: 'nothing in flight; the idle timer runs for lazy servers',
-              after: { idleTimeout: { guard: 'idleShutdownApplies', target: '#server.closed' } },
-              // A call that started before a reconnect may still finish here.
-              on: {
-                CALL_FINISHED: [
-                  { guard: 'closesWhenIdle', target: 'idle', reenter: true, actions: 'countCallFinished' },
-                  { target: 'open', actions: 'countCallFinished' },
-                ],
-              },
+              description: 'nothing in flight: a lazy server closes after idleTimeout',
+              after: { idleTimeout: { guard: 'nothingInFlight', target: '#server.closed' } },
+              // A call that started before a reconnect may still finish here: the timer starts again.
+              on: { CALL_FINISHED: { target: 'idle', reenter: true, actions: 'countCallFinished' } },
             },
             active: {
-              description: 'calls in flight; the last one to finish re-arms the idle timer (lazy servers)',
+              description: 'calls in flight; the last one to finish goes back to waiting',
               on: {
                 CALL_FINISHED: [
-                  { guard: 'lastCallAndClosesWhenIdle', target: 'idle', actions: 'countCallFinished' },
-                  { guard: 'lastCallFinishing', target: 'open', actions: 'countCallFinished' },
+                  { guard: 'lastCallFinishing', target: 'checking', actions: 'countCallFinished' },
                   { actions: 'countCallFinished' },
                 ],
               },
@@ -595,13 +645,19 @@ export const serverMachine = setup({
         resources: refreshRegion('resources', 'RESOURCES_CHANGED', 'refreshResources'),
         prompts: refreshRegion('prompts', 'PROMPTS_CHANGED', 'refreshPrompts'),
         health: {
-          initial: 'waiting',
+          initial: 'checking',
           states: {
+            checking: {
+              description: 'health checks are for eager and keep-alive servers with a healthCheckMs',
+              always: [{ guard: 'healthChecksApply', target: 'waiting' }, { target: 'off' }],
+            },
+            off: { description: 'lazy servers (used or closed soon) and healthCheckMs 0: never pinged' },
             waiting: {
-              description: 'eager and keep-alive servers: a ping every healthCheck while no call runs',
+              description: 'a ping every healthCheck while no call runs',
               after: {
+                // Running calls have their own timeouts; a ping next to them could only misjudge a busy server.
                 healthCheck: [
-                  { guard: 'healthCheckDue', target: 'pinging' },
+                  { guard: 'nothingInFlight', target: 'pinging' },
                   { target: 'waiting', reenter: true },
                 ],
               },
@@ -626,6 +682,7 @@ export const serverMachine = setup({
     },
     needsAuth: {
       description: 'CONNECT is not handled here, ensureConnected answers it with a needs-auth error',
+      tags: ['failsFast', 'needsSignIn'],
       entry: { type: 'notifyStatus', params: { state: 'needsAuth' } },
       invoke: {
         id: 'watchTokens',
@@ -633,9 +690,46 @@ export const serverMachine = setup({
         input: ({ context }) => ({ definition: context.definition }),
       },
       on: { AUTHENTICATED: 'connecting', RETRY: 'connecting', CLOSE: 'closed' },
+      initial: 'waiting',
+      states: {
+        waiting: {
+          description: 'for a sign-in: SIGN_IN here, or tokens from anywhere (the store watcher)',
+          on: { SIGN_IN: 'signingIn' },
+        },
+        signingIn: {
+          description: 'one sign-in, however many ask: a SIGN_IN meanwhile waits for this one',
+          tags: 'signingIn',
+          entry: 'clearSignIn',
+          invoke: {
+            id: 'signIn',
+            src: 'signIn',
+            input: ({ context, event }) => ({
+              definition: context.definition,
+              io: (event as Extract<ServerEvent, { type: 'SIGN_IN' }>).io,
+            }),
+            onDone: [
+              {
+                guard: { type: 'signedIn', params: ({ event }) => ({ result: event.output }) },
+                target: '#server.connecting',
+                actions: { type: 'recordSignIn', params: ({ event }) => ({ result: event.output }) },
+              },
+              {
+                target: 'waiting',
+                actions: { type: 'recordSignIn', params: ({ event }) => ({ result: event.output }) },
+              },
+            ],
+            onError: {
+              target: 'waiting',
+              actions: { type: 'recordSignInError', params: ({ event }) => ({ error: event.error }) },
+            },
+          },
+          on: { AUTHENTICATED: { target: '#server.connecting', actions: 'recordSignedInMeanwhile' } },
+        },
+      },
     },
     backoff: {
       description: 'CONNECT is not handled here, callers fail fast (ensureConnected) until the delay is over',
+      tags: ['failsFast', 'failed'],
       entry: [
         'countAttempt',
         'drawJitter',
@@ -647,6 +741,7 @@ export const serverMachine = setup({
       on: { RETRY: 'connecting', CLOSE: 'closed' },
     },
     closed: {
+      tags: 'resting',
       entry: { type: 'notifyStatus', params: { state: 'closed' } },
       on: { CONNECT: 'connecting', RETRY: 'connecting' },
     },

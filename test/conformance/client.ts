@@ -125,7 +125,7 @@ async function main(): Promise<number> {
     console.error('usage: client.ts <server-url>');
     return 2;
   }
-  const actor = createActor(serverLogicWith(store), {
+  const actor = createActor(serverLogicWith({ store, signIn: (def, io) => signInServer(def, store, io) }), {
     input: { definition, generation: 1, connector },
   }).start();
   try {

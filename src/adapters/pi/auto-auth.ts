@@ -4,7 +4,6 @@
 // error names /mcp-auth <server>.
 
 import type { Runtime } from '../../actors/session-actor.ts';
-import type { SignInResult } from '../../auth/port.ts';
 import type { ToolResult } from '../../tools/executor.ts';
 import { usesOAuth } from '../mcp/auth/connect-auth.ts';
 import { canWaitForBrowser, signInWithUi } from './auth-command.ts';
@@ -36,25 +35,6 @@ export function searchWithAutoAuth(
   });
 }
 
-/** Calls that find the same server waiting share one sign-in (one browser tab, not one per call). */
-const signingIn = new WeakMap<Runtime, Map<string, Promise<SignInResult>>>();
-
-function signInOnce(
-  runtime: Runtime,
-  server: string,
-  ctx: PiContext,
-  signal?: AbortSignal,
-): Promise<SignInResult> {
-  const running = signingIn.get(runtime) ?? new Map<string, Promise<SignInResult>>();
-  signingIn.set(runtime, running);
-  let pending = running.get(server);
-  if (!pending) {
-    pending = signInWithUi(runtime, server, ctx, signal).finally(() => running.delete(server));
-    running.set(server, pending);
-  }
-  return pending;
-}
-
 async function withAutoAuth(
   runtime: Runtime,
   ctx: PiContext | undefined,
@@ -68,11 +48,12 @@ async function withAutoAuth(
   const refs = runtime.servers();
   const waiting = candidates(first).filter((name) => {
     const def = config.servers.find((d) => d.name === name);
-    return def !== undefined && usesOAuth(def) && refs[name]?.getSnapshot().matches('needsAuth');
+    return def !== undefined && usesOAuth(def) && refs[name]?.getSnapshot().hasTag('needsSignIn') === true;
   });
   if (waiting.length === 0) return first;
+  // Calls that find the same server waiting share its one sign-in (the server actor's signingIn state).
   for (const server of waiting) {
-    const signedIn = await signInOnce(runtime, server, ctx, signal);
+    const signedIn = await signInWithUi(runtime, server, ctx, signal);
     if (!signedIn.ok) {
       return {
         ...first,

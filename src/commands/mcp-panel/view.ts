@@ -112,7 +112,7 @@ export function panelView(runtime: Runtime): PanelView {
     const row: RunningServer = {
       kind: 'running',
       name,
-      state: stateOf(ref) as ServerState,
+      state: stateOf(ref),
       health: healthOf(ref),
       lifecycle: ctx.definition.lifecycle,
       transport: ctx.definition.transport,

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpConnector } from '../../../src/adapters/mcp/index.ts';
-import { useAdapterSignInSettings } from '../../../src/auth/adapter-sign-ins.ts';
 import { createTokenStore } from '../../../src/auth/token-store.ts';
 import { type OAuthFixture, startOAuthFixture } from '../../fixtures/oauth/start.ts';
 import { definition } from '../../support/config.ts';
@@ -19,7 +18,6 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'oauth-keyring-'));
 });
 afterEach(async () => {
-  useAdapterSignInSettings({});
   await fixture?.stop();
   fixture = undefined;
   rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useAdapterSignInSettings } from '../../../src/auth/adapter-sign-ins.ts';
 import { createTokenStore, storeKey } from '../../../src/auth/token-store.ts';
 import { redact } from '../../../src/redact.ts';
 
@@ -21,7 +20,6 @@ beforeEach(() => {
   mkdirSync(agentDir);
 });
 afterEach(() => {
-  useAdapterSignInSettings({});
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -103,8 +101,11 @@ describe("pi-mcp-adapter's sign-ins", () => {
 
     const configured = join(dir, 'project', '.pi', 'mcp-oauth');
     writeLegacy(configured, 'linear', entry('at-configured'));
-    useAdapterSignInSettings({ oauthDir: configured });
-    expect(store().get('linear', URL_A)?.tokens?.access_token).toBe('at-configured');
+    const configuredStore = store();
+    configuredStore.useAdapterSignInSettings({ oauthDir: configured });
+    expect(configuredStore.get('linear', URL_A)?.tokens?.access_token).toBe('at-configured');
+    // The settings belong to the store they were given to.
+    expect(store().get('linear', URL_A)?.tokens?.access_token).toBe('at-default');
 
     const override = join(dir, 'override');
     writeLegacy(override, 'linear', entry('at-override'));
@@ -174,8 +175,9 @@ describe("pi-mcp-adapter's sign-ins", () => {
       /"linear" made with pi-mcp-adapter stays in the OS keyring, which pi-mcp-actors cannot read/,
     );
     // Its encrypted-file store is read instead: nothing to say.
-    useAdapterSignInSettings({ oauthCredentialStore: 'encrypted-file' });
-    expect(store().signInElsewhere?.('linear')).toBeUndefined();
+    const encryptedFileStore = store();
+    encryptedFileStore.useAdapterSignInSettings({ oauthCredentialStore: 'encrypted-file' });
+    expect(encryptedFileStore.signInElsewhere?.('linear')).toBeUndefined();
   });
 
   it('an encrypted sign-in the key of this environment does not open is named, with what to do', () => {
