@@ -6,8 +6,8 @@
 //   npx tsx scripts/statecharts.ts --check   exit 1 and print `stale: <file>` for each file that differs
 //
 // Edge labels: the event, `onDone(<invoke id>)` / `onError(<invoke id>)`, `after <delay name>`, `always`,
-// then `[guard]` and `/ actions`. Notes list what a state invokes, its entry/exit actions, its
-// description, and the transitions that do not leave it (targetless, or into its own children).
+// then `[guard]` and `/ actions`. Notes list a state's description, its tags, what it invokes, its
+// entry/exit actions, and the transitions that do not leave it (targetless, or into its own children).
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -122,6 +122,8 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 function collect(node: AnyStateNode, out: Collected): void {
   if (node.description) push(out.notes, node, clean(node.description));
+  // Tags are what code outside the machines reads (snapshot.hasTag), so the chart shows them.
+  if (node.tags.length > 0) push(out.notes, node, clean(`tags ${node.tags.join(', ')}`));
   for (const invoke of node.invoke) {
     const src = typeof invoke.src === 'string' ? invoke.src : invoke.id;
     push(out.notes, node, clean(src === invoke.id ? `invoke ${src}` : `invoke ${src} as ${invoke.id}`));
