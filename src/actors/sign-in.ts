@@ -24,7 +24,7 @@ export function signInLogic(auth: Pick<AuthPort, 'signIn'>) {
 }
 
 export async function signInAndConnect(
-  auth: AuthPort | undefined,
+  auth: Pick<AuthPort, 'signIn'> | undefined,
   def: ServerDefinition | undefined,
   ref: ServerActorRef | undefined,
   io: SignInIo,
@@ -62,7 +62,7 @@ async function signInAsState(ref: ServerActorRef, io: SignInIo): Promise<SignInR
 }
 
 async function signInBeside(
-  auth: AuthPort,
+  auth: Pick<AuthPort, 'signIn'>,
   def: ServerDefinition,
   ref: ServerActorRef | undefined,
   io: SignInIo,

@@ -627,7 +627,7 @@ export const serverMachine = setup({
               on: { CALL_FINISHED: { target: 'idle', reenter: true, actions: 'countCallFinished' } },
             },
             active: {
-              description: 'calls in flight; when the last one finishes, the idle timer (if any) starts again',
+              description: 'calls in flight; the last one to finish re-arms the idle timer (lazy servers)',
               on: {
                 CALL_FINISHED: [
                   { guard: 'lastCallFinishing', target: 'checking', actions: 'countCallFinished' },
