@@ -133,7 +133,7 @@ describe('local visual inspector in headless Chromium', () => {
       'connected_tools',
       'connected_tools_current',
       'connected_usage',
-      'connected_usage_idle',
+      'connected_usage_open',
     ]);
     await screenshot(page, 'connected');
 
