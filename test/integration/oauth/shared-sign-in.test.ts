@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
 import type { Runtime } from '../../../src/actors/session-actor.ts';
 import { signInServer } from '../../../src/adapters/mcp/auth/sign-in.ts';
@@ -162,5 +162,38 @@ describe('a sign-in shared by processes', () => {
     await waitFor(linear(), (s) => s.matches('connected'), { timeout: 20_000 });
     const call = await runtime.callTool('linear__whoami', {});
     expect(call.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^client dcr-/) });
+  });
+  it('two sign-ins asked at once in a session waiting in needs-auth are one: one URL, one authorization', async () => {
+    const f = await startOAuthFixture();
+    fixtures.push(f);
+    writeFileSync(
+      join(agentDir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { linear: { url: f.url, oauth: {}, lifecycle: 'keep-alive' } } }),
+    );
+    const pi = new RecordingPi(root, true);
+    const bridge = bridgePi(pi, {
+      connector: connectMcp,
+      env: { PI_CODING_AGENT_DIR: agentDir, PI_MCP_NO_BROWSER: '1' },
+      homeDir: root,
+    });
+    await pi.emit('session_start', { reason: 'startup' });
+    const runtime = await bridge.runtime();
+    runtimes.push(runtime);
+    const linear = runtime.servers().linear!;
+    await waitFor(linear, (s) => s.hasTag('needsSignIn'), { timeout: 20_000 });
+
+    const shown: string[] = [];
+    const io = (who: string) => ({ showUrl: (url: string) => shown.push(`${who} ${url}`) });
+    const first = runtime.signIn('linear', io('first'));
+    const second = runtime.signIn('linear', io('second'));
+    await vi.waitFor(() => expect(shown).toHaveLength(1), { timeout: 20_000 });
+    expect(shown[0]).toMatch(/^first http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
+    await followAuthorization(shown[0]!.slice('first '.length));
+    for (const result of await Promise.all([first, second])) {
+      expect(result.ok, result.message).toBe(true);
+      expect(result.message).toMatch(/^linear: signed in\.\nlinear: connected/);
+    }
+    expect(shown).toHaveLength(1);
+    expect((await f.stats()).authorizations).toBe(1);
   });
 });
