@@ -75,6 +75,7 @@ describe('a 2026-07-28-only server in the real Pi', () => {
       'add',
       'confirm',
       'grow',
+      'research',
       'slow',
     ]);
     expect(cache.servers.modern.ttlMs).toBe(3_600_000);

@@ -1,0 +1,123 @@
+// Tasks over real servers, both protocols: the 2026-07-28 Tasks extension (`io.modelcontextprotocol/tasks`,
+// the modern fixture's `research` tool) and 2025-11-25 tasks (server-everything's task-required
+// `simulate-research-query`). A task's status messages are the call's progress, aborting the call
+// cancels the task on the server, and a poll whose HTTP stream is cut mid-way is asked again: the call
+// still returns the task's result.
+
+import { describe, expect, test, vi } from 'vitest';
+import { CallError } from '../../../src/adapters/mcp/index.ts';
+import { httpDefinition, serverDefinition } from '../../fixtures/servers/definitions.ts';
+import {
+  modernStdioFixture,
+  startEverythingHttp,
+  startModernHttpFixture,
+} from '../../fixtures/servers/spawn.ts';
+import { startCuttingProxy } from '../../support/cutting-proxy.ts';
+import { rejectionOf, textOf, useAdapterHarness } from './harness.ts';
+
+const harness = useAdapterHarness();
+const DROPPED = 'the connection dropped; still following the task';
+
+async function cutModern(cut: (method: string, n: number) => boolean) {
+  const modern = await startModernHttpFixture();
+  harness.defer(() => modern.stop());
+  const proxy = await startCuttingProxy(modern.url, cut);
+  harness.defer(() => proxy.stop());
+  return { modern, proxy };
+}
+
+describe('2026-07-28: the Tasks extension', () => {
+  test('a call the server makes a task: its status messages are progress, then the result', async () => {
+    const connection = await harness.connect(
+      serverDefinition({ name: 'modern', transport: 'stdio', ...modernStdioFixture() }),
+    );
+    const messages: string[] = [];
+    const result = await connection.callTool(
+      'research',
+      { topic: 'actors', steps: 4, ms: 150 },
+      { onProgress: (p) => messages.push(p.message ?? '') },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe('researched actors in 4 steps');
+    expect(messages[0]).toBe('step 0 of 4');
+    expect(messages).toEqual(expect.arrayContaining(['step 1 of 4', 'step 2 of 4', 'step 3 of 4']));
+    expect(messages.at(-1)).toBe('done');
+    expect(connection.stderrTail()).toMatch(/TASK \S+ completed/);
+    // Calls the server answers directly still do.
+    expect(textOf(await connection.callTool('add', { a: 2, b: 3 }))).toBe('5');
+  });
+
+  test('aborting the call cancels the task on the server (tasks/cancel)', async () => {
+    const connection = await harness.connect(
+      serverDefinition({ name: 'modern', transport: 'stdio', ...modernStdioFixture() }),
+    );
+    const controller = new AbortController();
+    const call = connection.callTool(
+      'research',
+      { topic: 'cancelled', steps: 100, ms: 100 },
+      { signal: controller.signal, onProgress: () => controller.abort() },
+    );
+    const error = await rejectionOf(call);
+    expect(error).toBeInstanceOf(CallError);
+    expect(error.kind).toBe('aborted');
+    await vi.waitFor(() => expect(connection.stderrTail()).toMatch(/TASK \S+ cancelled/));
+    expect(connection.stderrTail()).not.toMatch(/TASK \S+ completed/);
+    expect(textOf(await connection.callTool('add', { a: 1, b: 1 }))).toBe('2');
+  });
+
+  test('HTTP: polls whose streams are cut are asked again, and the result arrives', async () => {
+    const { modern, proxy } = await cutModern((method, n) => method === 'tasks/get' && (n === 2 || n === 3));
+    const connection = await harness.connect(httpDefinition(proxy.url, { name: 'modern-cut' }));
+    const messages: string[] = [];
+    const result = await connection.callTool(
+      'research',
+      { topic: 'resilience', steps: 5, ms: 120 },
+      { onProgress: (p) => messages.push(p.message ?? '') },
+    );
+    expect(textOf(result)).toBe('researched resilience in 5 steps');
+    expect(messages).toContain(DROPPED);
+    expect(proxy.methods().filter((method) => method === 'tasks/get').length).toBeGreaterThan(3);
+    // The polls name their task in the Mcp-Name header (so a load balancer can route them).
+    const poll = modern.requests().find((line) => line.startsWith('POST tasks/get '))!;
+    expect(JSON.parse(poll.slice('POST tasks/get '.length))).toMatchObject({
+      'mcp-method': 'tasks/get',
+      'mcp-name': expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+  });
+
+  test('HTTP: a task whose server stays unreachable is given up after the call timeout, and cancelled', async () => {
+    const { modern, proxy } = await cutModern((method) => method === 'tasks/get');
+    const connection = await harness.connect(httpDefinition(proxy.url, { name: 'modern-gone' }));
+    const started = Date.now();
+    const error = await rejectionOf(
+      connection.callTool('research', { topic: 'lost', steps: 100, ms: 100 }, { timeoutMs: 1_500 }),
+    );
+    expect(error).toBeInstanceOf(CallError);
+    expect(['dropped', 'network']).toContain(error.kind);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_300);
+    await vi.waitFor(() => expect(modern.stderr()).toMatch(/TASK \S+ cancelled/));
+  });
+});
+
+describe('2025-11-25 tasks', () => {
+  test('HTTP: tasks/get and tasks/result streams cut mid-task; the call still returns the result', async () => {
+    const everything = await startEverythingHttp();
+    harness.defer(() => everything.stop());
+    const proxy = await startCuttingProxy(
+      everything.url,
+      (method, n) => (method === 'tasks/get' && n === 2) || (method === 'tasks/result' && n === 1),
+    );
+    harness.defer(() => proxy.stop());
+    const connection = await harness.connect(httpDefinition(proxy.url, { name: 'everything' }));
+    const messages: string[] = [];
+    const result = await connection.callTool(
+      'simulate-research-query',
+      { topic: 'actors' },
+      { onProgress: (p) => messages.push(p.message ?? '') },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toMatch(/actors/);
+    expect(messages).toContain(DROPPED);
+    expect(proxy.methods().filter((method) => method === 'tasks/result').length).toBe(2);
+  });
+});
