@@ -37,6 +37,7 @@ import {
   stripMcpPrefix,
 } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
+import { answerInputRequest } from './host-requests.ts';
 import {
   listAllPrompts,
   listAllResources,
@@ -186,7 +187,13 @@ export class McpConnection implements Connection {
     if (answer) return answer;
     if (!task) throw new CallError('protocol', `tools/call ${name} on "${this.def.name}" got no answer`);
     try {
-      const result = await followExtensionTask(this.send, name, task, this.followOptions(options));
+      const result = await followExtensionTask(
+        this.send,
+        name,
+        task,
+        this.followOptions(options),
+        (request, signal) => answerInputRequest(this.opener.host, request, signal),
+      );
       return result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean };
     } catch (error) {
       throw this.toCallError(error, `tools/call ${name}`, options.signal);

@@ -84,7 +84,8 @@ export class SessionOpener {
     private readonly onStderrLine: (line: string) => void,
     private readonly hub: EventHub,
     private readonly options: McpConnectorOptions,
-    private readonly host?: HostRequests,
+    /** Answers the server's requests; a 2026-07-28 task's input requests reach it too. */
+    readonly host?: HostRequests,
   ) {
     this.def = configured;
     this.eras = options.protocolEras ?? memoryProtocolEraStore();

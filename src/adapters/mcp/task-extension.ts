@@ -2,7 +2,9 @@
 // modelcontextprotocol/ext-tasks, specification/draft/tasks.md). A modern `tools/call` declares the
 // extension in its per-request capabilities; the server then may answer with a task
 // (`resultType: "task"`) instead of the result, and ./task-polling.ts follows it with `tasks/get`
-// (the result or error comes inline once it is over) and cancels it with `tasks/cancel`.
+// (the result or error comes inline once it is over) and cancels it with `tasks/cancel`. A task that
+// stops for input (`input_required`) has its questions put to the user through the same dialogs as
+// elicitation and sampling anywhere else, and the answers sent with `tasks/update`.
 //
 // The SDK's v2 client refuses a `resultType` it does not know, so a task answer is turned, as it
 // arrives and before the SDK reads it, into a JSON-RPC error of our own carrying the task; the call
@@ -61,27 +63,58 @@ export function createdTask(error: unknown): ExtensionTask | undefined {
   return parseTask(error.data);
 }
 
+/** Answers one of a task's input requests (elicitation, sampling, roots); undefined when it cannot. */
+export type AnswerInput = (
+  request: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown> | undefined>;
+
 export function followExtensionTask(
   send: Send,
   name: string,
   created: ExtensionTask,
   options: FollowOptions,
+  answer: AnswerInput,
 ): Promise<RawResult> {
   const { signal, timeout } = options;
   const requestOptions = signal ? { signal, timeout } : { timeout };
+  // Each question is put to the user once, however often polls show it or an update must be resent.
+  const answers = new Map<string, Record<string, unknown>>();
+  const delivered = new Set<string>();
+  const answerQuestions = async (task: ExtensionTask) => {
+    const asked = Object.entries(task.inputRequests ?? {}).filter(([key]) => !delivered.has(key));
+    if (asked.length === 0) return;
+    for (const [key, request] of asked) {
+      if (answers.has(key)) continue;
+      const response = isPlainObject(request)
+        ? await answer(request, signal ?? new AbortController().signal)
+        : undefined;
+      if (response === undefined) {
+        const method = isPlainObject(request) ? String(request.method) : 'input';
+        fail(
+          'unsupported',
+          `tools/call ${name}: its task asks for ${method}, which this session cannot answer`,
+        );
+      }
+      answers.set(key, response);
+    }
+    const inputResponses = Object.fromEntries(asked.map(([key]) => [key, answers.get(key)]));
+    await send(`tasks/update ${name}`, signal, (client) =>
+      client.request(
+        { method: 'tasks/update', params: { taskId: task.taskId, inputResponses } },
+        ANY_RESULT_SCHEMA,
+        requestOptions,
+      ),
+    );
+    for (const [key] of asked) delivered.add(key);
+  };
   return followTask<ExtensionTask, RawResult>(
     {
       get: async (taskId) => {
         const task = await send(`tasks/get ${name}`, signal, (client) =>
           client.request({ method: 'tasks/get', params: { taskId } }, TASK_SCHEMA, requestOptions),
         );
-        if (task.status === 'input_required') {
-          // Answering a task's own questions (tasks/update) is not wired to Pi's dialogs yet.
-          fail(
-            'unsupported',
-            `tools/call ${name}: its task asks for input (${Object.keys(task.inputRequests ?? {}).join(', ') || 'no request given'}), which pi-mcp-actors does not answer inside a task yet`,
-          );
-        }
+        if (task.status === 'input_required') await answerQuestions(task);
         return task;
       },
       result: async (task) => outcome(task, name),

@@ -65,6 +65,52 @@ describe('2026-07-28: the Tasks extension', () => {
     expect(textOf(await connection.callTool('add', { a: 1, b: 1 }))).toBe('2');
   });
 
+  test('a task that stops for input asks the user once (the elicitation dialog) and goes on with the answer (tasks/update)', async () => {
+    const asked: string[] = [];
+    const connection = await harness.connect(
+      serverDefinition({ name: 'modern', transport: 'stdio', ...modernStdioFixture() }),
+      {
+        host: {
+          elicit: async (request) => {
+            asked.push(request.message);
+            return { action: 'accept', content: { goOn: true } };
+          },
+        },
+      },
+    );
+    const result = await connection.callTool('research', {
+      topic: 'questions',
+      steps: 4,
+      ms: 100,
+      ask: true,
+    });
+    expect(textOf(result)).toBe('researched questions in 4 steps');
+    // Polls saw the question more than once; the user was asked once.
+    expect(asked).toEqual(['Go on after step 2?']);
+    expect(connection.stderrTail()).toMatch(/TASK \S+ answered/);
+
+    const declined = await harness.connect(
+      serverDefinition({ name: 'modern', transport: 'stdio', ...modernStdioFixture() }),
+      { host: { elicit: async () => ({ action: 'decline' }) } },
+    );
+    expect(textOf(await declined.callTool('research', { topic: 'no', steps: 4, ms: 50, ask: true }))).toBe(
+      'stopped after step 2',
+    );
+  });
+
+  test('a task asking for input nobody can answer here fails, saying so, and is cancelled', async () => {
+    const connection = await harness.connect(
+      serverDefinition({ name: 'modern', transport: 'stdio', ...modernStdioFixture() }),
+    );
+    const error = await rejectionOf(
+      connection.callTool('research', { topic: 'alone', steps: 4, ms: 50, ask: true }),
+    );
+    expect(error).toBeInstanceOf(CallError);
+    expect(error.kind).toBe('unsupported');
+    expect(error.message).toMatch(/elicitation\/create/);
+    await vi.waitFor(() => expect(connection.stderrTail()).toMatch(/TASK \S+ cancelled/));
+  });
+
   test('HTTP: polls whose streams are cut are asked again, and the result arrives', async () => {
     const { modern, proxy } = await cutModern((method, n) => method === 'tasks/get' && (n === 2 || n === 3));
     const connection = await harness.connect(httpDefinition(proxy.url, { name: 'modern-cut' }));
