@@ -1,6 +1,7 @@
 // An HTTP proxy on 127.0.0.1 in front of an MCP server that cuts chosen responses mid-way: the
 // response head goes out, then the connection is destroyed (a stream cut, as a flaky network or a
-// restarting load balancer does it). Everything else passes through, streams included.
+// restarting load balancer does it). It can also stop listening for a while (connections refused)
+// and come back on the same port. Everything else passes through, streams included.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,10 @@ export interface CuttingProxy {
   url: string;
   /** The JSON-RPC methods of the POSTs that went through (cut ones included), in order. */
   methods(): string[];
+  /** Stops listening and drops every open connection: connections are refused until `resume`. */
+  pause(): Promise<void>;
+  /** Listens again on the same port. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -80,13 +85,17 @@ export async function startCuttingProxy(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const path = new URL(target).pathname;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return {
     url: `http://127.0.0.1:${port}${path}`,
     methods: () => [...methods],
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    pause: close,
+    resume: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    stop: close,
   };
 }

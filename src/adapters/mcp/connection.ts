@@ -163,7 +163,7 @@ export class McpConnection implements Connection {
   /** A task-required tool on a 2025-11-25 server. */
   private async callAsTask(name: string, args: Record<string, unknown>, options: CallOptions) {
     try {
-      return await callAsTask(this.send, name, args, this.followOptions(options));
+      return await callAsTask(this.send, this.poll, name, args, this.followOptions(options));
     } catch (error) {
       throw this.toCallError(error, `tools/call ${name}`, options.signal);
     }
@@ -188,7 +188,7 @@ export class McpConnection implements Connection {
     if (!task) throw new CallError('protocol', `tools/call ${name} on "${this.def.name}" got no answer`);
     try {
       const result = await followExtensionTask(
-        this.send,
+        this.poll,
         name,
         task,
         this.followOptions(options),
@@ -201,6 +201,8 @@ export class McpConnection implements Connection {
   }
 
   private readonly send: Send = (what, signal, request) => this.run(what, signal, request);
+  /** A task's polls, which outlive a refused connection. */
+  private readonly poll: Send = (what, signal, request) => this.run(what, signal, request, true);
 
   private toolCallOptions(name: string, options: CallOptions) {
     const toolDefinition = this.callDefinitions.get(name);
@@ -296,6 +298,7 @@ export class McpConnection implements Connection {
     what: string,
     signal: AbortSignal | undefined,
     request: (client: Client) => Promise<T>,
+    polling = false,
   ): Promise<T> {
     if (signal?.aborted) throw this.toCallError(signal.reason, what, signal);
     if (this.lostError !== undefined) throw this.closedError(what);
@@ -315,7 +318,8 @@ export class McpConnection implements Connection {
           throw this.toCallError(retryError, what, signal);
         }
       }
-      if (session.kind !== 'stdio' && networkCode(error) === 'ECONNREFUSED') {
+      // A task's poll refused is not yet a lost connection: the poller asks again while the call may wait.
+      if (session.kind !== 'stdio' && networkCode(error) === 'ECONNREFUSED' && !polling) {
         this.lose(session, `connection refused by ${originOf(this.def.url)}`);
       }
       if (isAuthError(error)) {

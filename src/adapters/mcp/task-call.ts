@@ -1,8 +1,9 @@
 // A tool that must run as a task on a 2025-11-25 server (`execution.taskSupport: "required"`):
 // `tools/call` with a `task` field answers at once with the task; ./task-polling.ts follows it with
 // `tasks/get`, fetches the result with `tasks/result` and cancels it with `tasks/cancel`. Every
-// request goes through `send`, the connection's request path, so an HTTP session that expires
-// mid-task is renewed and the polling goes on there.
+// request goes through the connection's request path (`send`; `poll` for the task's own requests, where
+// a refused connection is asked again rather than lost), so an HTTP session that expires mid-task is
+// renewed and the polling goes on there.
 
 import type { Client } from '@modelcontextprotocol/client';
 import {
@@ -23,6 +24,7 @@ const CANCEL_TIMEOUT_MS = 5_000;
 
 export async function callAsTask(
   send: Send,
+  poll: Send,
   name: string,
   args: Record<string, unknown>,
   options: FollowOptions,
@@ -40,13 +42,13 @@ export async function callAsTask(
     {
       get: async (taskId) =>
         status(
-          await send(`tasks/get ${name}`, signal, (client) =>
+          await poll(`tasks/get ${name}`, signal, (client) =>
             client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, requestOptions),
           ),
         ),
       // A failed or cancelled task's result says why (an error result, or the error the server stored).
       result: (task) =>
-        send(`tasks/result ${name}`, signal, (client) =>
+        poll(`tasks/result ${name}`, signal, (client) =>
           client.request(
             { method: 'tasks/result', params: { taskId: task.taskId } },
             CallToolResultSchema,
@@ -54,7 +56,7 @@ export async function callAsTask(
           ),
         ),
       cancel: async (taskId) => {
-        await send('tasks/cancel', undefined, (client) =>
+        await poll('tasks/cancel', undefined, (client) =>
           client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema, {
             timeout: CANCEL_TIMEOUT_MS,
           }),

@@ -131,6 +131,32 @@ describe('2026-07-28: the Tasks extension', () => {
     });
   });
 
+  test('HTTP: the server unreachable for a while (connections refused) mid-task: polling goes on once it is back', async () => {
+    const { proxy } = await cutModern(() => false);
+    const connection = await harness.connect(httpDefinition(proxy.url, { name: 'modern-away' }));
+    const events: string[] = [];
+    connection.onEvent((event) => events.push(event.type));
+    let paused: Promise<void> | undefined;
+    let resumed: Promise<void> | undefined;
+    const result = await connection.callTool(
+      'research',
+      { topic: 'patience', steps: 8, ms: 100 },
+      {
+        timeoutMs: 10_000,
+        onProgress: (p) => {
+          if (p.message === 'step 1 of 8') paused ??= proxy.pause();
+          if (p.message === DROPPED) resumed ??= paused!.then(() => proxy.resume());
+        },
+      },
+    );
+    await resumed;
+    expect(resumed).toBeDefined();
+    expect(textOf(result)).toBe('researched patience in 8 steps');
+    // The connection was not given up for the refused polls.
+    expect(events).not.toContain('closed');
+    expect(textOf(await connection.callTool('add', { a: 2, b: 2 }))).toBe('4');
+  });
+
   test('HTTP: a task whose server stays unreachable is given up after the call timeout, and cancelled', async () => {
     const { modern, proxy } = await cutModern((method) => method === 'tasks/get');
     const connection = await harness.connect(httpDefinition(proxy.url, { name: 'modern-gone' }));
