@@ -50,8 +50,9 @@ import {
 } from './listing.ts';
 import { closeSession, type McpConnectorOptions, type Session, type SessionOpener } from './session.ts';
 import type { StderrTail } from './stderr-tail.ts';
-import { callAsTask, type Send } from './task-call.ts';
+import { callAsTask } from './task-call.ts';
 import { createdTask, declaringTasks, followExtensionTask, TASK_CREATED_CODE } from './task-extension.ts';
+import type { Send } from './task-polling.ts';
 
 export class McpConnection implements Connection {
   readonly catalog: ServerCatalog;

@@ -5,20 +5,13 @@
 // a refused connection is asked again rather than lost), so an HTTP session that expires mid-task is
 // renewed and the polling goes on there.
 
-import type { Client } from '@modelcontextprotocol/client';
 import {
   CallToolResultSchema,
   CancelTaskResultSchema,
   CreateTaskResultSchema,
   GetTaskResultSchema,
 } from '@modelcontextprotocol/core';
-import { type FollowOptions, followTask, type TaskStatus } from './task-polling.ts';
-
-export type Send = <T>(
-  what: string,
-  signal: AbortSignal | undefined,
-  request: (client: Client) => Promise<T>,
-) => Promise<T>;
+import { type FollowOptions, followTask, type Send, type TaskStatus } from './task-polling.ts';
 
 const CANCEL_TIMEOUT_MS = 5_000;
 

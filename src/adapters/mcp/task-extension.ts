@@ -19,8 +19,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../../plain-object.ts';
 import { CallError } from './call-error.ts';
-import type { Send } from './task-call.ts';
-import { type FollowOptions, followTask, type TaskStatus } from './task-polling.ts';
+import { type FollowOptions, followTask, type Send, type TaskStatus } from './task-polling.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** A JSON-RPC error code of our own (implementation-defined range): the server answered with a task. */
@@ -132,7 +131,7 @@ export function followExtensionTask(
 }
 
 function outcome(task: ExtensionTask, name: string): RawResult {
-  if (task.status === 'completed' && task.result && Array.isArray(task.result.content)) return task.result;
+  if (task.status === 'completed' && task.result) return task.result;
   if (task.status === 'failed') {
     const message = typeof task.error?.message === 'string' ? task.error.message : 'no reason given';
     const code = typeof task.error?.code === 'number' ? { code: task.error.code } : {};

@@ -5,8 +5,16 @@
 // has gone a whole timeout without a successful poll. A call that ends before its task (aborted, or
 // given up on) cancels the task.
 
+import type { Client } from '@modelcontextprotocol/client';
 import { CallError } from './call-error.ts';
 import type { Progress } from './connection-port.ts';
+
+/** The connection's request path (session renewal, errors as CallError). */
+export type Send = <T>(
+  what: string,
+  signal: AbortSignal | undefined,
+  request: (client: Client) => Promise<T>,
+) => Promise<T>;
 
 export interface TaskStatus {
   taskId: string;
