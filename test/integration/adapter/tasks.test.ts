@@ -157,6 +157,18 @@ describe('2026-07-28: the Tasks extension', () => {
     expect(textOf(await connection.callTool('add', { a: 2, b: 2 }))).toBe('4');
   });
 
+  test('HTTP: a call that is not a task still fails at once when its stream is cut (it may have run)', async () => {
+    const { proxy } = await cutModern((method) => method === 'tools/call');
+    const connection = await harness.connect(httpDefinition(proxy.url, { name: 'modern-plain' }));
+    const started = Date.now();
+    const error = await rejectionOf(
+      connection.callTool('slow', { steps: 20, ms: 100 }, { timeoutMs: 10_000, onProgress: () => {} }),
+    );
+    expect(error).toBeInstanceOf(CallError);
+    expect(error.kind).toBe('dropped');
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
   test('HTTP: a task whose server stays unreachable is given up after the call timeout, and cancelled', async () => {
     const { modern, proxy } = await cutModern((method) => method === 'tasks/get');
     const connection = await harness.connect(httpDefinition(proxy.url, { name: 'modern-gone' }));
