@@ -2,10 +2,13 @@
 // from the real Pi with the default `protocolVersion: "auto"`: a cold session asks it which protocol it
 // speaks and learns its tools; a warm session finds a tool with ToolSearch from the cache before the
 // server runs, calls it, answers its question (an input_required elicitation on the call's own
-// response) in Pi's dialog, watches a long call's progress and cancels it (Esc = RPC `abort`).
-import { readFileSync } from 'node:fs';
+// response) in Pi's dialog, watches a long call's progress and cancels it (Esc = RPC `abort`); and a
+// long call the server runs as a task (the Tasks extension): its status shows as progress, its result
+// arrives, and Esc cancels the next one on the server (tasks/cancel).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureArgs } from '../fixtures/servers/spawn.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { toolNames } from './harness/fake-llm.ts';
@@ -24,6 +27,16 @@ import { createWorld, type World } from './harness/world.ts';
 
 const marker = uniqueMarker('modern');
 let world: World;
+/** The fixture appends `TASK <id> created|completed|cancelled` here. */
+const taskLogDir = mkdtempSync(join(tmpdir(), 'modern-tasks-'));
+const taskLog = join(taskLogDir, 'tasks.log');
+const taskEvents = () => {
+  try {
+    return readFileSync(taskLog, 'utf8');
+  } catch {
+    return '';
+  }
+};
 
 beforeAll(async () => {
   await ensurePi();
@@ -42,7 +55,10 @@ beforeAll(async () => {
         modern: {
           command: process.execPath,
           // Its tool list may be reused for an hour (ttlMs), so the next session finds it in the cache.
-          args: [...fixtureArgs('modern-server'), '--name', marker, '--list-ttl-ms', '3600000'],
+          args: [
+            ...fixtureArgs('modern-server'),
+            ...['--name', marker, '--list-ttl-ms', '3600000', '--task-log', taskLog],
+          ],
         },
       },
     },
@@ -52,6 +68,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.cleanup();
   killMarked(marker);
+  rmSync(taskLogDir, { recursive: true, force: true });
 });
 
 /** The user answers the server's question: yes. */
@@ -75,6 +92,7 @@ describe('a 2026-07-28-only server in the real Pi', () => {
       'add',
       'confirm',
       'grow',
+      'research',
       'slow',
     ]);
     expect(cache.servers.modern.ttlMs).toBe(3_600_000);
@@ -138,6 +156,76 @@ describe('a 2026-07-28-only server in the real Pi', () => {
         .slice(since)
         .find((r) => r.type === 'tool_execution_end' && r.toolCallId === 'call_slow');
       expect(end?.isError).toBe(true);
+      expect((await rpc.close()).code).toBe(0);
+    } finally {
+      rpc.kill();
+    }
+    expect(markedProcesses(marker)).toEqual([]);
+  }, 120_000);
+
+  it('a Task-based long call: its status shows as progress, the result arrives, and Esc cancels the next task on the server', async () => {
+    const base = world.llm.requests.length;
+    world.llm.push(
+      {
+        toolCalls: [
+          { id: 'call_search_research', name: TOOL_SEARCH, arguments: { query: 'select:modern__research' } },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            id: 'call_research',
+            name: 'modern__research',
+            arguments: { topic: 'actors', steps: 5, ms: 200 },
+          },
+        ],
+      },
+      { text: 'researched' },
+      {
+        toolCalls: [
+          {
+            id: 'call_research_long',
+            name: 'modern__research',
+            arguments: { topic: 'everything', steps: 100, ms: 100 },
+          },
+        ],
+      },
+    );
+    const rpc = await startPiRpc({ dir: world.dir, extensions: [EXTENSION], onDialog: answer });
+    try {
+      const first = await rpc.promptAndWait('Research actors', { timeoutMs: 60_000 });
+      expect(world.llm.errors).toEqual([]);
+      const updates = first.records.filter(
+        (r) => r.type === 'tool_execution_update' && r.toolCallId === 'call_research',
+      );
+      expect(JSON.stringify(updates)).toMatch(/step \d of 5/);
+      const third = world.llm.requests[base + 2]!.body;
+      expect(toolResultFor(third, 'call_research')).toBe('researched actors in 5 steps');
+      expect(taskEvents()).toMatch(/TASK \S+ completed/);
+
+      const since = rpc.records.length;
+      expect((await rpc.send({ type: 'prompt', message: 'Now research everything' })).success).toBe(true);
+      const update = await rpc.waitForRecord(
+        (r) => r.type === 'tool_execution_update' && r.toolCallId === 'call_research_long',
+        { since, timeoutMs: 60_000 },
+      );
+      expect(JSON.stringify(update)).toMatch(/step \d+ of 100/);
+      const abortedAt = Date.now();
+      await rpc.send({ type: 'abort' });
+      const settled = await rpc.waitForRecord((r) => r.type === 'agent_settled', {
+        since,
+        timeoutMs: 30_000,
+      });
+      expect(settled.aborted).toBe(true);
+      // 100 steps of 100 ms would take 10 s.
+      expect(Date.now() - abortedAt).toBeLessThan(5_000);
+      const end = rpc.records
+        .slice(since)
+        .find((r) => r.type === 'tool_execution_end' && r.toolCallId === 'call_research_long');
+      expect(end?.isError).toBe(true);
+      // The task was cancelled on the server, not left running.
+      await vi.waitFor(() => expect(taskEvents()).toMatch(/TASK \S+ cancelled/), { timeout: 10_000 });
+      expect(taskEvents().match(/completed/g)).toHaveLength(1);
       expect((await rpc.close()).code).toBe(0);
     } finally {
       rpc.kill();

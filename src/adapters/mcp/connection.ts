@@ -37,6 +37,7 @@ import {
   stripMcpPrefix,
 } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
+import { answerInputRequest } from './host-requests.ts';
 import {
   listAllPrompts,
   listAllResources,
@@ -50,6 +51,8 @@ import {
 import { closeSession, type McpConnectorOptions, type Session, type SessionOpener } from './session.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import { callAsTask } from './task-call.ts';
+import { createdTask, declaringTasks, followExtensionTask, TASK_CREATED_CODE } from './task-extension.ts';
+import type { Send } from './task-polling.ts';
 
 export class McpConnection implements Connection {
   readonly catalog: ServerCatalog;
@@ -142,15 +145,14 @@ export class McpConnection implements Connection {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    const result = this.taskRequired.has(name)
-      ? await this.callAsTask(name, args, options)
-      : await this.run(`tools/call ${name}`, options.signal, (client) => {
-          const toolDefinition = this.callDefinitions.get(name);
-          return client.callTool(
-            { name, arguments: args },
-            { ...this.callRequestOptions(options), ...(toolDefinition ? { toolDefinition } : {}) },
-          );
-        });
+    const result =
+      this.session.client.getProtocolEra() === 'modern'
+        ? await this.callModern(name, args, options)
+        : this.taskRequired.has(name)
+          ? await this.callAsTask(name, args, options)
+          : await this.run(`tools/call ${name}`, options.signal, (client) =>
+              client.callTool({ name, arguments: args }, this.toolCallOptions(name, options)),
+            );
     const mapped: CallToolResult = { content: (result.content ?? []) as McpContent[] };
     if (result.structuredContent != null) {
       mapped.structuredContent = result.structuredContent as Record<string, unknown>;
@@ -159,23 +161,61 @@ export class McpConnection implements Connection {
     return mapped;
   }
 
-  /** A task-required tool (2025-11-25 Tasks); the 2026-07-28 Tasks extension is not spoken yet. */
+  /** A task-required tool on a 2025-11-25 server. */
   private async callAsTask(name: string, args: Record<string, unknown>, options: CallOptions) {
-    if (this.session.client.getProtocolEra() === 'modern') {
-      throw new CallError(
-        'unsupported',
-        `Tool "${name}" of server "${this.def.name}" runs only as a task (the io.modelcontextprotocol/tasks extension of MCP 2026-07-28), which pi-mcp-actors does not speak yet.`,
-      );
-    }
     try {
-      return await callAsTask((what, signal, request) => this.run(what, signal, request), name, args, {
-        ...(options.signal ? { signal: options.signal } : {}),
-        timeout: options.timeoutMs ?? this.def.requestTimeoutMs,
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      });
+      return await callAsTask(this.send, this.poll, name, args, this.followOptions(options));
     } catch (error) {
       throw this.toCallError(error, `tools/call ${name}`, options.signal);
     }
+  }
+
+  /** 2026-07-28: any call may come back as a task (the Tasks extension, declared on each call). */
+  private async callModern(name: string, args: Record<string, unknown>, options: CallOptions) {
+    let task: ReturnType<typeof createdTask>;
+    const answer = await this.run(`tools/call ${name}`, options.signal, (client) =>
+      client
+        .callTool(
+          { name, arguments: args, _meta: declaringTasks(this.session.capabilities) },
+          this.toolCallOptions(name, options),
+        )
+        .catch((error: unknown) => {
+          task = createdTask(error);
+          if (task) return undefined;
+          throw error;
+        }),
+    );
+    if (answer) return answer;
+    if (!task) throw new CallError('protocol', `tools/call ${name} on "${this.def.name}" got no answer`);
+    try {
+      const result = await followExtensionTask(
+        this.poll,
+        name,
+        task,
+        this.followOptions(options),
+        (request, signal) => answerInputRequest(this.opener.host, request, signal),
+      );
+      return result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean };
+    } catch (error) {
+      throw this.toCallError(error, `tools/call ${name}`, options.signal);
+    }
+  }
+
+  private readonly send: Send = (what, signal, request) => this.run(what, signal, request);
+  /** A task's polls, which outlive a refused connection. */
+  private readonly poll: Send = (what, signal, request) => this.run(what, signal, request, true);
+
+  private toolCallOptions(name: string, options: CallOptions) {
+    const toolDefinition = this.callDefinitions.get(name);
+    return { ...this.callRequestOptions(options), ...(toolDefinition ? { toolDefinition } : {}) };
+  }
+
+  private followOptions(options: CallOptions) {
+    return {
+      ...(options.signal ? { signal: options.signal } : {}),
+      timeout: options.timeoutMs ?? this.def.requestTimeoutMs,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    };
   }
 
   async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
@@ -259,6 +299,7 @@ export class McpConnection implements Connection {
     what: string,
     signal: AbortSignal | undefined,
     request: (client: Client) => Promise<T>,
+    polling = false,
   ): Promise<T> {
     if (signal?.aborted) throw this.toCallError(signal.reason, what, signal);
     if (this.lostError !== undefined) throw this.closedError(what);
@@ -278,7 +319,8 @@ export class McpConnection implements Connection {
           throw this.toCallError(retryError, what, signal);
         }
       }
-      if (session.kind !== 'stdio' && networkCode(error) === 'ECONNREFUSED') {
+      // A task's poll refused is not yet a lost connection: the poller asks again while the call may wait.
+      if (session.kind !== 'stdio' && networkCode(error) === 'ECONNREFUSED' && !polling) {
         this.lose(session, `connection refused by ${originOf(this.def.url)}`);
       }
       if (isAuthError(error)) {
@@ -380,6 +422,11 @@ export class McpConnection implements Connection {
       const reason = exit ? describeExit(exit.code, exit.signal, this.tail) : 'the connection closed';
       return new CallError('closed', `${what} failed: "${this.def.name}" ${reason}`, {
         code: CONNECTION_CLOSED_CODE,
+        cause: error,
+      });
+    }
+    if (error instanceof ProtocolError && error.code === TASK_CREATED_CODE) {
+      return new CallError('protocol', `${what}: "${this.def.name}" answered with a task where none can be`, {
         cause: error,
       });
     }

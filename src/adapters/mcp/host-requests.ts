@@ -5,6 +5,7 @@
 import { type Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
 import {
+  type ElicitRequest,
   HostRefusal,
   type HostRequests,
   type JsonSchema,
@@ -26,40 +27,18 @@ export function installHostRequests(client: Client, host: HostRequests | undefin
   const { roots, elicit, sample, log } = host ?? {};
   if (roots) client.setRequestHandler('roots/list', async () => ({ roots: roots() }));
   if (elicit) {
-    client.setRequestHandler('elicitation/create', async (request, ctx) => {
-      const params = request.params;
-      const asked =
-        params.mode === 'url'
-          ? {
-              mode: 'url' as const,
-              message: params.message,
-              url: params.url,
-              elicitationId: params.elicitationId,
-            }
-          : {
-              mode: 'form' as const,
-              message: params.message,
-              requestedSchema: params.requestedSchema as JsonSchema,
-            };
-      // Form content is checked against requestedSchema by the SDK.
-      return (await refusalsAsErrors(() => elicit(asked, ctx.mcpReq.signal))) as never;
-    });
+    client.setRequestHandler(
+      'elicitation/create',
+      async (request, ctx) =>
+        // Form content is checked against requestedSchema by the SDK.
+        (await refusalsAsErrors(() => elicit(elicitRequestOf(request.params), ctx.mcpReq.signal))) as never,
+    );
   }
   if (sample) {
     client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
-      const p = request.params;
-      const asked: SamplingRequest = {
-        messages: p.messages.map((m) => ({
-          role: m.role,
-          content: m.content as SamplingContent | SamplingContent[],
-        })),
-        maxTokens: p.maxTokens,
-        modelHints: (p.modelPreferences?.hints ?? []).flatMap((h) => (h.name ? [h.name] : [])),
-        ...(p.systemPrompt === undefined ? {} : { systemPrompt: p.systemPrompt }),
-        ...(p.temperature === undefined ? {} : { temperature: p.temperature }),
-        ...(p.stopSequences === undefined ? {} : { stopSequences: p.stopSequences }),
-      };
-      const answer = await refusalsAsErrors(() => sample(asked, ctx.mcpReq.signal));
+      const answer = await refusalsAsErrors(() =>
+        sample(samplingRequestOf(request.params as WireSamplingParams), ctx.mcpReq.signal),
+      );
       return { ...answer } as Record<string, unknown> as never;
     });
   }
@@ -70,6 +49,59 @@ export function installHostRequests(client: Client, host: HostRequests | undefin
       log(level as LogLevel, logger ? `${logger}: ${text}` : text);
     });
   }
+}
+
+/**
+ * Answers one request the server made inside a 2026-07-28 task (`inputRequests` of `tasks/get`), as
+ * the handlers above answer the same request on its own. Undefined: the host cannot answer it.
+ */
+export async function answerInputRequest(
+  host: HostRequests | undefined,
+  request: { method?: unknown; params?: unknown },
+  signal: AbortSignal,
+): Promise<Record<string, unknown> | undefined> {
+  const params: unknown = request.params ?? {};
+  if (request.method === 'elicitation/create' && host?.elicit) {
+    return { ...(await host.elicit(elicitRequestOf(params as WireElicitParams), signal)) };
+  }
+  if (request.method === 'sampling/createMessage' && host?.sample) {
+    return { ...(await host.sample(samplingRequestOf(params as WireSamplingParams), signal)) };
+  }
+  if (request.method === 'roots/list' && host?.roots) return { roots: host.roots() };
+  return undefined;
+}
+
+type WireElicitParams =
+  | { mode: 'url'; message: string; url: string; elicitationId: string }
+  | { mode?: 'form'; message: string; requestedSchema: unknown };
+
+function elicitRequestOf(params: WireElicitParams): ElicitRequest {
+  return params.mode === 'url'
+    ? { mode: 'url', message: params.message, url: params.url, elicitationId: params.elicitationId }
+    : { mode: 'form', message: params.message, requestedSchema: params.requestedSchema as JsonSchema };
+}
+
+interface WireSamplingParams {
+  messages: Array<{ role: 'user' | 'assistant'; content: unknown }>;
+  maxTokens: number;
+  modelPreferences?: { hints?: Array<{ name?: string }> };
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+}
+
+function samplingRequestOf(p: WireSamplingParams): SamplingRequest {
+  return {
+    messages: p.messages.map((m) => ({
+      role: m.role,
+      content: m.content as SamplingContent | SamplingContent[],
+    })),
+    maxTokens: p.maxTokens,
+    modelHints: (p.modelPreferences?.hints ?? []).flatMap((h) => (h.name ? [h.name] : [])),
+    ...(p.systemPrompt === undefined ? {} : { systemPrompt: p.systemPrompt }),
+    ...(p.temperature === undefined ? {} : { temperature: p.temperature }),
+    ...(p.stopSequences === undefined ? {} : { stopSequences: p.stopSequences }),
+  };
 }
 
 /** `logging/setLevel` after initialize, when the server logs: `debug: true` asks for everything. */

@@ -10,8 +10,10 @@
 // - tools/call gives `client.callTool` the listed tool without its outputSchema: the SDK then mirrors
 //   the 2026-07-28 `x-mcp-header` arguments into `Mcp-Param-*` headers, but does not turn a server's
 //   missing or sloppy structuredContent into a hard failure (nor break on a schema Ajv cannot compile).
-//   Task-required tools run as 2025-11-25 tasks (./task-call.ts); on a 2026-07-28 connection (the
-//   Tasks extension) they get a clear CallError('unsupported').
+//   Task-required tools run as 2025-11-25 tasks (./task-call.ts); on a 2026-07-28 connection every
+//   call declares the Tasks extension and follows the task when the server answers with one
+//   (./task-extension.ts). Either way a poll whose stream or connection dropped is asked again
+//   (./task-polling.ts): the task id outlives the drop.
 // - Expired HTTP sessions (404 on a request carrying a session id, or "Server not initialized" /
 //   "Session not found") are renewed once, transparently: new transport, new initialize, the rejected
 //   request is sent again. If that fails, the connection reports `closed`.

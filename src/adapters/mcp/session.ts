@@ -30,6 +30,7 @@ import { SocketTransport } from './socket-transport.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import { StdioProcess } from './stdio-process.ts';
 import { GroupStdioTransport } from './stdio-transport.ts';
+import { catchCreatedTasks } from './task-extension.ts';
 import { type TraceLog, traceTransport } from './trace.ts';
 
 const CLIENT_INFO = { name: 'pi-mcp-actors', version: '0.1.0' };
@@ -66,6 +67,8 @@ export interface Session {
   oauth?: StoreOAuthProvider;
   /** The client capabilities this session declared (sorted names). */
   declared: string[];
+  /** The same capabilities in full (a modern tools/call adds the Tasks extension to them). */
+  capabilities: Record<string, unknown>;
   /** Connected on a remembered modern answer (no probe): its first request is the proof. */
   priorModern?: boolean;
 }
@@ -81,7 +84,8 @@ export class SessionOpener {
     private readonly onStderrLine: (line: string) => void,
     private readonly hub: EventHub,
     private readonly options: McpConnectorOptions,
-    private readonly host?: HostRequests,
+    /** Answers the server's requests; a 2026-07-28 task's input requests reach it too. */
+    readonly host?: HostRequests,
   ) {
     this.def = configured;
     this.eras = options.protocolEras ?? memoryProtocolEraStore();
@@ -191,6 +195,7 @@ export class SessionOpener {
       kind,
       transport: undefined as unknown as Transport,
       declared: Object.keys(capabilities).sort(),
+      capabilities,
     };
     let callStreams: CallStreams | undefined;
     if (kind === 'stdio') {
@@ -227,6 +232,7 @@ export class SessionOpener {
     if (this.options.trace) traceTransport(transport, this.options.trace.sink(this.def.name, kind));
     callStreams?.attach(transport);
     boundListedSchemas(transport);
+    catchCreatedTasks(transport);
     const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
     transport.setProtocolVersion = (version: string) => {
       session.protocolVersion = version;

@@ -1,43 +1,28 @@
-// A tool that must run as a task (`execution.taskSupport: "required"`, the 2025-11-25 Tasks protocol):
-// `tools/call` with a `task` field answers at once with the task; we poll `tasks/get` at the interval
-// the server asks for, pass each new status message on as progress, and fetch the result with
-// `tasks/result` when the task is done. Aborting the call cancels the task (`tasks/cancel`). Every
-// request goes through `send`, the connection's request path, so an HTTP session that expires
-// mid-task is renewed and the polling goes on there.
+// A tool that must run as a task on a 2025-11-25 server (`execution.taskSupport: "required"`):
+// `tools/call` with a `task` field answers at once with the task; ./task-polling.ts follows it with
+// `tasks/get`, fetches the result with `tasks/result` and cancels it with `tasks/cancel`. Every
+// request goes through the connection's request path (`send`; `poll` for the task's own requests, where
+// a refused connection is asked again rather than lost), so an HTTP session that expires mid-task is
+// renewed and the polling goes on there.
 
-import type { Client } from '@modelcontextprotocol/client';
 import {
   CallToolResultSchema,
   CancelTaskResultSchema,
   CreateTaskResultSchema,
   GetTaskResultSchema,
 } from '@modelcontextprotocol/core';
-import type { Progress } from './connection-port.ts';
+import { type FollowOptions, followTask, type Send, type TaskStatus } from './task-polling.ts';
 
-type Send = <T>(
-  what: string,
-  signal: AbortSignal | undefined,
-  request: (client: Client) => Promise<T>,
-) => Promise<T>;
-
-const DEFAULT_POLL_MS = 1_000;
-const MIN_POLL_MS = 100;
 const CANCEL_TIMEOUT_MS = 5_000;
-const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-
-export interface TaskCallOptions {
-  signal?: AbortSignal;
-  timeout: number;
-  onProgress?: (progress: Progress) => void;
-}
 
 export async function callAsTask(
   send: Send,
+  poll: Send,
   name: string,
   args: Record<string, unknown>,
-  options: TaskCallOptions,
+  options: FollowOptions,
 ) {
-  const { signal, timeout, onProgress } = options;
+  const { signal, timeout } = options;
   const requestOptions = signal ? { signal, timeout } : { timeout };
   const created = await send(`tools/call ${name}`, signal, (client) =>
     client.request(
@@ -46,55 +31,46 @@ export async function callAsTask(
       requestOptions,
     ),
   );
-  let task = created.task;
-  const taskId = task.taskId;
-  let updates = 0;
-  let lastMessage: string | undefined;
-  const report = () => {
-    const message = task.statusMessage ?? task.status;
-    if (message === lastMessage) return;
-    lastMessage = message;
-    onProgress?.({ progress: ++updates, message });
-  };
-  try {
-    report();
-    while (!TERMINAL.has(task.status)) {
-      await pause(Math.max(MIN_POLL_MS, task.pollInterval ?? DEFAULT_POLL_MS), signal);
-      task = await send(`tasks/get ${name}`, signal, (client) =>
-        client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, requestOptions),
-      );
-      report();
-    }
-  } catch (error) {
-    if (signal?.aborted) await cancel(send, taskId);
-    throw error;
-  }
-  // A failed or cancelled task's result says why (an error result, or the error the server stored).
-  return send(`tasks/result ${name}`, signal, (client) =>
-    client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema, requestOptions),
+  return followTask(
+    {
+      get: async (taskId) =>
+        status(
+          await poll(`tasks/get ${name}`, signal, (client) =>
+            client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, requestOptions),
+          ),
+        ),
+      // A failed or cancelled task's result says why (an error result, or the error the server stored).
+      result: (task) =>
+        poll(`tasks/result ${name}`, signal, (client) =>
+          client.request(
+            { method: 'tasks/result', params: { taskId: task.taskId } },
+            CallToolResultSchema,
+            requestOptions,
+          ),
+        ),
+      cancel: async (taskId) => {
+        await poll('tasks/cancel', undefined, (client) =>
+          client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema, {
+            timeout: CANCEL_TIMEOUT_MS,
+          }),
+        );
+      },
+    },
+    status(created.task),
+    options,
   );
 }
 
-async function cancel(send: Send, taskId: string): Promise<void> {
-  await send('tasks/cancel', undefined, (client) =>
-    client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema, {
-      timeout: CANCEL_TIMEOUT_MS,
-    }),
-  ).catch(() => {});
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    timer.unref();
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+function status(task: {
+  taskId: string;
+  status: string;
+  statusMessage?: string;
+  pollInterval?: number;
+}): TaskStatus {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+    ...(task.pollInterval === undefined ? {} : { pollMs: task.pollInterval }),
+  };
 }

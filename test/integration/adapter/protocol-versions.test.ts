@@ -32,6 +32,7 @@ describe('a 2026-07-28-only server', () => {
       'add',
       'confirm',
       'grow',
+      'research',
       'slow',
     ]);
     expect(textOf(await connection.callTool('add', { a: 2, b: 3 }))).toBe('5');
