@@ -1,5 +1,4 @@
-// The only module that knows Pi's extension API. It declares the narrow slice of it we use (PiHost,
-// which Pi's real ExtensionAPI satisfies structurally), bridges Pi's events to the session runtime,
+// Bridges Pi's events (the narrow slice of Pi's API declared in ./pi-types.ts) to the session runtime,
 // registers our tools, commands and flags, and implements the HostPort effects on top of Pi.
 //
 // Start-up cost is Pi's: before the first model request only the config and the metadata cache are
@@ -41,91 +40,11 @@ import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.
 import type { Connector } from '../mcp/connection-port.ts';
 import type { PiCustomUi } from './panel.ts';
 import { piTrustIsExplicit } from './pi-trust.ts';
+import { isPiContext, type PiContext, type PiHost } from './pi-types.ts';
 import { promptCommand } from './prompts.ts';
 import type { PiRuntime } from './session-runtime.ts';
 import { terminalSafeHost } from './terminal-ui.ts';
-import {
-  codemodeReachesTools,
-  PI_CODEMODE_TOOL,
-  type PiToolModel,
-  piToolModel,
-  wantsCodemode,
-} from './tool-model.ts';
-
-export interface PiUi extends Partial<PiCustomUi> {
-  notify(message: string, type?: 'info' | 'warning' | 'error'): void;
-  /** Stacks an autocomplete provider; Pi rebuilds its slash-command list from the registered commands. */
-  addAutocompleteProvider?(factory: (current: unknown) => unknown): void;
-  setStatus(key: string, text: string | undefined): void;
-  input?(
-    title: string,
-    placeholder?: string,
-    options?: { signal?: AbortSignal },
-  ): Promise<string | undefined>;
-}
-
-/** Pi's dialogs (ctx.ui): undefined when the user dismissed them (Escape) or the signal aborted. */
-export interface PiDialogs {
-  select(title: string, options: string[], opts?: { signal?: AbortSignal }): Promise<string | undefined>;
-  confirm(title: string, message: string, opts?: { signal?: AbortSignal }): Promise<boolean>;
-  input(title: string, placeholder?: string, opts?: { signal?: AbortSignal }): Promise<string | undefined>;
-}
-
-export interface PiContext {
-  cwd: string;
-  hasUI: boolean;
-  mode?: string;
-  ui: PiUi & Partial<PiDialogs>;
-  isProjectTrusted?(): boolean;
-  isIdle?(): boolean;
-  /** Pi's current model and its registry (sampling); shapes in ./sampling.ts. */
-  model?: unknown;
-  modelRegistry?: unknown;
-}
-
-export interface PiToolDefinition extends Partial<PiToolModel> {
-  name: string;
-  label: string;
-  description: string;
-  parameters: unknown;
-  defaultActive?: boolean;
-  /** Which tools a call may reach (Pi 1.5): `"all"` or words naming tools / namespaces. */
-  reachesTools?: (input: unknown) => 'all' | string[];
-  execute(
-    toolCallId: string,
-    params: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-    onUpdate: ((partial: ToolResult) => void) | undefined,
-    ctx: unknown,
-  ): Promise<ToolResult>;
-}
-
-export interface PiCommandDefinition {
-  description?: string;
-  getArgumentCompletions?(prefix: string): Array<{ value: string; label: string }> | null;
-  handler(args: string, ctx: PiContext): Promise<void>;
-}
-
-/** The part of Pi's ExtensionAPI this extension uses. */
-export interface PiHost {
-  on(event: string, handler: (event: any, ctx: PiContext) => unknown): unknown;
-  registerTool(tool: PiToolDefinition): void;
-  registerCommand(name: string, options: PiCommandDefinition): void;
-  registerFlag(
-    name: string,
-    options: { type: 'string' | 'boolean'; description?: string; default?: string | boolean },
-  ): void;
-  getFlag(name: string): boolean | string | undefined;
-  getActiveTools(): string[];
-  setActiveTools(names: string[]): void;
-  getMcpServers?(): unknown;
-  sendUserMessage?(
-    content:
-      | string
-      | Array<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }>,
-    options?: { deliverAs?: 'steer' | 'followUp' },
-  ): void;
-}
+import { codemodeReachesTools, PI_CODEMODE_TOOL, piToolModel, wantsCodemode } from './tool-model.ts';
 
 export interface PiBridgeOptions {
   connector: Connector;
@@ -799,10 +718,6 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
 }
 
 type FullStart = typeof import('./full-start.ts') & { logger: Logger; cache: CacheStore };
-
-export function isPiContext(value: unknown): value is PiContext {
-  return typeof value === 'object' && value !== null && 'ui' in value && 'hasUI' in value;
-}
 
 /** What Pi is told about a tool: re-registering it is needed only when this changes. */
 function fingerprint(entry: CatalogEntry): string {
