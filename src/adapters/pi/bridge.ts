@@ -24,7 +24,7 @@ import {
   START_RECORD_FILE_NAME,
   type StartInputs,
   startKey,
-} from '../../catalog/start-record.ts';
+} from './start-record.ts';
 import { agentDirFrom } from '../../config/agent-dir.ts';
 import { CACHE_FILE_NAME, LOG_FILE } from '../../config/defaults.ts';
 import { readFileFromDisk } from '../../config/read-file.ts';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createStartRecords, recordingInputs, startKey } from '../../../src/catalog/start-record.ts';
+import { createStartRecords, recordingInputs, startKey } from '../../../../src/adapters/pi/start-record.ts';
 
 const NOW = Date.now();
 let dir: string;

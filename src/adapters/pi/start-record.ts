@@ -10,9 +10,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import { DEFAULT_CACHE_MAX_AGE_MS } from '../config/defaults.ts';
-import { type ReadFile, readFileFromDisk } from '../config/read-file.ts';
-import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
+import { freshUntil } from '../../catalog/cache-freshness.ts';
+import { type ReadFile, readFileFromDisk } from '../../config/read-file.ts';
+import { removeLeftoverTempFiles, replaceAtomically } from '../../fs/atomic-file.ts';
 
 export const START_RECORD_FILE_NAME = 'mcp-start.json';
 /** Bump when what a record stands for changes (the description's wording, what makes a start eligible). */
@@ -267,15 +267,11 @@ function signatureOf(path: string): string {
   }
 }
 
+/** The entry without `cachedAt` (rewritten at every connect) while it is fresh by the cache's rule. */
 function freshEntry(entry: unknown, now: number): { content: unknown; expiresAt: number } | undefined {
   if (typeof entry !== 'object' || entry === null) return undefined;
-  const { cachedAt, ...content } = entry as { cachedAt?: unknown; ttlMs?: unknown };
-  if (typeof cachedAt !== 'number' || !Number.isFinite(cachedAt) || cachedAt <= 0) return undefined;
-  const ttl = content.ttlMs;
-  const maxAge =
-    typeof ttl === 'number' && Number.isSafeInteger(ttl) && ttl >= 0
-      ? Math.min(DEFAULT_CACHE_MAX_AGE_MS, ttl)
-      : DEFAULT_CACHE_MAX_AGE_MS;
-  const expiresAt = cachedAt + maxAge;
-  return now >= expiresAt ? undefined : { content, expiresAt };
+  const expiresAt = freshUntil(entry);
+  if (expiresAt === undefined || now >= expiresAt) return undefined;
+  const { cachedAt: _cachedAt, ...content } = entry as { cachedAt?: unknown };
+  return { content, expiresAt };
 }
