@@ -116,7 +116,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const clock = options.clock ?? unrefClock;
   const host = redactingHost(options.host);
   let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
-  const registered = new RegisteredTools();
+  const registered = options.host.registry ?? new RegisteredTools();
   const prompts = new RegisteredPrompts();
   const notified = new Set<string>();
   /** `generation:server:kind`: servers whose trouble the model has been told of this session. */

@@ -15,16 +15,10 @@ import { join } from 'node:path';
 import type { SessionStartup } from '../../actors/describe-session.ts';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
 import { promptCommandName } from '../../actors/prompt-command-name.ts';
+import { RegisteredTools } from '../../actors/registered-tools.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
 import type { CacheStore } from '../../catalog/cache.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
-import {
-  createStartRecords,
-  recordingInputs,
-  START_RECORD_FILE_NAME,
-  type StartInputs,
-  startKey,
-} from './start-record.ts';
 import { agentDirFrom } from '../../config/agent-dir.ts';
 import { CACHE_FILE_NAME, LOG_FILE } from '../../config/defaults.ts';
 import { readFileFromDisk } from '../../config/read-file.ts';
@@ -43,6 +37,13 @@ import { piTrustIsExplicit } from './pi-trust.ts';
 import { isPiContext, type PiContext, type PiHost } from './pi-types.ts';
 import { promptCommand } from './prompts.ts';
 import type { PiRuntime } from './session-runtime.ts';
+import {
+  createStartRecords,
+  recordingInputs,
+  START_RECORD_FILE_NAME,
+  type StartInputs,
+  startKey,
+} from './start-record.ts';
 import { terminalSafeHost } from './terminal-ui.ts';
 import { codemodeReachesTools, PI_CODEMODE_TOOL, piToolModel, wantsCodemode } from './tool-model.ts';
 
@@ -94,8 +95,8 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   let startedFrom: 'record' | 'load' | undefined;
   const tempDir = join(tmpdir(), `pi-mcp-actors-${process.pid}-${randomBytes(4).toString('hex')}`);
   let ctx: PiContext | undefined;
-  /** What Pi has of ours, by name: registering the same tool again (same text and schema) is skipped. */
-  const registered = new Map<string, string>();
+  /** What Pi has of ours: the start path and the runtime register through it (host.registry). */
+  const registered = new RegisteredTools();
   let registeredDescription: string | undefined;
   let proxyRegistered = false;
   /** The current session (Pi's session_start); undefined before the first and after shutdown. */
@@ -193,11 +194,8 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     return lastConfig;
   };
 
-  /** The one registration of an MCP tool: first time, again when it changed, and `withdrawn` (hidden). */
+  /** Registers an MCP tool with Pi (`registered` decided it must), or withdraws it (hidden). */
   const registerMcpTool = (entry: CatalogEntry, active: boolean, withdrawn = false) => {
-    const registration = `${fingerprint(entry)}${withdrawn ? ':withdrawn' : ''}`;
-    if (registered.get(entry.name) === registration) return;
-    registered.set(entry.name, registration);
     const server = lastConfig?.servers.find((s) => s.name === entry.server);
     pi.registerTool({
       name: entry.name,
@@ -263,6 +261,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   };
 
   const host: HostPort = {
+    registry: registered,
     registerTool: (entry) => registerMcpTool(entry, entry.exposure === 'direct'),
     withdrawTool: (entry) => registerMcpTool(entry, false, true),
     // Pi's codemode scripts call tools by name: every tool must exist in Pi then.
@@ -522,7 +521,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     // registers the deferred rest once the request is on its way (or at the first tool call).
     const everyTool = codemodeReachesTools(config.servers, pi.getActiveTools());
     for (const entry of catalog.entries)
-      if (everyTool || entry.exposure === 'direct') outbound.registerTool(entry);
+      if ((everyTool || entry.exposure === 'direct') && registered.add(entry)) outbound.registerTool(entry);
     const direct = catalog.entries.filter((entry) => entry.exposure === 'direct');
     outbound.setActiveMcpTools(direct.map((entry) => entry.name));
     return registeredDescription;
@@ -718,18 +717,6 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
 }
 
 type FullStart = typeof import('./full-start.ts') & { logger: Logger; cache: CacheStore };
-
-/** What Pi is told about a tool: re-registering it is needed only when this changes. */
-function fingerprint(entry: CatalogEntry): string {
-  return JSON.stringify([
-    entry.server,
-    entry.tool,
-    entry.exposure,
-    entry.description,
-    entry.inputSchema,
-    entry.annotations,
-  ]);
-}
 
 /** Spilled files stay for the model to read during the session; an unused folder does not linger. */
 function removeIfEmpty(dir: string) {
