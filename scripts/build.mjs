@@ -58,7 +58,7 @@ const common = {
  */
 const SHARED_STATELESS = new Set([
   'src/actors/prompt-command-name.ts',
-  'src/actors/registered-tools.ts',
+  'src/actors/unref-clock.ts',
   'src/catalog/cache-freshness.ts',
   'src/config/agent-dir.ts',
   'src/config/defaults.ts',
