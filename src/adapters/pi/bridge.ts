@@ -95,6 +95,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   const tempDir = join(tmpdir(), `pi-mcp-actors-${process.pid}-${randomBytes(4).toString('hex')}`);
   /** The Pi context of the latest event, tool call or command: where dialogs and notices go. */
   let ctx: PiContext | undefined;
+  /** ToolSearch's description as Pi has it: registering the same one again is skipped. */
   let registeredDescription: string | undefined;
   /** The current session on its way to a started runtime; changed only by dispatch. */
   let phase: StartPhase = closed;
@@ -313,7 +314,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       cache,
       logger,
       inspect: inspection.inspect,
-      ...(options.clock ? { clock: options.clock } : {}),
+      clock,
       // Created by the first file written into it (spilled output, blobs); removed at shutdown.
       tempDir,
     });
