@@ -439,11 +439,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       if (!isCurrent(phase, current)) return;
       loaded = safelyReturn(() => load(current));
     }
-    const seenCache = loaded && {
-      servers: loaded.config.servers.map((d) => d.name),
-      signature: startRecords.cacheSignature(),
-      at: Date.now(),
-    };
+    const seenCache = loaded && startRecords.seeCache(loaded.config.servers.map((d) => d.name));
     const read = loaded && safelyReturn(() => readSession(loaded.config, cache));
     let description: string | undefined;
     if (read) {

@@ -50,6 +50,13 @@ interface RecordsFile {
   records: Record<string, StartRecord>;
 }
 
+/** The cache as a load saw it: its configured servers, the file's signature, when. */
+export interface SeenCache {
+  servers: string[];
+  signature: string;
+  at: number;
+}
+
 /** The configured servers' cache entries as a start saw them. */
 interface CacheView {
   servers: string[];
@@ -182,9 +189,9 @@ export function createStartRecords(file: string, cacheFile: string) {
     return { servers, signature, contents: JSON.stringify(contents), freshUntil };
   }
 
-  /** The cache file's signature; taken before a load reads the cache, for `save`. */
-  function cacheSignature(): string {
-    return signatureOf(cacheFile);
+  /** The cache as a load is about to read it (the file's signature first), for `save`. */
+  function seeCache(servers: string[], at: number = Date.now()): SeenCache {
+    return { servers, signature: signatureOf(cacheFile), at };
   }
 
   /**
@@ -192,12 +199,7 @@ export function createStartRecords(file: string, cacheFile: string) {
    * only if it is still the file the start read (`seen`, taken before), so the record pairs the
    * description with the entries it was built from. A failure only means the next start takes longer.
    */
-  async function save(
-    key: string,
-    inputs: StartInputs,
-    seen: { servers: string[]; signature: string; at: number },
-    description: string,
-  ): Promise<void> {
+  async function save(key: string, inputs: StartInputs, seen: SeenCache, description: string): Promise<void> {
     const cache = readCache(seen.servers, seen.at);
     if (cache.signature !== seen.signature || signatureOf(cacheFile) !== seen.signature) return;
     const salt = readRecords()?.salt ?? randomBytes(16).toString('base64url');
@@ -249,7 +251,7 @@ export function createStartRecords(file: string, cacheFile: string) {
     }
   }
 
-  return { match, cacheSignature, save };
+  return { match, seeCache, save };
 }
 
 function digestOf(salt: string, value: unknown): string {

@@ -45,7 +45,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('createStartRecords', () => {
   it('keeps a start and gives it back while nothing changed, with the config texts it read', async () => {
     const records = createStartRecords(recordFile, cacheFile);
-    const seen = { servers: ['notes'], signature: records.cacheSignature(), at: NOW };
+    const seen = records.seeCache(['notes'], NOW);
     await records.save(key, load({ TOKEN: 'secret-value-1' }), seen, 'ToolSearch: notes (1)');
     const match = records.match(key, { TOKEN: 'secret-value-1' }, NOW);
     expect(match?.description).toBe('ToolSearch: notes (1)');
@@ -58,7 +58,7 @@ describe('createStartRecords', () => {
 
   it('refuses a changed config text, environment value or cache entry', async () => {
     const records = createStartRecords(recordFile, cacheFile);
-    const seen = { servers: ['notes'], signature: records.cacheSignature(), at: NOW };
+    const seen = records.seeCache(['notes'], NOW);
     await records.save(key, load({ TOKEN: 'a' }), seen, 'd');
     expect(records.match(key, { TOKEN: 'b' }, NOW)).toBeUndefined();
     writeCache(['add_note', 'purge_notes']);
@@ -74,7 +74,7 @@ describe('createStartRecords', () => {
 
   it('does not save when the cache was replaced after the start read it', async () => {
     const records = createStartRecords(recordFile, cacheFile);
-    const seen = { servers: ['notes'], signature: records.cacheSignature(), at: NOW };
+    const seen = records.seeCache(['notes'], NOW);
     writeCache(['add_note', 'purge_notes']);
     await records.save(key, load({}), seen, 'built from the old entries');
     expect(() => readFileSync(recordFile)).toThrow(/ENOENT/);
