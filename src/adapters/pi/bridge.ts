@@ -99,8 +99,9 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   let registeredDescription: string | undefined;
   /** The current session on its way to a started runtime; changed only by dispatch. */
   let phase: StartPhase = closed;
-  // The phase's wake is the only timer of Pi's start, on the session's clock (unref'd, so it never keeps
-  // Pi alive; a test's SimulatedClock drives it), armed and cleared here as the phase asks.
+  // The phase's wake is the only timer of Pi's start, armed and cleared here as the phase asks. It runs
+  // on the runtime's own XState clock (unref'd: it never keeps Pi alive; a test's SimulatedClock drives
+  // both), not as an XState `after`, because XState must stay off the way to the first model request.
   const alarm = wakeAlarm(clock, () => void ready().catch(() => undefined));
   const dispatch = (event: StartEvent) => {
     phase = next(phase, event);
