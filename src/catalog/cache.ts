@@ -27,10 +27,10 @@ import type { Diagnostic, ServerDefinition } from '../config/types.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
 import { errorCode } from '../fs/error-code.ts';
 import type { Logger } from '../logger.ts';
-import { isFresh } from './cache-freshness.ts';
+import { CACHE_VERSION, isFresh, isRecord, parseCacheDocument } from './cache-format.ts';
 import { acquireFileLock, errorMessage, type FileLockOptions, tryAcquireFileLockSync } from './cache-lock.ts';
 
-export const CACHE_VERSION = 1;
+export { CACHE_VERSION };
 
 export interface CachedServer {
   configHash: string;
@@ -375,26 +375,14 @@ function inspectFile(file: string): FileState {
     const reason = errorMessage(error);
     return { kind: 'unreadable', reason, signature: `unreadable:${reason}` };
   }
-  const invalid = (reason: string): InvalidFile => ({
-    kind: 'invalid',
-    reason,
-    signature: `${reason}:${createHash('sha256').update(text).digest('hex')}`,
-  });
-  if (text.trim() === '') return invalid('empty file');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return invalid('not valid JSON, possibly truncated');
-  }
-  if (!isRecord(parsed)) return invalid('not a JSON object');
-  if (parsed.version !== CACHE_VERSION) {
-    return invalid(
-      `format version ${JSON.stringify(parsed.version) ?? 'missing'}, expected ${CACHE_VERSION}`,
-    );
-  }
-  if (!isRecord(parsed.servers)) return invalid('no "servers" object');
-  return { kind: 'ok', document: parsed, servers: parsed.servers };
+  const parsed = parseCacheDocument(text);
+  if (!parsed.ok)
+    return {
+      kind: 'invalid',
+      reason: parsed.reason,
+      signature: `${parsed.reason}:${createHash('sha256').update(text).digest('hex')}`,
+    };
+  return { kind: 'ok', document: parsed.document, servers: parsed.servers };
 }
 
 /** Keeps the entries that have the shape we need; anything else stays in the file but is not used. */
@@ -536,10 +524,6 @@ function sortKeys(value: unknown): unknown {
   const sorted: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) setOwn(sorted, key, sortKeys(value[key]));
   return sorted;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function emptyRecord<T = unknown>(): Record<string, T> {

@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import { freshUntil } from '../../catalog/cache-freshness.ts';
+import { freshUntil, parseCacheDocument } from '../../catalog/cache-format.ts';
 import { type ReadFile, readFileFromDisk } from '../../config/read-file.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../../fs/atomic-file.ts';
 
@@ -173,11 +173,11 @@ export function createStartRecords(file: string, cacheFile: string) {
     let entries: Record<string, unknown> = {};
     try {
       const text = readFileFromDisk(cacheFile);
-      const parsed = text === undefined ? undefined : (JSON.parse(text) as { servers?: unknown });
-      if (typeof parsed?.servers === 'object' && parsed.servers !== null)
-        entries = parsed.servers as Record<string, unknown>;
+      const parsed = text === undefined ? undefined : parseCacheDocument(text);
+      // An unusable cache (as the cache itself judges it): every entry counts as absent.
+      if (parsed?.ok) entries = parsed.servers;
     } catch {
-      // An unusable cache: every entry counts as absent.
+      // Unreadable: the same.
     }
     let freshUntil: number | null = null;
     const contents = servers.map((name) => {

@@ -72,6 +72,25 @@ describe('createStartRecords', () => {
     expect(records.match(key, { TOKEN: 'a' }, NOW)).toBeUndefined();
   });
 
+  it('reads the cache as the cache does: a file of another format version has no entries', async () => {
+    const records = createStartRecords(recordFile, cacheFile);
+    await records.save(key, load({}), records.seeCache(['notes'], NOW), 'built from add_note');
+    const text = readFileSync(cacheFile, 'utf8');
+    writeFileSync(cacheFile, text.replace('"version":1', '"version":2'));
+    expect(records.match(key, {}, NOW)).toBeUndefined();
+    writeFileSync(cacheFile, text);
+    expect(records.match(key, {}, NOW)?.description).toBe('built from add_note');
+  });
+
+  it('an entry past its own ttl is stale for the record as for the cache', async () => {
+    const text = readFileSync(cacheFile, 'utf8');
+    writeFileSync(cacheFile, text.replace('"cachedAt"', '"ttlMs":1000,"cachedAt"'));
+    const records = createStartRecords(recordFile, cacheFile);
+    await records.save(key, load({}), records.seeCache(['notes'], NOW), 'fresh for a second');
+    expect(records.match(key, {}, NOW + 999)?.description).toBe('fresh for a second');
+    expect(records.match(key, {}, NOW + 1_000)).toBeUndefined();
+  });
+
   it('does not save when the cache was replaced after the start read it', async () => {
     const records = createStartRecords(recordFile, cacheFile);
     const seen = records.seeCache(['notes'], NOW);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshUntil, isFresh } from '../../../src/catalog/cache-freshness.ts';
+import { freshUntil, isFresh, parseCacheDocument } from '../../../src/catalog/cache-format.ts';
 
 const HOUR = 3_600_000;
 
@@ -21,5 +21,23 @@ describe('cache freshness (the one rule of the cache and the start record)', () 
     expect(isFresh({ cachedAt: 1_000, ttlMs: 10 }, 1_009)).toBe(true);
     expect(isFresh({ cachedAt: 1_000, ttlMs: 10 }, 1_010)).toBe(false);
     expect(isFresh({}, 1_000)).toBe(false);
+  });
+});
+
+describe('the cache document', () => {
+  it.each([
+    ['', 'empty file'],
+    ['{"version":1,"servers":', 'not valid JSON, possibly truncated'],
+    ['[]', 'not a JSON object'],
+    ['{"version":2,"servers":{}}', 'format version 2, expected 1'],
+    ['{"servers":{}}', 'format version missing, expected 1'],
+    ['{"version":1}', 'no "servers" object'],
+  ])('%j is unusable: %s', (text, reason) => {
+    expect(parseCacheDocument(text)).toEqual({ ok: false, reason });
+  });
+
+  it("gives the servers' raw entries of a usable file", () => {
+    const parsed = parseCacheDocument('{"version":1,"servers":{"a":{"cachedAt":1}},"other":true}');
+    expect(parsed.ok && parsed.servers).toEqual({ a: { cachedAt: 1 } });
   });
 });
