@@ -2,7 +2,7 @@
 // sources; an installed package, which ships only the bundle, runs dist/ (built by `npm pack`).
 // Named index.ts: Pi lists an `index` entry by its package name ("pi-mcp-actors"), any other by its file name.
 import { existsSync } from 'node:fs';
-import type { PiHost } from './src/adapters/pi/bridge.ts';
+import type { PiHost } from './src/adapters/pi/pi-types.ts';
 
 const fromSources = existsSync(new URL('./src/index.ts', import.meta.url));
 

@@ -58,6 +58,8 @@ const common = {
  */
 const SHARED_STATELESS = new Set([
   'src/actors/prompt-command-name.ts',
+  'src/actors/unref-clock.ts',
+  'src/catalog/cache-format.ts',
   'src/config/agent-dir.ts',
   'src/config/defaults.ts',
   'src/config/interpolate.ts',

@@ -3,7 +3,8 @@
 
 import type { CacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type ServerTools } from '../catalog/catalog.ts';
-import type { LoadedConfig } from '../config/types.ts';
+import { mayHaveDirectTools } from '../catalog/exposure.ts';
+import type { LoadedConfig, ServerDefinition } from '../config/types.ts';
 import type { KnownCatalog, SessionContext } from '../machines/session.machine.ts';
 import { lineBudget, serverLine } from '../tools/server-summary.ts';
 import { buildToolSearchDescription } from '../tools/tool-search.ts';
@@ -81,4 +82,14 @@ export function readSession(
     }
   }
   return { config, cached, ...describeSession(config, cached) };
+}
+
+/**
+ * Servers that may have direct tools the cache does not know: the first model request needs those tools,
+ * so the session's start connects these servers and waits for them (bounded by their startup timeout).
+ */
+export function awaitsDirectTools(config: LoadedConfig, known: Record<string, unknown>): ServerDefinition[] {
+  return config.servers.filter(
+    (d) => !known[d.name] && mayHaveDirectTools(d, config.settings.directToolsEnv),
+  );
 }

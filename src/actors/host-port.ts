@@ -3,10 +3,17 @@
 
 import type { PromptDescriptor } from '../adapters/mcp/connection-port.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
+import type { RegisteredTools } from './registered-tools.ts';
 
 export type NotifyLevel = 'info' | 'warning' | 'error';
 
 export interface HostPort {
+  /**
+   * What this host holds of ours. A host that registers tools itself before the runtime exists (Pi's
+   * start path) shares its registry here, so each tool goes through one registry with one fingerprint;
+   * a host without one leaves it out and the runtime keeps its own.
+   */
+  registry?: RegisteredTools;
   /** Registers an MCP tool, or registers it again under its name when its description or schema changed;
    * inactive unless activated. */
   registerTool(entry: CatalogEntry): void;

@@ -14,7 +14,6 @@ import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
-import { mayHaveDirectTools } from '../catalog/exposure.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig, Settings } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
@@ -34,7 +33,7 @@ import { instructionsNote } from '../tools/server-instructions.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
 import { type Surface, wordsFor } from '../tools/surface-words.ts';
 import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
-import { readSession, type SessionStartup, serverTools } from './describe-session.ts';
+import { awaitsDirectTools, readSession, type SessionStartup, serverTools } from './describe-session.ts';
 import { ensureConnected, type ServerActorRef, type ServerUnavailable } from './ensure-connected.ts';
 import type { HostPort } from './host-port.ts';
 import { redactingHost, redactProgress, redactResult } from './outbound.ts';
@@ -115,7 +114,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const clock = options.clock ?? unrefClock;
   const host = redactingHost(options.host);
   let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
-  const registered = new RegisteredTools();
+  const registered = options.host.registry ?? new RegisteredTools();
   const prompts = new RegisteredPrompts();
   const notified = new Set<string>();
   /** `generation:server:kind`: servers whose trouble the model has been told of this session. */
@@ -499,16 +498,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async start(request) {
       actor.send({ type: 'SESSION_START', request });
       await waitFor(actor, (s) => !s.matches('starting'));
-      // Direct tools must exist for the first model request: wait (bounded by each server's startup
-      // timeout) for servers that should have direct tools but are not in the cache yet.
-      const context = actor.getSnapshot().context;
+      // Direct tools must exist for the first model request: the one wait for them (Pi's start too
+      // comes here), bounded by each server's startup timeout.
+      const { config, catalogs } = actor.getSnapshot().context;
       const refs = childRefs();
-      const waiting = (context.config?.servers ?? []).filter(
-        (d) =>
-          !context.catalogs[d.name] &&
-          refs[d.name] &&
-          mayHaveDirectTools(d, context.config!.settings.directToolsEnv),
-      );
+      const waiting = config ? awaitsDirectTools(config, catalogs).filter((d) => refs[d.name]) : [];
       await Promise.all(waiting.map((d) => ensureConnected(refs[d.name]!)));
     },
     async stop() {

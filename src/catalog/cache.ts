@@ -27,9 +27,10 @@ import type { Diagnostic, ServerDefinition } from '../config/types.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
 import { errorCode } from '../fs/error-code.ts';
 import type { Logger } from '../logger.ts';
+import { CACHE_VERSION, isFresh, isRecord, parseCacheDocument } from './cache-format.ts';
 import { acquireFileLock, errorMessage, type FileLockOptions, tryAcquireFileLockSync } from './cache-lock.ts';
 
-export const CACHE_VERSION = 1;
+export { CACHE_VERSION };
 
 export interface CachedServer {
   configHash: string;
@@ -248,14 +249,6 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
     }
   }
 
-  function fresh(entry: { cachedAt: number; ttlMs?: number }, at: number): boolean {
-    if (!Number.isFinite(entry.cachedAt) || entry.cachedAt <= 0) return false;
-    const ttl = entry.ttlMs;
-    const maxAge =
-      ttl !== undefined && Number.isSafeInteger(ttl) && ttl >= 0 ? Math.min(maxAgeMs, ttl) : maxAgeMs;
-    return at - entry.cachedAt < maxAge;
-  }
-
   function validEntry(
     def: ServerDefinition,
     at: number = now(),
@@ -270,7 +263,7 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
     const entry = Object.hasOwn(entries, def.name) ? entries[def.name] : undefined;
     if (!entry) return undefined;
     if (entry.configHash !== configHash(def)) return undefined;
-    if (!fresh(entry, at)) return undefined;
+    if (!isFresh(entry, at, maxAgeMs)) return undefined;
     // Listed for other capabilities: its tools are not the ones this reader's server offers.
     if (declared && entry.clientCapabilities && !sameNames(entry.clientCapabilities, declared))
       return undefined;
@@ -317,7 +310,7 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
           changed = true;
         }
         // Nothing new (a server listed what it listed an hour ago): the file stays as it is, so the
-        // start record (start-record.ts) still trusts it without reading it.
+        // start record (src/adapters/pi/start-record.ts) still trusts it without reading it.
         if (!changed) return;
         const next: Record<string, unknown> = { ...document };
         setOwn(next, 'version', CACHE_VERSION);
@@ -339,7 +332,7 @@ export function createCacheStore(options: CacheStoreOptions): CacheStore {
     if (!entry.clientCapabilities || !isRecord(previous)) return false;
     const before = normalizeEntry(previous);
     if (!before?.clientCapabilities || before.configHash !== entry.configHash) return false;
-    if (!fresh(before, now())) return false;
+    if (!isFresh(before, now(), maxAgeMs)) return false;
     const kept = new Set(before.clientCapabilities);
     return (
       entry.clientCapabilities.every((name) => kept.has(name)) &&
@@ -382,26 +375,14 @@ function inspectFile(file: string): FileState {
     const reason = errorMessage(error);
     return { kind: 'unreadable', reason, signature: `unreadable:${reason}` };
   }
-  const invalid = (reason: string): InvalidFile => ({
-    kind: 'invalid',
-    reason,
-    signature: `${reason}:${createHash('sha256').update(text).digest('hex')}`,
-  });
-  if (text.trim() === '') return invalid('empty file');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return invalid('not valid JSON, possibly truncated');
-  }
-  if (!isRecord(parsed)) return invalid('not a JSON object');
-  if (parsed.version !== CACHE_VERSION) {
-    return invalid(
-      `format version ${JSON.stringify(parsed.version) ?? 'missing'}, expected ${CACHE_VERSION}`,
-    );
-  }
-  if (!isRecord(parsed.servers)) return invalid('no "servers" object');
-  return { kind: 'ok', document: parsed, servers: parsed.servers };
+  const parsed = parseCacheDocument(text);
+  if (!parsed.ok)
+    return {
+      kind: 'invalid',
+      reason: parsed.reason,
+      signature: `${parsed.reason}:${createHash('sha256').update(text).digest('hex')}`,
+    };
+  return { kind: 'ok', document: parsed.document, servers: parsed.servers };
 }
 
 /** Keeps the entries that have the shape we need; anything else stays in the file but is not used. */
@@ -543,10 +524,6 @@ function sortKeys(value: unknown): unknown {
   const sorted: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) setOwn(sorted, key, sortKeys(value[key]));
   return sorted;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function emptyRecord<T = unknown>(): Record<string, T> {

@@ -6,7 +6,7 @@ import type {
   PiContext,
   PiHost,
   PiToolDefinition,
-} from '../../src/adapters/pi/bridge.ts';
+} from '../../src/adapters/pi/pi-types.ts';
 
 export const PI_BUILTINS = ['read', 'bash', 'edit', 'write'];
 

@@ -3,7 +3,7 @@
 
 import { plainText } from '../../terminal-text.ts';
 import type { ApprovalAnswer, AskApproval } from '../../tools/approval.ts';
-import type { PiContext, PiDialogs } from './bridge.ts';
+import type { PiContext, PiDialogs } from './pi-types.ts';
 
 export const APPROVAL_CHOICES: Record<string, ApprovalAnswer> = {
   'Allow once': 'once',

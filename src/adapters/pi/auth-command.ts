@@ -7,7 +7,7 @@ import type { Runtime } from '../../actors/session-actor.ts';
 import type { SignInResult } from '../../auth/port.ts';
 import { runMcpAuthCommand } from '../../commands/mcp-command.ts';
 import { usesOAuth } from '../mcp/auth/connect-auth.ts';
-import type { PiContext } from './bridge.ts';
+import type { PiContext } from './pi-types.ts';
 
 export async function runAuthCommand(args: string, runtime: Runtime, ctx: PiContext): Promise<string> {
   const server = args.trim();

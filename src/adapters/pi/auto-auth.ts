@@ -7,7 +7,7 @@ import type { Runtime } from '../../actors/session-actor.ts';
 import type { ToolResult } from '../../tools/executor.ts';
 import { usesOAuth } from '../mcp/auth/connect-auth.ts';
 import { canWaitForBrowser, signInWithUi } from './auth-command.ts';
-import type { PiContext } from './bridge.ts';
+import type { PiContext } from './pi-types.ts';
 
 /** A tool call: its server, when the call failed because that server waits for a sign-in. */
 export function callWithAutoAuth(

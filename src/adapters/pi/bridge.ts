@@ -1,11 +1,12 @@
-// The only module that knows Pi's extension API. It declares the narrow slice of it we use (PiHost,
-// which Pi's real ExtensionAPI satisfies structurally), bridges Pi's events to the session runtime,
+// Bridges Pi's events (the narrow slice of Pi's API declared in ./pi-types.ts) to the session runtime,
 // registers our tools, commands and flags, and implements the HostPort effects on top of Pi.
 //
 // Start-up cost is Pi's: before the first model request only the config and the metadata cache are
 // read (once) and ToolSearch and the tools are registered; from the start record, not even that. This
 // module keeps no state that the lazy halves share (the redaction and the log live in ./full-start.ts),
-// so the bundle's start module can hold it whole. The runtime (machines, actors, executor, search, npx
+// so the bundle's start module can hold it whole. Where the current session is on its way to a started
+// runtime is one value, `phase` (./start-phase.ts); every way into the runtime goes through ready().
+// The runtime (machines, actors, executor, search, npx
 // resolver) is ./session-runtime.ts, imported after that request is on its way, or at the first tool
 // call or /mcp, whichever comes first; the MCP SDK follows it in the background.
 
@@ -16,16 +17,11 @@ import { join } from 'node:path';
 import type { SessionStartup } from '../../actors/describe-session.ts';
 import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
 import { promptCommandName } from '../../actors/prompt-command-name.ts';
+import type { RegisteredTools } from '../../actors/registered-tools.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
+import { type Clock, unrefClock } from '../../actors/unref-clock.ts';
 import type { CacheStore } from '../../catalog/cache.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
-import {
-  createStartRecords,
-  recordingInputs,
-  START_RECORD_FILE_NAME,
-  type StartInputs,
-  startKey,
-} from '../../catalog/start-record.ts';
 import { agentDirFrom } from '../../config/agent-dir.ts';
 import { CACHE_FILE_NAME, LOG_FILE } from '../../config/defaults.ts';
 import { readFileFromDisk } from '../../config/read-file.ts';
@@ -41,91 +37,27 @@ import { TOOL_SEARCH_NAME, toolSearchParameters } from '../../tools/tool-search.
 import type { Connector } from '../mcp/connection-port.ts';
 import type { PiCustomUi } from './panel.ts';
 import { piTrustIsExplicit } from './pi-trust.ts';
+import { isPiContext, type PiContext, type PiHost } from './pi-types.ts';
 import { promptCommand } from './prompts.ts';
-import type { PiRuntime } from './session-runtime.ts';
-import { terminalSafeHost } from './terminal-ui.ts';
 import {
-  codemodeReachesTools,
-  PI_CODEMODE_TOOL,
-  type PiToolModel,
-  piToolModel,
-  wantsCodemode,
-} from './tool-model.ts';
-
-export interface PiUi extends Partial<PiCustomUi> {
-  notify(message: string, type?: 'info' | 'warning' | 'error'): void;
-  /** Stacks an autocomplete provider; Pi rebuilds its slash-command list from the registered commands. */
-  addAutocompleteProvider?(factory: (current: unknown) => unknown): void;
-  setStatus(key: string, text: string | undefined): void;
-  input?(
-    title: string,
-    placeholder?: string,
-    options?: { signal?: AbortSignal },
-  ): Promise<string | undefined>;
-}
-
-/** Pi's dialogs (ctx.ui): undefined when the user dismissed them (Escape) or the signal aborted. */
-export interface PiDialogs {
-  select(title: string, options: string[], opts?: { signal?: AbortSignal }): Promise<string | undefined>;
-  confirm(title: string, message: string, opts?: { signal?: AbortSignal }): Promise<boolean>;
-  input(title: string, placeholder?: string, opts?: { signal?: AbortSignal }): Promise<string | undefined>;
-}
-
-export interface PiContext {
-  cwd: string;
-  hasUI: boolean;
-  mode?: string;
-  ui: PiUi & Partial<PiDialogs>;
-  isProjectTrusted?(): boolean;
-  isIdle?(): boolean;
-  /** Pi's current model and its registry (sampling); shapes in ./sampling.ts. */
-  model?: unknown;
-  modelRegistry?: unknown;
-}
-
-export interface PiToolDefinition extends Partial<PiToolModel> {
-  name: string;
-  label: string;
-  description: string;
-  parameters: unknown;
-  defaultActive?: boolean;
-  /** Which tools a call may reach (Pi 1.5): `"all"` or words naming tools / namespaces. */
-  reachesTools?: (input: unknown) => 'all' | string[];
-  execute(
-    toolCallId: string,
-    params: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-    onUpdate: ((partial: ToolResult) => void) | undefined,
-    ctx: unknown,
-  ): Promise<ToolResult>;
-}
-
-export interface PiCommandDefinition {
-  description?: string;
-  getArgumentCompletions?(prefix: string): Array<{ value: string; label: string }> | null;
-  handler(args: string, ctx: PiContext): Promise<void>;
-}
-
-/** The part of Pi's ExtensionAPI this extension uses. */
-export interface PiHost {
-  on(event: string, handler: (event: any, ctx: PiContext) => unknown): unknown;
-  registerTool(tool: PiToolDefinition): void;
-  registerCommand(name: string, options: PiCommandDefinition): void;
-  registerFlag(
-    name: string,
-    options: { type: 'string' | 'boolean'; description?: string; default?: string | boolean },
-  ): void;
-  getFlag(name: string): boolean | string | undefined;
-  getActiveTools(): string[];
-  setActiveTools(names: string[]): void;
-  getMcpServers?(): unknown;
-  sendUserMessage?(
-    content:
-      | string
-      | Array<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }>,
-    options?: { deliverAs?: 'steer' | 'followUp' },
-  ): void;
-}
+  closed,
+  isCurrent,
+  next,
+  type StartEvent,
+  type StartPhase,
+  WAKE_AFTER_MS,
+  type Wake,
+  wakeOf,
+} from './start-phase.ts';
+import {
+  createStartRecords,
+  recordingInputs,
+  START_RECORD_FILE_NAME,
+  type StartInputs,
+  startKey,
+} from './start-record.ts';
+import { terminalSafeHost } from './terminal-ui.ts';
+import { codemodeReachesTools, PI_CODEMODE_TOOL, piToolModel, wantsCodemode } from './tool-model.ts';
 
 export interface PiBridgeOptions {
   connector: Connector;
@@ -133,6 +65,8 @@ export interface PiBridgeOptions {
   preloadConnector?: () => Promise<unknown>;
   env?: Record<string, string | undefined>;
   homeDir?: string;
+  /** The timers of Pi's start and of the runtime: real ones, unref'd, unless a test gives XState's. */
+  clock?: Clock;
 }
 
 /** What bridgePi hands back (for tests and embedding). */
@@ -147,14 +81,6 @@ export const STATUS_KEY = 'mcp';
 /** Tools of Pi's built-in MCP that must never stay active next to ours. */
 const BUILTIN_MCP_TOOL =
   /^(mcp__|tool_search$|list_mcp_resources$|list_mcp_resource_templates$|read_mcp_resource$)/;
-/**
- * After the first model request is handed to the provider: long enough for it to be on the wire even on
- * a loaded machine (loading the runtime blocks the event loop for tens of ms), short against a model's
- * turn. A tool call or /mcp before then loads it at once; a one-shot answer exits without it.
- */
-const AFTER_REQUEST_MS = 250;
-/** A session that sends no request soon (an interactive one waiting for its prompt) starts anyway. */
-const WITHOUT_REQUEST_MS = 1_000;
 
 /** Wires the extension into Pi. */
 export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
@@ -163,32 +89,25 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   const env = options.env ?? process.env;
   const homeDir = options.homeDir ?? homedir();
   const agentDir = agentDirFrom(env, homeDir);
-  let lastConfig: LoadedConfig | undefined;
+  const clock = options.clock ?? unrefClock;
   const cacheFile = join(agentDir, CACHE_FILE_NAME);
   const startRecords = createStartRecords(join(agentDir, START_RECORD_FILE_NAME), cacheFile);
-  /** Config texts the remembered start read; the session's full load takes them instead of reading again. */
-  let startTexts: Map<string, string | undefined> | undefined;
-  /** What the last load read, for the start record. */
-  let lastInputs: StartInputs | undefined;
-  /** Saves this session's start record once its first request is on its way. */
-  let saveStartRecord: (() => Promise<void>) | undefined;
-  let startedFrom: 'record' | 'load' | undefined;
   const tempDir = join(tmpdir(), `pi-mcp-actors-${process.pid}-${randomBytes(4).toString('hex')}`);
+  /** The Pi context of the latest event, tool call or command: where dialogs and notices go. */
   let ctx: PiContext | undefined;
-  /** What Pi has of ours, by name: registering the same tool again (same text and schema) is skipped. */
-  const registered = new Map<string, string>();
+  /** ToolSearch's description as Pi has it: registering the same one again is skipped. */
   let registeredDescription: string | undefined;
-  let proxyRegistered = false;
-  /** The current session (Pi's session_start); undefined before the first and after shutdown. */
-  let request: StartRequest | undefined;
-  /** Read at session_start; the runtime's start for the same request takes it instead of reading again. */
-  let startup: SessionStartup | undefined;
-  let loading: Promise<Runtime> | undefined;
-  /** The runtime started with the current session. */
-  let starting: Promise<Runtime> | undefined;
-  let live: Runtime | undefined;
-  let piRuntime: PiRuntime | undefined;
-  let backgroundStart: ReturnType<typeof setTimeout> | undefined;
+  /** The current session on its way to a started runtime; changed only by dispatch. */
+  let phase: StartPhase = closed;
+  // The phase's wake is the only timer of Pi's start, armed and cleared here as the phase asks. It runs
+  // on the runtime's own XState clock (unref'd: it never keeps Pi alive; a test's SimulatedClock drives
+  // both), not as an XState `after`, because XState must stay off the way to the first model request.
+  const alarm = wakeAlarm(clock, () => void ready().catch(() => undefined));
+  const dispatch = (event: StartEvent) => {
+    phase = next(phase, event);
+    alarm.follow(wakeOf(phase));
+  };
+  const configOf = () => (phase.kind === 'closed' ? undefined : phase.config);
   /** Project servers (consent keys) the user denied in this Pi process: not asked again until restart. */
   const deniedConsents = new Set<string>();
 
@@ -218,15 +137,16 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     });
   };
 
-  /** ./full-start.ts with the log and the cache store (the runtime shares them); set once loaded. */
-  let fullStart: FullStart | undefined;
-  let fullStartLoading: Promise<FullStart> | undefined;
-  const loadFullStart = () =>
-    (fullStartLoading ??= import('./full-start.ts').then((module) => {
-      const logger = module.createLogger({ file: join(agentDir, LOG_FILE) });
-      fullStart = { ...module, logger, cache: module.createCacheStore({ file: cacheFile, logger }) };
-      return fullStart;
-    }));
+  /** ./full-start.ts with the log and the cache store (the runtime shares them). */
+  const fullStart = lazily(async (): Promise<FullStart> => {
+    const module = await import('./full-start.ts');
+    const logger = module.createLogger({ file: join(agentDir, LOG_FILE) });
+    const cache = module.createCacheStore({ file: cacheFile, logger });
+    // What Pi has of ours: the start path and the runtime register through it (HostPort.registry).
+    // Nothing of ours is registered before this module loads, so none is needed before.
+    return { ...module, logger, cache, registry: new module.RegisteredTools() };
+  });
+  const loadFullStart = fullStart.get;
   /** The log file is written by the logger of ./full-start.ts, which redacts (loaded on first use). */
   const log = (level: 'warn' | 'error', text: string) =>
     void loadFullStart().then(
@@ -236,7 +156,8 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   /** Shows text to the user through the one redaction: at once once it is loaded, else when it is. */
   const tell = (target: PiContext | undefined, raw: string, level: NotifyLevel) => {
     if (!target) return;
-    if (fullStart) show(target, fullStart.redact(raw), level);
+    const loaded = fullStart.made();
+    if (loaded) show(target, loaded.redact(raw), level);
     else
       void loadFullStart().then(
         (loaded) => show(target, loaded.redact(raw), level),
@@ -244,18 +165,18 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       );
   };
 
-  /** Reads the config; the caller has loaded ./full-start.ts first (loadFullStart). */
-  const load = (request: StartRequest): LoadedConfig => {
-    if (!fullStart) throw new Error('the config loader is not loaded yet');
-    const { loadConfig, addServerSecrets, readProjectConsent } = fullStart;
+  /** Reads the config, and says what it read (for the start record); ./full-start.ts is loaded first. */
+  const load = (request: StartRequest): { config: LoadedConfig; inputs: StartInputs | undefined } => {
+    const loaded = fullStart.made();
+    if (!loaded) throw new Error('the config loader is not loaded yet');
+    const { loadConfig, addServerSecrets, readProjectConsent } = loaded;
     const configPath = configPathFlag();
-    const texts = startTexts;
-    startTexts = undefined;
+    const texts = phase.kind === 'closed' ? undefined : phase.texts;
     const seen = recordingInputs(
       env,
       texts ? (path) => (texts.has(path) ? texts.get(path) : readFileFromDisk(path)) : readFileFromDisk,
     );
-    lastConfig = loadConfig({
+    const config = loadConfig({
       agentDir,
       cwd: request.cwd,
       homeDir,
@@ -269,17 +190,14 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       ...(configPath ? { configPath } : {}),
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
     });
-    lastInputs = seen.inputs();
-    addServerSecrets(lastConfig.servers);
-    return lastConfig;
+    dispatch({ type: 'loaded', config });
+    addServerSecrets(config.servers);
+    return { config, inputs: seen.inputs() };
   };
 
-  /** The one registration of an MCP tool: first time, again when it changed, and `withdrawn` (hidden). */
+  /** Registers an MCP tool with Pi (the registry decided it must), or withdraws it (hidden). */
   const registerMcpTool = (entry: CatalogEntry, active: boolean, withdrawn = false) => {
-    const registration = `${fingerprint(entry)}${withdrawn ? ':withdrawn' : ''}`;
-    if (registered.get(entry.name) === registration) return;
-    registered.set(entry.name, registration);
-    const server = lastConfig?.servers.find((s) => s.name === entry.server);
+    const server = configOf()?.servers.find((s) => s.name === entry.server);
     pi.registerTool({
       name: entry.name,
       label: `${entry.server}: ${entry.tool}`,
@@ -347,8 +265,10 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     registerTool: (entry) => registerMcpTool(entry, entry.exposure === 'direct'),
     withdrawTool: (entry) => registerMcpTool(entry, false, true),
     // Pi's codemode scripts call tools by name: every tool must exist in Pi then.
-    registersEveryTool: () =>
-      lastConfig !== undefined && codemodeReachesTools(lastConfig.servers, pi.getActiveTools()),
+    registersEveryTool: () => {
+      const config = configOf();
+      return config !== undefined && codemodeReachesTools(config.servers, pi.getActiveTools());
+    },
     registerPrompt: (server, prompt) => {
       pi.registerCommand(
         promptCommandName(server, prompt.name),
@@ -366,8 +286,10 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     },
     registerToolSearch,
     setActiveMcpTools(names) {
-      const keep = pi.getActiveTools().filter((n) => !registered.has(n) && !BUILTIN_MCP_TOOL.test(n));
-      const codemode = lastConfig && wantsCodemode(lastConfig.servers) ? [PI_CODEMODE_TOOL] : [];
+      const ours = fullStart.made()?.registry;
+      const keep = pi.getActiveTools().filter((n) => !ours?.has(n) && !BUILTIN_MCP_TOOL.test(n));
+      const config = configOf();
+      const codemode = config && wantsCodemode(config.servers) ? [PI_CODEMODE_TOOL] : [];
       pi.setActiveTools([...new Set([...keep, TOOL_SEARCH_NAME, ...codemode, ...names])]);
     },
     setStatus: (text) => safely(() => ctx?.ui.setStatus(STATUS_KEY, text)),
@@ -375,61 +297,65 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   };
 
   const runtimeModule = () => import('./session-runtime.ts');
-  const runtime = () =>
-    (loading ??= (async () => {
-      const { cache, logger } = await loadFullStart();
-      await attachInspection().catch((e: unknown) => log('warn', `inspection: ${String(e)}`));
-      const { createPiRuntime } = await runtimeModule();
-      piRuntime = createPiRuntime({
-        host,
-        connector: options.connector,
-        agentDir,
-        currentContext: () => ctx,
-        loadConfig: load,
-        readSession: (r) => {
-          const read = startup;
-          if (!read || r !== request) return undefined;
-          startup = undefined;
-          return read;
-        },
-        cache,
-        logger,
-        inspect: inspection.inspect,
-        // Created by the first file written into it (spilled output, blobs); removed at shutdown.
-        tempDir,
-      });
-      return piRuntime.runtime;
-    })());
+  const piRuntime = lazily(async () => {
+    const { cache, logger, registry } = await loadFullStart();
+    await attachInspection().catch((e: unknown) => log('warn', `inspection: ${String(e)}`));
+    const { createPiRuntime } = await runtimeModule();
+    return createPiRuntime({
+      host: { ...host, registry },
+      connector: options.connector,
+      agentDir,
+      currentContext: () => ctx,
+      loadConfig: (r) => load(r).config,
+      readSession: (r) => {
+        const read = isCurrent(phase, r) && phase.kind !== 'closed' ? phase.startup : undefined;
+        if (read) dispatch({ type: 'startup_taken' });
+        return read;
+      },
+      cache,
+      logger,
+      inspect: inspection.inspect,
+      clock,
+      // Created by the first file written into it (spilled output, blobs); removed at shutdown.
+      tempDir,
+    });
+  });
+  const runtime = () => piRuntime.get().then((made) => made.runtime);
+  const proxyTool = lazily(registerProxyTool);
 
-  /** The runtime, started with the current session (once per session_start). */
+  /**
+   * The one way into the runtime: started with the current session, once per session (again after a
+   * restart). The wake timer, a tool call, /mcp, direct tools at session_start all come here.
+   */
   function ready(): Promise<Runtime> {
-    clearTimeout(backgroundStart);
-    starting ??= runtime().then(async (rt) => {
-      const current = request;
-      if (current) {
-        live = rt;
-        await guarded('session_start', () => rt.start(current));
-        // Off the critical path, one after the other: the search index, then the MCP SDK.
-        // A session that has ended starts no import: one in progress would hold Pi's exit.
-        const open = () => request === current;
-        setImmediate(() => {
-          if (!open()) return;
-          void runtimeModule()
-            .then(({ warmUp }) => warmUp(rt))
-            .then(() => (open() ? options.preloadConnector?.() : undefined))
-            .catch((e: unknown) => log('warn', `warm-up: ${String(e)}`));
-        });
-      }
+    if (phase.kind === 'started') return phase.runtime;
+    if (phase.kind === 'closed') return runtime();
+    const { request } = phase;
+    const started: Promise<Runtime> = runtime().then(async (rt) => {
+      if (phase.kind === 'closed') return rt; // shut down meanwhile: nothing starts
+      // A newer session or a restart took over meanwhile: the runtime starts with that one.
+      if (phase.kind !== 'started' || phase.runtime !== started) return ready();
+      await guarded('session_start', () => rt.start(request));
+      // Off the critical path, one after the other: the search index, then the MCP SDK.
+      // A session that has ended starts no import: one in progress would hold Pi's exit.
+      const open = () => isCurrent(phase, request);
+      setImmediate(() => {
+        if (!open()) return;
+        void runtimeModule()
+          .then(({ warmUp }) => warmUp(rt))
+          .then(() => (open() ? options.preloadConnector?.() : undefined))
+          .catch((e: unknown) => log('warn', `warm-up: ${String(e)}`));
+      });
       return rt;
     });
-    return starting;
+    dispatch({ type: 'start', runtime: started });
+    return started;
   }
 
-  function startSoon(ms: number) {
-    clearTimeout(backgroundStart);
-    if (starting) return;
-    backgroundStart = setTimeout(() => void ready().catch(() => undefined), ms);
-    backgroundStart.unref?.();
+  /** The session starts over with the same request (a new generation of the runtime's session). */
+  async function restart() {
+    dispatch({ type: 'restart' });
+    await ready().catch(() => undefined);
   }
 
   /** Runs `fn` on the started runtime; a runtime that cannot load becomes a failed tool result. */
@@ -484,106 +410,93 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     const askConsent =
       projectTrusted &&
       !safelyReturn(() => piTrustIsExplicit({ cwd: eventCtx.cwd, agentDir, homeDir, argv: process.argv }));
-    request = {
+    const current: StartRequest = {
       cwd: eventCtx.cwd,
       projectTrusted,
       ...(askConsent ? { askConsent: true } : {}),
       ...(event?.reason ? { reason: event.reason } : {}),
     };
-    starting = undefined;
-    piRuntime?.newSession();
-    const current = request;
+    piRuntime.made()?.newSession();
     const key = startKeyOf(current);
-    saveStartRecord = undefined;
-    startTexts = undefined;
     // Inputs unchanged since a start that needed nothing else: its ToolSearch is all the request needs.
     const remembered = pi.getActiveTools().includes(PI_CODEMODE_TOOL)
       ? undefined
       : safelyReturn(() => startRecords.match(key, env, Date.now()));
-    startedFrom = remembered ? 'record' : 'load';
     if (remembered) {
-      startTexts = remembered.texts;
+      dispatch({ type: 'session_start', request: current, from: 'record', texts: remembered.texts });
       safely(() => {
         registerToolSearch(remembered.description);
         host.setActiveMcpTools([]);
       });
-      saveStartRecord = remembered.refresh;
-      startSoon(WITHOUT_REQUEST_MS);
+      dispatch({ type: 'declared', ...(remembered.refresh ? { saveRecord: remembered.refresh } : {}) });
       return;
     }
+    dispatch({ type: 'session_start', request: current, from: 'load' });
     const started = await loadFullStart();
-    if (request !== current) return; // a newer session_start took over meanwhile
-    const { readSession, cache, mayHaveDirectTools } = started;
-    let config = safelyReturn(() => load(current));
-    if (config?.pending && (await settleConsent(eventCtx, current, config, started))) {
-      if (request !== current) return;
-      config = safelyReturn(() => load(current));
+    if (!isCurrent(phase, current)) return; // a newer session_start took over meanwhile
+    const { readSession, cache, awaitsDirectTools } = started;
+    let loaded = safelyReturn(() => load(current));
+    if (loaded?.config.pending && (await settleConsent(eventCtx, current, loaded.config, started))) {
+      if (!isCurrent(phase, current)) return;
+      loaded = safelyReturn(() => load(current));
     }
-    const inputs = lastInputs;
-    const seenCache = config && {
-      servers: config.servers.map((d) => d.name),
-      signature: startRecords.cacheSignature(),
-      at: Date.now(),
-    };
-    const read = config && safelyReturn(() => readSession(config, cache));
-    startup = read;
+    const seenCache = loaded && startRecords.seeCache(loaded.config.servers.map((d) => d.name));
+    const read = loaded && safelyReturn(() => readSession(loaded.config, cache));
     let description: string | undefined;
     if (read) {
+      dispatch({ type: 'read', startup: read });
       description = safelyReturn(() => registerSession(read, started));
-      await registerProxyTool(read.config, started).catch((e: unknown) =>
-        log('error', `proxy tool: ${String(e)}`),
-      );
+      if (read.config.settings.proxyTool)
+        await proxyTool.get().catch((e: unknown) => log('error', `proxy tool: ${String(e)}`));
+      if (!isCurrent(phase, current)) return;
     }
     // Direct tools must exist for the first model request: servers that should have some but are not
-    // in the cache are connected now (bounded by their startup timeout). Otherwise nothing waits.
-    const directEnv = read?.config.settings.directToolsEnv;
-    const connectNow =
-      !read || read.config.servers.some((d) => !read.cached[d.name] && mayHaveDirectTools(d, directEnv));
-    if (
-      read &&
-      inputs &&
-      seenCache &&
-      description !== undefined &&
-      startNeedsOnlyToolSearch(read, connectNow)
-    )
-      saveStartRecord = () => startRecords.save(key, inputs, seenCache, description);
-    if (connectNow) await ready().catch(() => undefined);
-    else startSoon(WITHOUT_REQUEST_MS);
+    // in the cache are connected now, by the runtime's start (bounded by their startup timeout).
+    // Otherwise nothing waits.
+    const connectNow = !read || awaitsDirectTools(read.config, read.cached).length > 0;
+    if (connectNow) {
+      await ready().catch(() => undefined);
+      return;
+    }
+    const inputs = loaded?.inputs;
+    const registeredAs = description;
+    const saveRecord =
+      inputs && seenCache && registeredAs !== undefined && startNeedsOnlyToolSearch(read)
+        ? () => startRecords.save(key, inputs, seenCache, registeredAs)
+        : undefined;
+    dispatch({ type: 'declared', ...(saveRecord ? { saveRecord } : {}) });
   });
   // A model request is coming: the runtime loads once it has been sent, not while Pi prepares it.
-  pi.on('agent_start', () => clearTimeout(backgroundStart));
+  pi.on('agent_start', () => dispatch({ type: 'agent_start' }));
   pi.on('before_provider_request', () => {
-    if (!starting) startSoon(AFTER_REQUEST_MS);
-    const save = saveStartRecord;
-    saveStartRecord = undefined;
+    const save = phase.kind === 'closed' ? undefined : phase.saveRecord;
+    dispatch({ type: 'provider_request' });
     if (save) setImmediate(() => void save());
     return undefined;
   });
   // Another extension registered or removed an MCP server (pi.registerMcpServer): we connect those
   // too, so the session starts over (a new generation) with Pi's new list.
   pi.on('mcp_servers_change', async () => {
-    if (!request) return;
-    startup = undefined;
-    starting = undefined;
-    await ready().catch(() => undefined);
+    if (phase.kind !== 'closed') await restart();
   });
   pi.on('turn_end', (_event, eventCtx) => {
     ctx = eventCtx;
-    safely(() => live?.actor.send({ type: 'TURN_END' }));
+    safely(() => piRuntime.made()?.runtime.actor.send({ type: 'TURN_END' }));
   });
   pi.on('session_shutdown', async () => {
-    clearTimeout(backgroundStart);
-    request = undefined;
-    startup = undefined;
-    // A runtime that was never started has no server to close; one still loading will not start.
-    const rt = live;
-    live = undefined;
+    // A runtime that was never started has nothing to close (its stop returns at once); one still
+    // loading will not start.
+    const rt = piRuntime.made()?.runtime;
+    dispatch({ type: 'session_shutdown' });
     if (rt) await guarded('session_shutdown', () => rt.stop());
     removeIfEmpty(tempDir);
     await inspection.dispose();
   });
 
-  return { runtime: () => ready(), startedFrom: () => startedFrom };
+  return {
+    runtime: () => ready(),
+    startedFrom: () => phase.from,
+  };
 
   /**
    * What the first model request declares: ToolSearch and the direct tools, and the narrowed active set,
@@ -593,7 +506,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   /** Returns ToolSearch's description as registered. */
   function registerSession(
     { config, catalog, description }: SessionStartup,
-    { redactingHost, reportConfigDiagnostics, logger }: FullStart,
+    { redactingHost, reportConfigDiagnostics, logger, registry }: FullStart,
   ): string | undefined {
     const outbound = redactingHost(host);
     reportConfigDiagnostics(config, logger, outbound.notify);
@@ -603,21 +516,20 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     // registers the deferred rest once the request is on its way (or at the first tool call).
     const everyTool = codemodeReachesTools(config.servers, pi.getActiveTools());
     for (const entry of catalog.entries)
-      if (everyTool || entry.exposure === 'direct') outbound.registerTool(entry);
+      if ((everyTool || entry.exposure === 'direct') && registry.add(entry)) outbound.registerTool(entry);
     const direct = catalog.entries.filter((entry) => entry.exposure === 'direct');
     outbound.setActiveMcpTools(direct.map((entry) => entry.name));
     return registeredDescription;
   }
 
   /**
-   * Whether this start can be remembered: nothing but ToolSearch was registered, nothing was said, and
-   * nothing had to connect (a start that registered direct tools, the gateway or codemode's tools, or
+   * Whether this start, which had nothing to connect, can be remembered: nothing but ToolSearch was
+   * registered and nothing was said (a start that registered direct tools, the gateway or codemode's tools, or
    * told the user something, runs in full every time).
    */
-  function startNeedsOnlyToolSearch(read: SessionStartup, connectNow: boolean): boolean {
+  function startNeedsOnlyToolSearch(read: SessionStartup): boolean {
     const { config, catalog } = read;
     return (
-      !connectNow &&
       !config.settings.proxyTool &&
       config.diagnostics.every((d) => d.level === 'info') &&
       catalog.entries.every((entry) => entry.exposure !== 'direct') &&
@@ -625,9 +537,9 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     );
   }
 
-  async function registerProxyTool(config: LoadedConfig, { redactResult }: FullStart) {
-    if (!config.settings.proxyTool || proxyRegistered) return;
-    proxyRegistered = true;
+  /** The `mcp` gateway (settings.proxyTool), registered once per Pi process when a session asks for it. */
+  async function registerProxyTool() {
+    const { redactResult } = await loadFullStart();
     const proxy = await import('../../tools/proxy-tool.ts');
     pi.registerTool({
       name: proxy.PROXY_TOOL_NAME,
@@ -690,8 +602,8 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
    * with them. Without a name it lists what waits and what each would run.
    */
   async function allowProjectServers(commandCtx: PiContext, names: string, ask = false) {
-    const current = request;
-    const pending = lastConfig?.pending ?? [];
+    const current = phase.kind === 'closed' ? undefined : phase.request;
+    const pending = configOf()?.pending ?? [];
     if (!current || pending.length === 0) {
       tell(commandCtx, 'No server of this project is waiting for consent.', 'info');
       return;
@@ -735,10 +647,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       `Allowed for ${current.cwd}: ${chosen.map((p) => p.name).join(', ')}. Starting them.`,
       'info',
     );
-    if (request !== current) return;
-    startup = undefined;
-    starting = undefined;
-    await ready().catch(() => undefined);
+    if (isCurrent(phase, current)) await restart();
   }
 
   /** The live panel in Pi's TUI; false where Pi has none (print, JSON, RPC): /mcp prints text there. */
@@ -798,22 +707,36 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   }
 }
 
-type FullStart = typeof import('./full-start.ts') & { logger: Logger; cache: CacheStore };
+type FullStart = typeof import('./full-start.ts') & {
+  logger: Logger;
+  cache: CacheStore;
+  registry: RegisteredTools;
+};
 
-export function isPiContext(value: unknown): value is PiContext {
-  return typeof value === 'object' && value !== null && 'ui' in value && 'hasUI' in value;
+/** A value made on first need, once (a module and what is built from it); `made()` once it is. */
+function lazily<T>(make: () => Promise<T>): { get(): Promise<T>; made(): T | undefined } {
+  let value: T | undefined;
+  let making: Promise<T> | undefined;
+  const get = () => {
+    making ??= make().then((made) => {
+      value = made;
+      return made;
+    });
+    return making;
+  };
+  return { get, made: () => value };
 }
 
-/** What Pi is told about a tool: re-registering it is needed only when this changes. */
-function fingerprint(entry: CatalogEntry): string {
-  return JSON.stringify([
-    entry.server,
-    entry.tool,
-    entry.exposure,
-    entry.description,
-    entry.inputSchema,
-    entry.annotations,
-  ]);
+/** The timer of the phase's wake: armed when the phase asks for a new wake, cleared when it asks for none. */
+function wakeAlarm(clock: Clock, fire: () => void) {
+  let armed: { wake: Wake; id: unknown } | undefined;
+  return {
+    follow(wake: Wake | undefined) {
+      if (armed?.wake === wake) return;
+      if (armed) clock.clearTimeout(armed.id);
+      armed = wake && { wake, id: clock.setTimeout(fire, WAKE_AFTER_MS[wake.reason]) };
+    },
+  };
 }
 
 /** Spilled files stay for the model to read during the session; an unused folder does not linger. */

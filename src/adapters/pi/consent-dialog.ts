@@ -4,7 +4,7 @@
 
 import type { PendingServer } from '../../config/types.ts';
 import { plainText } from '../../terminal-text.ts';
-import type { PiDialogs } from './bridge.ts';
+import type { PiDialogs } from './pi-types.ts';
 
 export const ALLOW = 'Allow';
 export const ALLOW_ALL = 'Allow all MCP servers of this project';

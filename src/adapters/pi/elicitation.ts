@@ -6,7 +6,7 @@
 import { redactKnown } from '../../redact.ts';
 import { elicitWithDialogs } from '../../tools/elicit-dialogs.ts';
 import { type ElicitAnswer, type ElicitRequest, HostRefusal } from '../mcp/connection-port.ts';
-import type { PiContext, PiDialogs } from './bridge.ts';
+import type { PiContext, PiDialogs } from './pi-types.ts';
 
 /** Dialogs of one Pi at a time: two servers asking at once get their turns one after the other. */
 export function createElicitor(currentContext: () => PiContext | undefined) {

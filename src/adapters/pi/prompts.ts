@@ -7,7 +7,7 @@ import { promptCommandName } from '../../actors/prompt-command-name.ts';
 import type { PromptOutcome } from '../../actors/prompts.ts';
 import type { PiContent } from '../../tools/content.ts';
 import type { PromptDescriptor } from '../mcp/connection-port.ts';
-import type { PiCommandDefinition, PiContext, PiDialogs } from './bridge.ts';
+import type { PiCommandDefinition, PiContext, PiDialogs } from './pi-types.ts';
 
 export interface PromptCommandDeps {
   prompt(server: string, name: string, args: Record<string, string>): Promise<PromptOutcome>;

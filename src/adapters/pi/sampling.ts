@@ -10,7 +10,7 @@ import {
   type SamplingContent,
   type SamplingRequest,
 } from '../mcp/connection-port.ts';
-import type { PiContext, PiDialogs } from './bridge.ts';
+import type { PiContext, PiDialogs } from './pi-types.ts';
 
 /** The slice of Pi's model objects and registry we use (pi-ai Model, ctx.modelRegistry). */
 export interface PiModel {

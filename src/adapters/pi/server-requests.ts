@@ -4,8 +4,8 @@
 import { pathToFileURL } from 'node:url';
 import type { Settings } from '../../config/types.ts';
 import type { HostRequests } from '../mcp/connection-port.ts';
-import type { PiContext } from './bridge.ts';
 import { createElicitor } from './elicitation.ts';
+import type { PiContext } from './pi-types.ts';
 import { createSampler } from './sampling.ts';
 
 export interface PiServerRequests {

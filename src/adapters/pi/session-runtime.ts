@@ -10,7 +10,7 @@ import { withNpxResolution } from '../mcp/npx-connector.ts';
 import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../mcp/npx-resolver.ts';
 import { defaultProtocolErasFile } from '../mcp/protocol-eras.ts';
 import { createToolApprover } from './approval.ts';
-import type { PiContext } from './bridge.ts';
+import type { PiContext } from './pi-types.ts';
 import { piServerRequests } from './server-requests.ts';
 
 export { runMcpAuthCommand, runMcpCommand } from '../../commands/mcp-command.ts';

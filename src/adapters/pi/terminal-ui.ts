@@ -6,7 +6,7 @@
 // shown sanitized and answered as given.
 
 import { plainLine, plainText } from '../../terminal-text.ts';
-import type { PiCommandDefinition, PiContext, PiHost, PiToolDefinition, PiUi } from './bridge.ts';
+import type { PiCommandDefinition, PiContext, PiHost, PiToolDefinition, PiUi } from './pi-types.ts';
 import type { PiNamespace } from './tool-model.ts';
 
 type Dialog = (...args: unknown[]) => unknown;

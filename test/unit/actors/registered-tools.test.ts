@@ -35,4 +35,29 @@ describe('RegisteredTools', () => {
     expect(changed).toEqual([]);
     expect(withdrawn.map((e) => e.name)).toEqual(['a']);
   });
+
+  it('one registry for the host start and the runtime: a tool added at start is not registered again', () => {
+    const registered = new RegisteredTools();
+    expect(registered.add(entry('a'))).toBe(true);
+    expect(registered.add(entry('a'))).toBe(false);
+    const { changed } = registered.update([entry('a'), entry('b')], () => true);
+    expect(changed.map((e) => e.name)).toEqual(['b']);
+    expect(registered.add(entry('a', 'a changed'))).toBe(true);
+  });
+
+  it('a withdrawn tool stays known to the host and is registered again when it comes back', () => {
+    const registered = new RegisteredTools();
+    registered.update([entry('a')]);
+    expect(registered.update([]).withdrawn.map((e) => e.name)).toEqual(['a']);
+    expect(registered.update([]).withdrawn).toEqual([]);
+    expect(registered.has('a')).toBe(true);
+    expect(registered.update([entry('a')], () => false).changed).toEqual([]);
+    expect(registered.update([entry('a')], () => true).changed.map((e) => e.name)).toEqual(['a']);
+  });
+
+  it('annotations and the server are part of what the host was told', () => {
+    const registered = new RegisteredTools();
+    registered.add(entry('a'));
+    expect(registered.add({ ...entry('a'), annotations: { readOnlyHint: true } })).toBe(true);
+  });
 });

@@ -2,7 +2,7 @@
 // option, even when two options read the same once cleaned.
 
 import { describe, expect, it } from 'vitest';
-import type { PiContext } from '../../../../src/adapters/pi/bridge.ts';
+import type { PiContext } from '../../../../src/adapters/pi/pi-types.ts';
 import { terminalSafeContext } from '../../../../src/adapters/pi/terminal-ui.ts';
 
 const TITLE = 'pick\u001b]0;pwned\u0007 one';

@@ -10,9 +10,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import { DEFAULT_CACHE_MAX_AGE_MS } from '../config/defaults.ts';
-import { type ReadFile, readFileFromDisk } from '../config/read-file.ts';
-import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
+import { freshUntil, parseCacheDocument } from '../../catalog/cache-format.ts';
+import { type ReadFile, readFileFromDisk } from '../../config/read-file.ts';
+import { removeLeftoverTempFiles, replaceAtomically } from '../../fs/atomic-file.ts';
 
 export const START_RECORD_FILE_NAME = 'mcp-start.json';
 /** Bump when what a record stands for changes (the description's wording, what makes a start eligible). */
@@ -48,6 +48,13 @@ interface RecordsFile {
   format: number;
   salt: string;
   records: Record<string, StartRecord>;
+}
+
+/** The cache as a load saw it: its configured servers, the file's signature, when. */
+export interface SeenCache {
+  servers: string[];
+  signature: string;
+  at: number;
 }
 
 /** The configured servers' cache entries as a start saw them. */
@@ -166,11 +173,11 @@ export function createStartRecords(file: string, cacheFile: string) {
     let entries: Record<string, unknown> = {};
     try {
       const text = readFileFromDisk(cacheFile);
-      const parsed = text === undefined ? undefined : (JSON.parse(text) as { servers?: unknown });
-      if (typeof parsed?.servers === 'object' && parsed.servers !== null)
-        entries = parsed.servers as Record<string, unknown>;
+      const parsed = text === undefined ? undefined : parseCacheDocument(text);
+      // An unusable cache (as the cache itself judges it): every entry counts as absent.
+      if (parsed?.ok) entries = parsed.servers;
     } catch {
-      // An unusable cache: every entry counts as absent.
+      // Unreadable: the same.
     }
     let freshUntil: number | null = null;
     const contents = servers.map((name) => {
@@ -182,9 +189,9 @@ export function createStartRecords(file: string, cacheFile: string) {
     return { servers, signature, contents: JSON.stringify(contents), freshUntil };
   }
 
-  /** The cache file's signature; taken before a load reads the cache, for `save`. */
-  function cacheSignature(): string {
-    return signatureOf(cacheFile);
+  /** The cache as a load is about to read it (the file's signature first), for `save`. */
+  function seeCache(servers: string[], at: number = Date.now()): SeenCache {
+    return { servers, signature: signatureOf(cacheFile), at };
   }
 
   /**
@@ -192,12 +199,7 @@ export function createStartRecords(file: string, cacheFile: string) {
    * only if it is still the file the start read (`seen`, taken before), so the record pairs the
    * description with the entries it was built from. A failure only means the next start takes longer.
    */
-  async function save(
-    key: string,
-    inputs: StartInputs,
-    seen: { servers: string[]; signature: string; at: number },
-    description: string,
-  ): Promise<void> {
+  async function save(key: string, inputs: StartInputs, seen: SeenCache, description: string): Promise<void> {
     const cache = readCache(seen.servers, seen.at);
     if (cache.signature !== seen.signature || signatureOf(cacheFile) !== seen.signature) return;
     const salt = readRecords()?.salt ?? randomBytes(16).toString('base64url');
@@ -249,7 +251,7 @@ export function createStartRecords(file: string, cacheFile: string) {
     }
   }
 
-  return { match, cacheSignature, save };
+  return { match, seeCache, save };
 }
 
 function digestOf(salt: string, value: unknown): string {
@@ -267,15 +269,11 @@ function signatureOf(path: string): string {
   }
 }
 
+/** The entry without `cachedAt` (rewritten at every connect) while it is fresh by the cache's rule. */
 function freshEntry(entry: unknown, now: number): { content: unknown; expiresAt: number } | undefined {
   if (typeof entry !== 'object' || entry === null) return undefined;
-  const { cachedAt, ...content } = entry as { cachedAt?: unknown; ttlMs?: unknown };
-  if (typeof cachedAt !== 'number' || !Number.isFinite(cachedAt) || cachedAt <= 0) return undefined;
-  const ttl = content.ttlMs;
-  const maxAge =
-    typeof ttl === 'number' && Number.isSafeInteger(ttl) && ttl >= 0
-      ? Math.min(DEFAULT_CACHE_MAX_AGE_MS, ttl)
-      : DEFAULT_CACHE_MAX_AGE_MS;
-  const expiresAt = cachedAt + maxAge;
-  return now >= expiresAt ? undefined : { content, expiresAt };
+  const expiresAt = freshUntil(entry);
+  if (expiresAt === undefined || now >= expiresAt) return undefined;
+  const { cachedAt: _cachedAt, ...content } = entry as { cachedAt?: unknown };
+  return { content, expiresAt };
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createStartRecords, recordingInputs, startKey } from '../../../src/catalog/start-record.ts';
+import { createStartRecords, recordingInputs, startKey } from '../../../../src/adapters/pi/start-record.ts';
 
 const NOW = Date.now();
 let dir: string;
@@ -45,7 +45,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('createStartRecords', () => {
   it('keeps a start and gives it back while nothing changed, with the config texts it read', async () => {
     const records = createStartRecords(recordFile, cacheFile);
-    const seen = { servers: ['notes'], signature: records.cacheSignature(), at: NOW };
+    const seen = records.seeCache(['notes'], NOW);
     await records.save(key, load({ TOKEN: 'secret-value-1' }), seen, 'ToolSearch: notes (1)');
     const match = records.match(key, { TOKEN: 'secret-value-1' }, NOW);
     expect(match?.description).toBe('ToolSearch: notes (1)');
@@ -58,7 +58,7 @@ describe('createStartRecords', () => {
 
   it('refuses a changed config text, environment value or cache entry', async () => {
     const records = createStartRecords(recordFile, cacheFile);
-    const seen = { servers: ['notes'], signature: records.cacheSignature(), at: NOW };
+    const seen = records.seeCache(['notes'], NOW);
     await records.save(key, load({ TOKEN: 'a' }), seen, 'd');
     expect(records.match(key, { TOKEN: 'b' }, NOW)).toBeUndefined();
     writeCache(['add_note', 'purge_notes']);
@@ -72,9 +72,28 @@ describe('createStartRecords', () => {
     expect(records.match(key, { TOKEN: 'a' }, NOW)).toBeUndefined();
   });
 
+  it('reads the cache as the cache does: a file of another format version has no entries', async () => {
+    const records = createStartRecords(recordFile, cacheFile);
+    await records.save(key, load({}), records.seeCache(['notes'], NOW), 'built from add_note');
+    const text = readFileSync(cacheFile, 'utf8');
+    writeFileSync(cacheFile, text.replace('"version":1', '"version":2'));
+    expect(records.match(key, {}, NOW)).toBeUndefined();
+    writeFileSync(cacheFile, text);
+    expect(records.match(key, {}, NOW)?.description).toBe('built from add_note');
+  });
+
+  it('an entry past its own ttl is stale for the record as for the cache', async () => {
+    const text = readFileSync(cacheFile, 'utf8');
+    writeFileSync(cacheFile, text.replace('"cachedAt"', '"ttlMs":1000,"cachedAt"'));
+    const records = createStartRecords(recordFile, cacheFile);
+    await records.save(key, load({}), records.seeCache(['notes'], NOW), 'fresh for a second');
+    expect(records.match(key, {}, NOW + 999)?.description).toBe('fresh for a second');
+    expect(records.match(key, {}, NOW + 1_000)).toBeUndefined();
+  });
+
   it('does not save when the cache was replaced after the start read it', async () => {
     const records = createStartRecords(recordFile, cacheFile);
-    const seen = { servers: ['notes'], signature: records.cacheSignature(), at: NOW };
+    const seen = records.seeCache(['notes'], NOW);
     writeCache(['add_note', 'purge_notes']);
     await records.save(key, load({}), seen, 'built from the old entries');
     expect(() => readFileSync(recordFile)).toThrow(/ENOENT/);
