@@ -48,7 +48,7 @@ describe('pi-mcp-adapter keys', () => {
         code: 'compat-key',
         path: 'mcpServers.long.tasks',
         message:
-          'Server "long": "tasks" (pi-mcp-adapter) is not applied: tasks are polled at the interval each server asks for (2025-11-25 tasks for tools that must run as tasks; on 2026-07-28 any call the server makes a task, the io.modelcontextprotocol/tasks extension), their status shown as progress, Esc cancels them, a poll that dropped is asked again.',
+          'Server "long": "tasks" (pi-mcp-adapter) is not applied: tasks are polled at the interval each server asks for, in both eras.',
       }),
     ]);
   });
