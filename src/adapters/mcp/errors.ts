@@ -11,16 +11,15 @@ import {
 } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
 import { SignInRequiredError } from './auth/provider.ts';
-import { ConnectError } from './connection-port.ts';
+import { ConnectError, type ServerCatalog } from './connection-port.ts';
 import { HeadersCommandError } from './request-headers-command.ts';
-import type { Session, TransportKind } from './session.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import type { StdioProcess } from './stdio-process.ts';
 
 export function toConnectError(
   error: unknown,
   def: ServerDefinition,
-  kind: TransportKind,
+  kind: ServerCatalog['transport'],
   signal: AbortSignal,
   tail: StderrTail,
   process?: StdioProcess,
@@ -134,7 +133,13 @@ function validStatus(status: unknown): number | undefined {
   return typeof status === 'number' && status >= 100 && status < 600 ? status : undefined;
 }
 
-export function isSessionExpired(error: unknown, session: Session): boolean {
+/** What isSessionExpired reads of an open session (a shape, so this file needs not import session.ts). */
+interface OpenSession {
+  kind: ServerCatalog['transport'];
+  transport: { sessionId?: string | undefined };
+}
+
+export function isSessionExpired(error: unknown, session: OpenSession): boolean {
   const status = httpStatus(error);
   const sessionId = session.transport.sessionId;
   if (status === 404 && (sessionId !== undefined || session.kind === 'sse')) return true;
