@@ -4,7 +4,7 @@
 import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
-import { redact } from '../redact.ts';
+import { redact } from '../redact/index.ts';
 import { plainText } from '../terminal-text.ts';
 import { wordsFor } from '../tools/surface-words.ts';
 import type { ServerActorRef } from './ensure-connected.ts';

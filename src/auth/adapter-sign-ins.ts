@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import { isPlainObject as isRecord } from '../plain-object.ts';
-import { addSecrets } from '../redact.ts';
+import { addSecrets } from '../redact/index.ts';
 import { normalizeUrl, type SignInRecord, type StoredTokens } from './sign-in-record.ts';
 
 export const ADAPTER_FILE_KEY_ENV = 'PI_MCP_ADAPTER_OAUTH_FILE_KEY';

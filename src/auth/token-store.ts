@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { acquireFileLock, errorMessage } from '../catalog/cache-lock.ts';
 import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
-import { addSecrets } from '../redact.ts';
+import { addSecrets } from '../redact/index.ts';
 import {
   type AdapterSignInSource,
   adapterFiles,

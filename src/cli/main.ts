@@ -23,7 +23,7 @@ import { CACHE_FILE_NAME } from '../config/defaults.ts';
 import { loadConfig } from '../config/load.ts';
 import { readProjectConsent } from '../config/project-consent.ts';
 import { nullLogger } from '../logger.ts';
-import { redact, redactKnown } from '../redact.ts';
+import { redact, redactKnown } from '../redact/index.ts';
 import { plainText } from '../terminal-text.ts';
 import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 import { oneLine } from '../tools/tool-search.ts';

@@ -2,7 +2,7 @@
 // defaults applied (from defaults.ts, nowhere else). A variable that is not set skips the server.
 
 import { isAbsolute, resolve } from 'node:path';
-import { isSecretValue } from '../secret-policy.ts';
+import { isSecretValue } from '../redact/key-policy.ts';
 import { type CommandValue, valueForm } from './command-values.ts';
 import { adapterConfigHash } from './config-hash.ts';
 import { MINUTE_MS, OAUTH_DEFAULTS, SERVER_DEFAULTS } from './defaults.ts';

@@ -10,7 +10,7 @@ import type { Surface } from '../auth/sign-in-advice.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { expandUriTemplate } from '../catalog/uri-template.ts';
 import type { Settings } from '../config/types.ts';
-import { redact } from '../redact.ts';
+import { redact } from '../redact/index.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';
 import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';

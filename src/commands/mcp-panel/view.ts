@@ -15,7 +15,7 @@ import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
-import { redact } from '../../redact.ts';
+import { redact } from '../../redact/index.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 
 /** How many stderr lines the selected server shows. */

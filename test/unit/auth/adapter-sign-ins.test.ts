@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useAdapterSignInSettings } from '../../../src/auth/adapter-sign-ins.ts';
 import { createTokenStore, storeKey } from '../../../src/auth/token-store.ts';
-import { redact } from '../../../src/redact.ts';
+import { redact } from '../../../src/redact/index.ts';
 
 const URL_A = 'https://mcp.example.com/mcp';
 let dir: string;

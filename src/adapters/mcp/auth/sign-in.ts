@@ -10,7 +10,7 @@ import { auth } from '@modelcontextprotocol/client';
 import type { AuthPort, SignInIo, SignInResult } from '../../../auth/port.ts';
 import type { TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
-import { addSecrets } from '../../../redact.ts';
+import { addSecrets } from '../../../redact/index.ts';
 import { describe } from '../errors.ts';
 import { serverFetch } from '../server-fetch.ts';
 import { openBrowser } from './browser.ts';
