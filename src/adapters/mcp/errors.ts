@@ -10,6 +10,7 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
+import { startupTimeoutText } from '../../server-error-text.ts';
 import { SignInRequiredError } from './auth/provider.ts';
 import { ConnectError, type ServerCatalog } from './connection-port.ts';
 import { HeadersCommandError } from './request-headers-command.ts';
@@ -59,7 +60,7 @@ export function toConnectError(
     return new ConnectError('http', `Server "${name}" answered HTTP ${status}`, { status });
   }
   if (isRequestTimeout(error)) {
-    return new ConnectError('timeout', `"${name}" did not answer within ${def.startupTimeoutMs} ms`, stderr);
+    return new ConnectError('timeout', `"${name}" ${startupTimeoutText(def.startupTimeoutMs)}`, stderr);
   }
   const headersCommand = causeOfType(error, HeadersCommandError);
   if (headersCommand !== undefined) {
