@@ -4,6 +4,7 @@
 // judged by its keys (DESIGN rule 6): only its strings are scrubbed, with known secrets only.
 // A live connection (SDK client, transport, child process) never leaves as data: it is described.
 
+import { setOwn } from '../plain-object.ts';
 import { SECRET_KEY, SECRET_MAP_KEY } from './key-policy.ts';
 import { REDACTED } from './secret-values.ts';
 import { redact, redactKnown } from './text.ts';
@@ -95,14 +96,7 @@ function walkObject(
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(object)) {
     const redacted = walkEntry(key, item, how, depth, seen);
-    // defineProperty: a `__proto__` key from a server stays data, not a prototype.
-    if (redacted !== undefined)
-      Object.defineProperty(out, key, {
-        value: redacted,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    if (redacted !== undefined) setOwn(out, key, redacted);
   }
   return out;
 }
