@@ -5,7 +5,7 @@
 // A live connection (SDK client, transport, child process) never leaves as data: it is described.
 
 import { setOwn } from '../plain-object.ts';
-import { SECRET_KEY, SECRET_MAP_KEY } from './key-policy.ts';
+import { isSecretField, SECRET_MAP_KEY } from './key-policy.ts';
 import { REDACTED } from './secret-values.ts';
 import { redact, redactKnown } from './text.ts';
 
@@ -121,7 +121,7 @@ function walkEntry(
     for (const name of Object.keys(item as object)) masked[how.text(name)] = REDACTED;
     return masked;
   }
-  if (how.byKey && SECRET_KEY.test(key) && typeof item !== 'boolean') return REDACTED;
+  if (how.byKey && isSecretField(key, item)) return REDACTED;
   return walk(item, how, depth + 1, seen);
 }
 

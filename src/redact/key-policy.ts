@@ -33,6 +33,20 @@ export const SECRET_QUERY_NAME = new RegExp(`^(?:code|sig)$|${LIKELY_NAME}`, 'i'
 /** The words as alternations, for the text scrubber's `name=value` and `--name value` guesses. */
 export const SECRET_KEY_WORDS = CERTAIN_WORDS.join('|');
 export const SECRET_NAME_WORDS = LIKELY_NAME;
+/**
+ * A value shaped like a token: 16 or more token characters with a digit among them. Under a secret
+ * name (SECRET_NAME) such a value is hidden in text (`session=…`) and in data (`{ session: … }`) alike.
+ */
+export const TOKEN_VALUE = '(?=[A-Za-z0-9._~+/=-]*\\d)[A-Za-z0-9+/_.=-]{16,}';
+const WHOLE_TOKEN_VALUE = new RegExp(`^${TOKEN_VALUE}$`);
+
+/** Whether the value under a key of our own data is hidden: any under SECRET_KEY, token-shaped under SECRET_NAME. */
+export function isSecretField(key: string, value: unknown): boolean {
+  if (typeof value === 'boolean') return false;
+  if (SECRET_KEY.test(key)) return true;
+  return typeof value === 'string' && SECRET_NAME.test(key) && WHOLE_TOKEN_VALUE.test(value);
+}
+
 /** A map whose names are useful but whose values are secrets (env, headers). */
 export const SECRET_MAP_KEY = /^(?:env|headers|requestHeaders)$/i;
 

@@ -4,7 +4,7 @@
 // `redact`: known secrets, and what looks like a credential (JWTs, vendor key formats, `Bearer …`,
 // URL passwords, secret-named query parameters, options and `name=value` pairs of the key policy).
 
-import { SECRET_KEY_WORDS, SECRET_NAME_WORDS } from './key-policy.ts';
+import { SECRET_KEY_WORDS, SECRET_NAME_WORDS, TOKEN_VALUE } from './key-policy.ts';
 import { REDACTED, secretValues } from './secret-values.ts';
 
 const DIGIT_AHEAD = '(?=[A-Za-z0-9._~+/=-]*\\d)';
@@ -40,14 +40,8 @@ const TOKEN_SHAPES: Array<[RegExp, string]> = [
     new RegExp(`(--?[\\w-]*(?:${SECRET_KEY_WORDS})[\\w-]*(?:=|\\s+))(?!\\*\\*\\*)(?!-)[^\\s"']+`, 'gi'),
     `$1${REDACTED}`,
   ],
-  // long hex/base64 runs after a secret name: API_TOKEN=…, "secret": "…", key: …
-  [
-    new RegExp(
-      `((?:${SECRET_NAME_WORDS})[\\w-]*["']?\\s*[:=]\\s*["']?)${DIGIT_AHEAD}[A-Za-z0-9+/_.=-]{16,}`,
-      'gi',
-    ),
-    `$1${REDACTED}`,
-  ],
+  // token-shaped values after a secret name: API_TOKEN=…, "secret": "…", session: …
+  [new RegExp(`((?:${SECRET_NAME_WORDS})[\\w-]*["']?\\s*[:=]\\s*["']?)${TOKEN_VALUE}`, 'gi'), `$1${REDACTED}`],
 ];
 
 /**
