@@ -41,7 +41,10 @@ const TOKEN_SHAPES: Array<[RegExp, string]> = [
     `$1${REDACTED}`,
   ],
   // token-shaped values after a secret name: API_TOKEN=…, "secret": "…", session: …
-  [new RegExp(`((?:${SECRET_NAME_WORDS})[\\w-]*["']?\\s*[:=]\\s*["']?)${TOKEN_VALUE}`, 'gi'), `$1${REDACTED}`],
+  [
+    new RegExp(`((?:${SECRET_NAME_WORDS})[\\w-]*["']?\\s*[:=]\\s*["']?)${TOKEN_VALUE}`, 'gi'),
+    `$1${REDACTED}`,
+  ],
 ];
 
 /**
