@@ -89,6 +89,7 @@ function describeCallError(
     case 'dropped':
       return `Server "${entry.server}": the connection dropped mid-call during ${entry.name}, after the server received it, so the call may have run: check before repeating anything that changes state, then retry once (the next call reconnects if needed).`;
     case 'closed':
+    case 'network':
       return `Server "${entry.server}" dropped the connection during ${entry.name}: ${message}. The call may have run. It will be restarted on the next call; retry once.`;
   }
   return `${entry.name} failed: ${message}`;
