@@ -25,7 +25,7 @@ import {
   serverId,
   sessionMachine,
 } from '../machines/session.machine.ts';
-import { addServerSecrets, redact, redactKnownDeep } from '../redact.ts';
+import { addServerSecrets, redact, redactKnownDeep } from '../redact/index.ts';
 import { plainText } from '../terminal-text.ts';
 import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';

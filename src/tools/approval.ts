@@ -6,7 +6,7 @@
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { matchesToolPattern } from '../catalog/name-patterns.ts';
 import type { ServerDefinition } from '../config/types.ts';
-import { redactDeep } from '../redact.ts';
+import { redactDeep } from '../redact/index.ts';
 import { type SurfaceWords, wordsFor } from './surface-words.ts';
 
 /** The user's answer; `no-ui` when nobody can be asked (print or JSON mode, no TTY, no host dialog). */

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogEntry } from '../../../src/catalog/catalog.ts';
 import { toolNameCandidates } from '../../../src/catalog/name-patterns.ts';
-import { addSecrets } from '../../../src/redact.ts';
+import { addSecrets } from '../../../src/redact/index.ts';
 import { type ApprovalAnswer, createToolApprovals, needsApproval } from '../../../src/tools/approval.ts';
 import { loadMemory, server, USER_FILE } from '../config/helpers.ts';
 
