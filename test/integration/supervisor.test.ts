@@ -456,7 +456,7 @@ describe('supervisor with real servers', () => {
     ]);
     // The runtime loads after them, with the last session.
     const runtime = await bridge.runtime();
-    await waitFor(runtime.actor, (s) => s.matches('running'));
+    await waitFor(runtime.actor, (s) => s.matches({ open: 'running' }));
     expect(runtime.actor.getSnapshot().context.generation).toBe(1);
     const slow = runtime.servers().slow!;
     await waitFor(slow, (s) => s.matches('connected'), { timeout: 15_000 });
