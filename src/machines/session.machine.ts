@@ -1,6 +1,9 @@
 // The root supervisor: one per Pi runtime. Owns the session (start, stop, generation), spawns one
-// server actor per enabled server, and turns catalog changes and ToolSearch activations into effects
-// on the host. Pure: every effect is a named actor or action that the runtime provides.
+// server actor per enabled server, runs the session's recorders (metadata-cache writer, protocol trace,
+// call statistics) while it is open, and turns catalog changes and ToolSearch activations into effects
+// on the host. What decides its behaviour for a session (what the user and the model were told) is in
+// its context, reset with the generation. Pure: every effect is a named actor or action that the
+// runtime provides.
 
 import {
   type AnyActorRef,
@@ -329,9 +332,11 @@ export const sessionMachine = setup({
   initial: 'idle',
   states: {
     idle: {
+      description: 'no session: nothing runs',
       on: { SESSION_START: { target: 'starting', actions: 'nextGeneration' } },
     },
     starting: {
+      description: 'a new generation reads its config and cache; the last one stops',
       entry: 'stopServers',
       invoke: {
         id: 'loadSession',
@@ -358,6 +363,7 @@ export const sessionMachine = setup({
       },
       states: {
         running: {
+          description: 'tools registered; servers connect on use (eager and keep-alive ones at once)',
           entry: [
             'registerToolSearch',
             'registerTools',
@@ -407,6 +413,7 @@ export const sessionMachine = setup({
           },
         },
         stopping: {
+          description: 'connections close and the recorders flush before the session is idle',
           invoke: {
             id: 'shutdown',
             src: 'shutdown',
