@@ -18,7 +18,6 @@ import { mayHaveDirectTools } from '../catalog/exposure.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig, Settings } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
-import type { ServerContext } from '../machines/server.machine.ts';
 import {
   type LoadedSession,
   type SessionContext,
@@ -171,9 +170,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** Servers that answered initialize and are listing their tools now (ToolSearch waits for those briefly). */
   const listing = listingServers();
   // A connection is closed by its server actor: by the watcher when it leaves `connected` or stops, by
-  // the connect actor when it arrives after that was cancelled. Closes take a while (a process group
-  // ending, an HTTP session terminated) and may outlive the actor that started them: the shutdown waits
-  // for those still under way.
+  // the connect actor when it arrives after that was cancelled. A close takes a while (a process group
+  // ending, an HTTP session terminated) and outlives the actor that started it: these are the closes
+  // under way, which the shutdown waits for (which connections are open, the server actors say).
   const closing = new Set<Promise<void>>();
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
@@ -220,14 +219,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     built.set(config, { catalogs: cached, catalog });
   }
 
-  /**
-   * The server actors' snapshots hold their live connections: each is closed (the watcher's close when
-   * its actor stops is the same call) and waited for with the closes still under way, so no server
-   * process outlives the session; then the recorders' writes.
-   */
-  async function shutdown({ servers, recorders: running }: ShutdownInput) {
-    for (const ref of servers)
-      void (ref.getSnapshot()?.context as ServerContext | undefined)?.connection?.close();
+  /** The stopped server actors' closes end (no server process outlives the session), then the recorders' writes. */
+  async function shutdown({ recorders: running }: ShutdownInput) {
     await Promise.allSettled([...closing]);
     await recorders.flush(running);
   }

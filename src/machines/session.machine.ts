@@ -84,9 +84,8 @@ export interface CacheWrite {
   catalog: ServerCatalog;
 }
 
-/** What the shutdown waits for: the server actors' connections, then the recorders' flush. */
+/** What the shutdown waits for besides the connections closing: the recorders' flush. */
 export interface ShutdownInput {
-  servers: AnyActorRef[];
   recorders: AnyActorRef[];
 }
 
@@ -162,7 +161,7 @@ export const sessionMachine = setup({
     warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async () => {
       throw new Error('warmup not provided');
     }),
-    /** Closes the server actors' connections (processes ended), then waits for the recorders' flush. */
+    /** Waits for the connections the stopped server actors close (processes ended), then the recorders' flush. */
     shutdown: fromPromise<void, ShutdownInput>(async () => {
       throw new Error('shutdown not provided');
     }),
@@ -413,25 +412,21 @@ export const sessionMachine = setup({
           },
         },
         stopping: {
-          description: 'connections close and the recorders flush before the session is idle',
+          description: 'the server actors stop, closing their connections; then the recorders flush',
+          entry: 'stopServers',
           invoke: {
             id: 'shutdown',
             src: 'shutdown',
             input: ({ self }) => {
-              const children = Object.entries(self.getSnapshot()?.children ?? {}) as Array<
-                [string, AnyActorRef | undefined]
-              >;
-              const of = (keep: (id: string) => boolean) =>
-                children.filter(([id, ref]) => ref && keep(id)).map(([, ref]) => ref!);
+              const children: Record<string, AnyActorRef | undefined> = self.getSnapshot()?.children ?? {};
               return {
-                servers: of((id) => id.startsWith('server:')),
-                recorders: of((id) => (RECORDERS as readonly string[]).includes(id)),
+                recorders: RECORDERS.map((id) => children[id]).filter((ref) => ref !== undefined),
               };
             },
             onDone: { target: '#session.idle' },
             onError: { target: '#session.idle' },
           },
-          exit: ['stopServers', 'publishStatus'],
+          exit: 'publishStatus',
         },
       },
     },
