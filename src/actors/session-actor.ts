@@ -125,7 +125,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** The server refs of a children object (it keeps its identity until a child is spawned or stopped). */
   const refsOf = new WeakMap<object, Record<string, ServerActorRef>>();
   const words = wordsFor(options.surface);
-  const approvals = createToolApprovals(options.askApproval, words);
   const surface = options.surface ? { surface: options.surface } : {};
 
   /** The session's catalog, rebuilt when its known tools change (names stay stable within a session). */
@@ -162,6 +161,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
     refsOf.set(children, refs);
     return refs;
+  }
+
+  /** `approveTools` answers, remembered for the session in its machine's context (a new session asks again). */
+  function approvalsOf(generation: number) {
+    return createToolApprovals(options.askApproval, words, {
+      has: (grant) => actor.getSnapshot().context.approved.includes(grant),
+      add: (grant) => actor.send({ type: 'APPROVED', grant, generation }),
+    });
   }
 
   /** A running recorder of the session (none while it is not open). */
@@ -203,7 +210,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   // The steps of a session's start, in order: read config and cache (or take the host's reading),
-  // know its secrets, forget the last session's approvals, apply its sign-in settings.
+  // know its secrets, apply its sign-in settings.
   function readStartup(request: StartRequest): { startup: SessionStartup; told: boolean } {
     const read = options.readSession?.(request);
     if (read) return { startup: read, told: true };
@@ -213,7 +220,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   function beginSession({ config, cached, catalog }: SessionStartup) {
     addServerSecrets(config.servers);
-    approvals.reset();
     useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
     // The same catalog serves registration when the session enters running (same config, same cache).
     built.set(config, { catalogs: cached, catalog });
@@ -458,7 +464,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           approve: (entry, callArgs, signal) => {
             const definition = context.config?.servers.find((d) => d.name === entry.server);
             return definition
-              ? approvals.check(definition, entry, callArgs, signal)
+              ? approvalsOf(context.generation).check(definition, entry, callArgs, signal)
               : Promise.resolve(undefined);
           },
         },

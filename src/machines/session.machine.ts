@@ -69,6 +69,8 @@ export interface SessionContext {
   troublesTold: string[];
   /** Servers whose instructions the model has read in a ToolSearch answer this session. */
   instructionsTold: string[];
+  /** `approveTools` calls the user allowed for the session: `server@<definition hash>`, or `…/tool`. */
+  approved: string[];
 }
 
 /** What the session's recorders (metadata-cache writer, protocol trace, call statistics) start from. */
@@ -106,7 +108,9 @@ export type SessionEvent =
   | { type: 'ENABLE'; server: string }
   | { type: 'DISABLE'; server: string }
   /** A ToolSearch answer told the model of these troubles (`server:kind`) and these servers' instructions. */
-  | { type: 'MODEL_TOLD'; troubles?: string[]; instructions?: string[] };
+  | { type: 'MODEL_TOLD'; troubles?: string[]; instructions?: string[] }
+  /** The user allowed a server's or a tool's calls for the session (src/tools/approval.ts). */
+  | { type: 'APPROVED'; grant: string; generation: number };
 
 export const serverId = (name: string) => `server:${name}`;
 /** At most this many servers connect at once at session start. */
@@ -215,6 +219,7 @@ export const sessionMachine = setup({
       notified: [],
       troublesTold: [],
       instructionsTold: [],
+      approved: [],
     }),
     assignLoaded: assign(({ event }) => {
       const loaded = (event as unknown as { output: LoadedSession }).output;
@@ -228,6 +233,11 @@ export const sessionMachine = setup({
     }),
     rememberNotified: assign(({ context, event }) =>
       event.type === 'SERVER.STATUS' ? { notified: [...context.notified, troubleKey(event)] } : {},
+    ),
+    rememberApproval: assign(({ context, event }) =>
+      event.type === 'APPROVED' && !context.approved.includes(event.grant)
+        ? { approved: [...context.approved, event.grant] }
+        : {},
     ),
     rememberTold: assign(({ context, event }) =>
       event.type === 'MODEL_TOLD'
@@ -327,6 +337,7 @@ export const sessionMachine = setup({
     notified: [],
     troublesTold: [],
     instructionsTold: [],
+    approved: [],
   }),
   initial: 'idle',
   states: {
@@ -398,6 +409,7 @@ export const sessionMachine = setup({
               actions: ['assignDeactivated', 'syncActiveTools'],
             },
             MODEL_TOLD: { actions: 'rememberTold' },
+            APPROVED: { guard: 'isCurrentGeneration', actions: 'rememberApproval' },
             RECONNECT: { actions: 'reconnect' },
             DISABLE: {
               guard: 'isActiveServer',

@@ -319,6 +319,19 @@ describe('session machine', () => {
     expect(actor.getSnapshot().context.instructionsTold).toEqual([]);
   });
 
+  it("remembers the user's approvals of the session; a stale one is dropped, a new session asks again", async () => {
+    const { actor, pending, loaded } = harness();
+    actor.send(start());
+    pending[0]!.resolve(loaded(['gh']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    actor.send({ type: 'APPROVED', grant: 'gh@1/a', generation: 1 });
+    actor.send({ type: 'APPROVED', grant: 'gh@1/a', generation: 1 });
+    actor.send({ type: 'APPROVED', grant: 'gh@1', generation: 0 });
+    expect(actor.getSnapshot().context.approved).toEqual(['gh@1/a']);
+    actor.send(start());
+    expect(actor.getSnapshot().context.approved).toEqual([]);
+  });
+
   it('reports the config diagnostics unless the host has told them', async () => {
     const { actor, pending, loaded } = harness();
     actor.send(start());
