@@ -57,6 +57,7 @@ function changes(source: string, name: string): boolean {
   return (
     new RegExp(`${at}\\.(${MUTATORS})\\(`).test(source) ||
     new RegExp(`${at}(\\[[^\\]\\n]*\\]|\\.[A-Za-z_$][\\w$]*)\\s*([-+*/|&?]{0,2})=(?!=)`).test(source) ||
+    new RegExp(`${at}(\\[[^\\]\\n]*\\]|\\.[A-Za-z_$][\\w$]*)\\s*(\\+\\+|--)`).test(source) ||
     new RegExp(`delete ${at}[[.]`).test(source) ||
     new RegExp(`Object\\.assign\\(${at}\\b`).test(source)
   );
@@ -99,6 +100,7 @@ describe('module-level state in src/', () => {
       'const byName = new Map<string, number>();',
       'const list: string[] = [];',
       'const table: Record<string, number> = {};',
+      'export const counts = { calls: 0 };',
       'const store = createStore();',
       'const wrapped: Map<string, Map<string, number>> =',
       '  new Map();',
@@ -112,6 +114,7 @@ describe('module-level state in src/', () => {
       '  byName.set(name, 1);',
       '  list.push(name);',
       '  table[name] = 1;',
+      '  counts.calls++;',
       '  wrapped.clear();',
       '  return WORDS.has(name) && LIMITS.max > 0 && MODES.includes(name);',
       '}',
@@ -123,6 +126,7 @@ describe('module-level state in src/', () => {
       'byName',
       'list',
       'table',
+      'counts',
       'store',
       'wrapped',
       'client',
