@@ -1,9 +1,9 @@
 // The root supervisor: one per Pi runtime. Owns the session (start, stop, generation), spawns one
 // server actor per enabled server, runs the session's recorders (metadata-cache writer, protocol trace,
 // call statistics) while it is open, and turns catalog changes and ToolSearch activations into effects
-// on the host. What decides its behaviour for a session (what the user and the model were told) is in
-// its context, reset with the generation. Pure: every effect is a named actor or action that the
-// runtime provides.
+// on the host. What decides its behaviour for a session (what the user and the model were told, what
+// the user allowed) is in its context, reset with the generation. Pure: every effect is a named actor
+// or action that the runtime provides.
 
 import {
   type AnyActorRef,
