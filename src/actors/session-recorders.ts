@@ -3,7 +3,7 @@
 // keyed by its actor and released when that stops; its cleanup flushes what is still pending, and the
 // session's shutdown waits for that flush before it is idle (a short session's writes are on disk).
 
-import { type AnyActorRef, type EventObject, fromCallback } from 'xstate';
+import { type AnyActorRef, type CallbackActorLogic, type EventObject, fromCallback } from 'xstate';
 import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import type { Logger } from '../logger.ts';
@@ -19,9 +19,9 @@ interface Held {
 }
 
 export interface SessionRecorders {
-  cacheWriter: ReturnType<typeof fromCallback<CacheWrite, RecorderInput>>;
-  trace: ReturnType<typeof fromCallback<EventObject, RecorderInput>>;
-  stats: ReturnType<typeof fromCallback<EventObject, RecorderInput>>;
+  cacheWriter: CallbackActorLogic<CacheWrite, RecorderInput>;
+  trace: CallbackActorLogic<EventObject, RecorderInput>;
+  stats: CallbackActorLogic<EventObject, RecorderInput>;
   /** The trace log a running `trace` recorder holds (none when no server traces). */
   traceOf(ref: AnyActorRef | undefined): TraceLog | undefined;
   /** The call statistics a running `stats` recorder holds (none without settings.captureStats). */
