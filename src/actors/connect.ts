@@ -14,6 +14,9 @@ export const connectLogic = fromPromise<Connection, ConnectInput>(async ({ input
       onStderr: (line) => {
         if (!settled && !signal.aborted) input.onStderr(line);
       },
+      onListing: () => {
+        if (!settled && !signal.aborted) input.onListing();
+      },
     });
     if (signal.aborted) {
       await connection.close().catch(() => undefined);

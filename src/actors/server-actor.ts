@@ -4,6 +4,7 @@
 import { defaultTokenStore } from '../auth/default-store.ts';
 import type { AuthPort } from '../auth/port.ts';
 import { serverMachine } from '../machines/server.machine.ts';
+import { closeLogic } from './close.ts';
 import { connectLogic } from './connect.ts';
 import { pingLogic } from './ping.ts';
 import { refreshLogic } from './refresh.ts';
@@ -14,6 +15,7 @@ import { watchTokensLogic } from './watch-tokens.ts';
 export const serverLogic = serverMachine.provide({
   actors: {
     connect: connectLogic,
+    close: closeLogic,
     watch: watchLogic,
     refresh: refreshLogic,
     ping: pingLogic,

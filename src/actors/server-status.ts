@@ -16,6 +16,7 @@ const STATE_LABEL: Record<ServerState, string> = {
   init: 'not started',
   connecting: 'connecting',
   connected: 'connected',
+  closing: 'closing',
   needsAuth: 'needs auth',
   backoff: 'failed, retrying',
   closed: 'idle',

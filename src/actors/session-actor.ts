@@ -2,8 +2,9 @@
 // host calls into it for — ToolSearch and MCP tool calls. Host-agnostic: Pi and the CLI both use it.
 // What a session knows lives in its actors: the machine's context (what the user and the model were
 // told, the approvals), the server actors (connections), the recorders (cache writes, trace, stats).
-// What this closure keeps besides: memos keyed by the objects they derive from, the host's
-// registrations, and effects under way (servers listing their tools, connections closing).
+// What this closure keeps besides: memos keyed by the objects they derive from and the host's
+// registrations. Which servers are listing their tools, and which connections are closing, the server
+// actors' states say (tags `listing`, `closing`).
 
 import {
   type Actor,
@@ -13,7 +14,7 @@ import {
   type InspectionEvent,
   waitFor,
 } from 'xstate';
-import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
+import type { Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
@@ -45,6 +46,7 @@ import { reportConfigDiagnostics } from './report-diagnostics.ts';
 import { serverLogicWith } from './server-actor.ts';
 import { allowedRequests } from './server-requests.ts';
 import { describeServers, statusLine } from './server-status.ts';
+import { serversClosedLogic } from './servers-closed.ts';
 import { sessionRecorders } from './session-recorders.ts';
 import { signInAndConnect } from './sign-in.ts';
 import { signInFirst, type WaitingServer } from './unknown-tool.ts';
@@ -176,13 +178,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** A running recorder of the session (none while it is not open). */
   const recorder = (id: 'trace' | 'stats') => actor.getSnapshot().children[id] as AnyActorRef | undefined;
 
-  /** Servers that answered initialize and are listing their tools now (ToolSearch waits for those briefly). */
-  const listing = listingServers();
-  // A connection is closed by its server actor: by the watcher when it leaves `connected` or stops, by
-  // the connect actor when it arrives after that was cancelled. A close takes a while (a process group
-  // ending, an HTTP session terminated) and outlives the actor that started it: these are the closes
-  // under way, which the shutdown waits for (which connections are open, the server actors say).
-  const closing = new Set<Promise<void>>();
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
     const settings = actor.getSnapshot().context.config?.settings ?? defaultSettings();
@@ -191,24 +186,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
     };
     const trace = recorders.traceOf(recorder('trace'));
-    let connection: Connection;
-    try {
-      connection = await options.connector(definition, {
-        ...connectOptions,
-        host,
-        ...(trace ? { trace } : {}),
-        onListing: () => listing.start(name),
-      });
-    } finally {
-      listing.end(name);
-    }
-    const close = connection.close.bind(connection);
-    connection.close = () => {
-      const closed = close();
-      closing.add(closed);
-      return closed.finally(() => closing.delete(closed));
-    };
-    return connection;
+    return options.connector(definition, { ...connectOptions, host, ...(trace ? { trace } : {}) });
   };
 
   // The steps of a session's start, in order: read config and cache (or take the host's reading),
@@ -225,12 +203,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     options.auth?.store.useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
     // The same catalog serves registration when the session enters running (same config, same cache).
     built.set(config, { catalogs: cached, catalog });
-  }
-
-  /** The stopped server actors' closes end (no server process outlives the session), then the recorders' writes. */
-  async function shutdown({ recorders: running }: ShutdownInput) {
-    await Promise.allSettled([...closing]);
-    await recorders.flush(running);
   }
 
   const logic = sessionMachine.provide({
@@ -254,7 +226,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         };
         await Promise.all(Array.from({ length: Math.min(input.limit, queue.length) }, worker));
       }),
-      shutdown: fromPromise<void, ShutdownInput>(({ input }) => shutdown(input)),
+      serversClosed: serversClosedLogic,
+      shutdown: fromPromise<void, ShutdownInput>(({ input }) => recorders.flush(input.recorders)),
       cacheWriter: recorders.cacheWriter,
       trace: recorders.trace,
       stats: recorders.stats,
@@ -358,7 +331,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (!result.ok && result.error.kind !== 'aborted') failed.set(name, result.error);
       done.add(name);
     });
-    await Promise.all(unknown.map((name, i) => Promise.race([settled[i], listing.started(name)])));
+    const listed = new AbortController();
+    await Promise.all(
+      unknown.map((name, i) => Promise.race([settled[i], listingStarted(refs[name]!, listed)])),
+    );
+    listed.abort();
     if (done.size < unknown.length) {
       let timer: unknown;
       const bound = new Promise<void>((resolve) => {
@@ -510,24 +487,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 }
 
-/** Which servers are listing their tools right now, and a promise for when one starts to. */
-function listingServers() {
-  const now = new Set<string>();
-  const waiting = new Map<string, Array<() => void>>();
-  return {
-    start(name: string) {
-      now.add(name);
-      for (const wake of waiting.get(name) ?? []) wake();
-      waiting.delete(name);
-    },
-    end(name: string) {
-      now.delete(name);
-    },
-    started(name: string): Promise<void> {
-      if (now.has(name)) return Promise.resolve();
-      return new Promise((resolve) => waiting.set(name, [...(waiting.get(name) ?? []), resolve]));
-    },
-  };
+/** Resolves when the server is listing its tools (its `listing` tag), or once `until` is aborted. */
+function listingStarted(ref: ServerActorRef, until: AbortController): Promise<unknown> {
+  return waitFor(ref, (s) => s.hasTag('listing'), { signal: until.signal }).catch(() => undefined);
 }
 
 function entrySummary(e: CatalogEntry) {

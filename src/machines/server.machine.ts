@@ -3,13 +3,15 @@
 // src/actors/server-actor.ts provides with real effects, and tests provide with tiny fakes.
 //
 // State ids vs. DESIGN.md names: init, connecting, connected, needsAuth (= `needs-auth`), backoff,
-// closed. `connected` is parallel: `usage` runs the idle timer, `tools` / `resources` refresh the
+// closed, and `closing` between `connected` and where it goes next (the connection's close runs there,
+// so whoever must wait for a server process to be gone waits for the state). `connecting` is
+// `opening` until the server answered initialize, then `listing` its tools. `connected` is parallel: `usage` runs the idle timer, `tools` / `resources` refresh the
 // catalog on list_changed notifications, `health` pings eager and keep-alive servers. `needsAuth`
 // holds the sign-in itself (`signingIn`): whoever asks while it runs waits for the same one.
 //
 // Code outside src/machines/ decides by tags (`snapshot.hasTag`), never by state names: `usable`,
-// `starting`, `failsFast` (answered at once without a connect), `needsSignIn`, `signingIn`, `failed`,
-// `resting` (nothing running; the next use starts it).
+// `starting`, `listing`, `failsFast` (answered at once without a connect), `needsSignIn`, `signingIn`,
+// `failed`, `closing`, `resting` (nothing running; the next use starts it).
 
 import { type AnyActorRef, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type {
@@ -51,6 +53,8 @@ export type ServerTag =
   | 'usable'
   /** `connecting`: an attempt is running; callers wait for it. */
   | 'starting'
+  /** `connecting.listing`: the server answered initialize and is listing its tools (and the rest). */
+  | 'listing'
   /** `needsAuth`, `backoff`: CONNECT is not handled; a caller gets the reason at once. */
   | 'failsFast'
   /** `needsAuth`: only a sign-in (here or anywhere) moves it on. */
@@ -59,10 +63,22 @@ export type ServerTag =
   | 'signingIn'
   /** `backoff`: the last attempt failed; the next one is scheduled. */
   | 'failed'
+  /** `closing`: the connection is closing (a stdio server's process group ending). */
+  | 'closing'
   /** `init`, `closed`: nothing runs; the next use (CONNECT) starts it. */
   | 'resting';
 
-export type ServerState = 'init' | 'connecting' | 'connected' | 'needsAuth' | 'backoff' | 'closed';
+export type ServerState =
+  | 'init'
+  | 'connecting'
+  | 'connected'
+  | 'closing'
+  | 'needsAuth'
+  | 'backoff'
+  | 'closed';
+
+/** Where `closing` goes once the connection is closed. */
+export type AfterClose = 'closed' | 'backoff' | 'connecting';
 
 /** What went wrong, as data; src/server-error-text.ts words it (the machine holds no sentences). */
 export type ServerErrorDetail =
@@ -121,11 +137,13 @@ export interface ServerContext {
   stderrTail: string;
   /** What the live server offered at the last connect or refresh. */
   catalog?: ServerCatalog;
-  /** The live connection, only while `connected`. */
+  /** The live connection, while `connected` and `closing`. */
   connection?: Connection;
+  /** Where `closing` goes next: set by what left `connected`, changed by CLOSE / RETRY / CONNECT meanwhile. */
+  afterClose: AfterClose;
   /** Calls bracketed by CALL_STARTED / CALL_FINISHED that have not finished yet. */
   inFlight: number;
-  /** The last TRAIL_LENGTH states entered, oldest first; the last one is the current state. */
+  /** The last TRAIL_LENGTH states reported, oldest first (`closing` is passed through, not reported). */
   trail: StateVisit[];
   /** Lists that changed while they were being read: that answer is dropped and they are read again. */
   staleLists: CatalogList[];
@@ -142,6 +160,8 @@ export type ServerEvent =
   | { type: 'SIGN_IN'; io: SignInIo }
   | { type: 'CALL_STARTED' }
   | { type: 'CALL_FINISHED' }
+  /** From the connect actor: the server answered initialize; its listings start. */
+  | { type: 'LISTING' }
   | WatchEvent;
 
 /** What the watcher reports about a live connection. */
@@ -181,9 +201,15 @@ export interface ConnectInput {
   connector: Connector;
   /** Stderr lines while connecting (afterwards the watcher reports them). */
   onStderr: (line: string) => void;
+  /** The server answered initialize; the listing of its tools starts. */
+  onListing: () => void;
 }
 
 export interface WatchInput {
+  connection: Connection;
+}
+
+export interface CloseInput {
   connection: Connection;
 }
 
@@ -351,6 +377,13 @@ function refreshRegion(
   };
 }
 
+/** Where `closing` goes once the close has ended (however it ended). */
+const AFTER_CLOSE = [
+  { guard: { type: 'closesInto' as const, params: { state: 'backoff' as const } }, target: 'backoff' },
+  { guard: { type: 'closesInto' as const, params: { state: 'connecting' as const } }, target: 'connecting' },
+  { target: 'closed' },
+];
+
 export const serverMachine = setup({
   types: {} as {
     context: ServerContext;
@@ -372,6 +405,10 @@ export const serverMachine = setup({
     ping: fromPromise<void, PingInput>(async () => {
       throw new Error('ping not provided');
     }),
+    /** Closes the connection (killing a stdio server's process group); resolves once it is gone. */
+    close: fromPromise<void, CloseInput>(async () => {
+      throw new Error('close not provided');
+    }),
     /** Sends AUTHENTICATED when a sign-in for this server appears (in any process). */
     watchTokens: fromCallback<{ type: 'AUTHENTICATED' }, WatchTokensInput>(() => () => {}),
     /** Signs in to this server (OAuth); aborted when needs-auth is left another way. */
@@ -391,6 +428,7 @@ export const serverMachine = setup({
     signedIn: (_, params: { result: SignInResult }) => params.result.ok,
     listChangedMeanwhile: ({ context }, params: { list: CatalogList }) =>
       context.staleLists.includes(params.list),
+    closesInto: ({ context }, params: { state: AfterClose }) => context.afterClose === params.state,
   },
   delays: {
     startupTimeout: ({ context }) => timerMs(startupTimeoutMs(context.definition)),
@@ -428,6 +466,7 @@ export const serverMachine = setup({
       lastError: undefined,
     })),
     releaseConnection: assign({ connection: undefined }),
+    closeInto: assign((_, params: { state: AfterClose }) => ({ afterClose: params.state })),
     recordConnectError: assign(({ context }, params: { error: unknown }) => {
       const { kind, message, stderrTail } = describeConnectError(params.error);
       return {
@@ -551,6 +590,7 @@ export const serverMachine = setup({
       inFlight: 0,
       trail: [],
       staleLists: [],
+      afterClose: 'closed',
     };
     if (input.parentRef) context.parentRef = input.parentRef;
     if (input.knownCatalog) context.knownCatalog = input.knownCatalog;
@@ -582,6 +622,7 @@ export const serverMachine = setup({
           definition: context.definition,
           connector: context.connector,
           onStderr: (line: string) => self.send({ type: 'STDERR', line }),
+          onListing: () => self.send({ type: 'LISTING' }),
         }),
         onDone: {
           target: 'connected',
@@ -601,27 +642,44 @@ export const serverMachine = setup({
       },
       after: { startupTimeout: { target: 'backoff', actions: 'recordStartupTimeout' } },
       on: { CLOSE: 'closed' },
+      initial: 'opening',
+      states: {
+        opening: {
+          description: 'transport and initialize',
+          on: { LISTING: 'listing' },
+        },
+        listing: {
+          description: 'the server answered initialize; its tools (and the rest) are being listed',
+          tags: 'listing',
+        },
+      },
     },
     connected: {
       type: 'parallel',
       tags: 'usable',
       entry: [{ type: 'notifyStatus', params: { state: 'connected' } }, 'notifyCatalog'],
-      exit: 'releaseConnection',
-      // The watcher's cleanup closes the connection: it runs on every exit and when the actor stops.
+      // Every way out goes through `closing`, which closes the connection and waits for it. The watcher's
+      // cleanup closes it too: the one close left when the actor is stopped abruptly (no leak).
       invoke: { id: 'watch', src: 'watch', input: ({ context }) => ({ connection: context.connection! }) },
       on: {
         TRANSPORT_CLOSED: [
           {
             guard: 'reconnectsByItself',
-            target: 'backoff',
-            actions: { type: 'recordTransportClosed', params: ({ event }) => ({ error: event.error }) },
+            target: 'closing',
+            actions: [
+              { type: 'recordTransportClosed', params: ({ event }) => ({ error: event.error }) },
+              { type: 'closeInto', params: { state: 'backoff' } },
+            ],
           },
           {
-            target: 'closed',
-            actions: { type: 'recordTransportClosed', params: ({ event }) => ({ error: event.error }) },
+            target: 'closing',
+            actions: [
+              { type: 'recordTransportClosed', params: ({ event }) => ({ error: event.error }) },
+              { type: 'closeInto', params: { state: 'closed' } },
+            ],
           },
         ],
-        CLOSE: 'closed',
+        CLOSE: { target: 'closing', actions: { type: 'closeInto', params: { state: 'closed' } } },
       },
       states: {
         usage: {
@@ -634,7 +692,13 @@ export const serverMachine = setup({
             },
             idle: {
               description: 'nothing in flight: a lazy server closes after idleTimeout',
-              after: { idleTimeout: { guard: 'nothingInFlight', target: '#server.closed' } },
+              after: {
+                idleTimeout: {
+                  guard: 'nothingInFlight',
+                  target: '#server.closing',
+                  actions: { type: 'closeInto', params: { state: 'closed' } },
+                },
+              },
               // A call that started before a reconnect may still finish here: the timer starts again.
               on: { CALL_FINISHED: { target: 'idle', reenter: true, actions: 'countCallFinished' } },
             },
@@ -682,13 +746,43 @@ export const serverMachine = setup({
                 input: ({ context }) => ({ connection: context.connection! }),
                 onDone: 'waiting',
                 onError: {
-                  target: '#server.backoff',
-                  actions: { type: 'recordHealthFailure', params: ({ event }) => ({ error: event.error }) },
+                  target: '#server.closing',
+                  actions: [
+                    { type: 'recordHealthFailure', params: ({ event }) => ({ error: event.error }) },
+                    { type: 'closeInto', params: { state: 'backoff' } },
+                  ],
                 },
               },
-              after: { healthTimeout: { target: '#server.backoff', actions: 'recordHealthTimeout' } },
+              after: {
+                healthTimeout: {
+                  target: '#server.closing',
+                  actions: ['recordHealthTimeout', { type: 'closeInto', params: { state: 'backoff' } }],
+                },
+              },
             },
           },
+        },
+      },
+    },
+    closing: {
+      description:
+        "the connection closes (a stdio server's process group ends); then closed, backoff, or connecting again when asked meanwhile",
+      tags: 'closing',
+      exit: 'releaseConnection',
+      invoke: {
+        id: 'close',
+        src: 'close',
+        input: ({ context }) => ({ connection: context.connection! }),
+        onDone: AFTER_CLOSE,
+        onError: AFTER_CLOSE,
+      },
+      on: {
+        CLOSE: { actions: { type: 'closeInto', params: { state: 'closed' } } },
+        RETRY: { actions: { type: 'closeInto', params: { state: 'connecting' } } },
+        // A call arriving while an idle or closed connection closes starts it again; backoff stays backoff.
+        CONNECT: {
+          guard: { type: 'closesInto', params: { state: 'closed' } },
+          actions: { type: 'closeInto', params: { state: 'connecting' } },
         },
       },
     },
@@ -764,7 +858,7 @@ export const serverMachine = setup({
 export function serverStateOf(snapshot: { value: unknown }): ServerState {
   const { value } = snapshot;
   if (typeof value === 'string') return value as ServerState;
-  // The only parallel state is `connected`; reading its key allocates nothing (called on every call).
+  // `connecting`, `connected` and `needsAuth` have sub-states; reading the key allocates nothing (called on every call).
   for (const key in value as object) return key as ServerState;
   return 'init';
 }

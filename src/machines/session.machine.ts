@@ -86,7 +86,12 @@ export interface CacheWrite {
   catalog: ServerCatalog;
 }
 
-/** What the shutdown waits for besides the connections closing: the recorders' flush. */
+/** The server actors the shutdown sent CLOSE to: it waits until none of them is closing. */
+export interface ServersClosedInput {
+  servers: AnyActorRef[];
+}
+
+/** What the shutdown waits for once the connections are closed: the recorders' flush. */
 export interface ShutdownInput {
   recorders: AnyActorRef[];
 }
@@ -165,7 +170,11 @@ export const sessionMachine = setup({
     warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async () => {
       throw new Error('warmup not provided');
     }),
-    /** Waits for the connections the stopped server actors close (processes ended), then the recorders' flush. */
+    /** Waits until none of the servers told to CLOSE is closing any more (their processes ended). */
+    serversClosed: fromPromise<void, ServersClosedInput>(async () => {
+      throw new Error('serversClosed not provided');
+    }),
+    /** Waits for the recorders' flush (cache writes, trace, stats). */
     shutdown: fromPromise<void, ShutdownInput>(async () => {
       throw new Error('shutdown not provided');
     }),
@@ -279,6 +288,16 @@ export const sessionMachine = setup({
         if (id.startsWith('server:')) enqueue.stopChild(id);
       }
     }),
+    /** The connections close through their actors' `closing` state, which the shutdown can wait for. */
+    closeServers: enqueueActions(({ enqueue, self }) => {
+      for (const id of Object.keys(self.getSnapshot()?.children ?? {})) {
+        if (id.startsWith('server:')) enqueue.sendTo(id, { type: 'CLOSE' });
+      }
+    }),
+    /** A disabled server that has closed its connection stops. */
+    stopDisabledServer: enqueueActions(({ event, enqueue }) => {
+      if (event.type === 'SERVER.STATUS') enqueue.stopChild(serverId(event.name));
+    }),
     reconnect: enqueueActions(({ context, event, enqueue }) => {
       const only = event.type === 'RECONNECT' ? event.server : undefined;
       for (const d of definitions(context)) {
@@ -287,17 +306,24 @@ export const sessionMachine = setup({
         enqueue.sendTo(serverId(d.name), { type: 'RETRY' });
       }
     }),
-    disableServer: enqueueActions(({ context, event, enqueue }) => {
+    // A disabled server closes its connection first (its `closed` status then stops it: see
+    // stopDisabledServer); one with nothing running stops at once.
+    disableServer: enqueueActions(({ context, event, enqueue, self }) => {
       if (event.type !== 'DISABLE') return;
-      enqueue.stopChild(serverId(event.server));
+      const id = serverId(event.server);
+      const child = self.getSnapshot()?.children[id] as AnyActorRef | undefined;
+      if (!child || child.getSnapshot().hasTag('resting')) enqueue.stopChild(id);
+      else enqueue.sendTo(id, { type: 'CLOSE' });
       enqueue.assign({ disabled: [...context.disabled, event.server] });
     }),
+    // A server enabled again before its close ended keeps its actor (it is asked to connect, if eager).
     enableServer: enqueueActions(({ context, event, enqueue, self }) => {
       if (event.type !== 'ENABLE') return;
       const definition = context.config?.servers.find((d) => d.name === event.server);
       if (!definition) return;
       enqueue.assign({ disabled: context.disabled.filter((n) => n !== event.server) });
-      enqueue.spawnChild('server', serverSpawn(context, definition, self));
+      if (!self.getSnapshot()?.children[serverId(definition.name)])
+        enqueue.spawnChild('server', serverSpawn(context, definition, self));
       if (definition.lifecycle !== 'lazy') enqueue.sendTo(serverId(definition.name), { type: 'CONNECT' });
     }),
     reviveServers: enqueueActions(({ context, enqueue }) => {
@@ -315,6 +341,12 @@ export const sessionMachine = setup({
       definitions(context).some((d) => d.name === event.server),
     isDisabledServer: ({ context, event }) =>
       'server' in event && typeof event.server === 'string' && context.disabled.includes(event.server),
+    /** A disabled server of this session reports it has closed. */
+    isDisabledServerClosed: ({ context, event }) =>
+      event.type === 'SERVER.STATUS' &&
+      event.generation === context.generation &&
+      event.state === 'closed' &&
+      context.disabled.includes(event.name),
     /** A current server needs auth or is in backoff, and the user has not been told of that this session. */
     isNewTrouble: ({ context, event }) =>
       event.type === 'SERVER.STATUS' &&
@@ -398,6 +430,7 @@ export const sessionMachine = setup({
               actions: ['assignCatalog', 'registerTools', 'syncActiveTools', 'writeCache'],
             },
             'SERVER.STATUS': [
+              { guard: 'isDisabledServerClosed', actions: 'stopDisabledServer' },
               { guard: 'isNewTrouble', actions: ['publishStatus', 'notifyStatus', 'rememberNotified'] },
               { guard: 'isCurrentGeneration', actions: 'publishStatus' },
             ],
@@ -424,19 +457,41 @@ export const sessionMachine = setup({
           },
         },
         stopping: {
-          description: 'the server actors stop, closing their connections; then the recorders flush',
-          entry: 'stopServers',
-          invoke: {
-            id: 'shutdown',
-            src: 'shutdown',
-            input: ({ self }) => {
-              const children: Record<string, AnyActorRef | undefined> = self.getSnapshot()?.children ?? {};
-              return {
-                recorders: RECORDERS.map((id) => children[id]).filter((ref) => ref !== undefined),
-              };
+          description: 'the servers close their connections, then stop; then the recorders flush',
+          entry: 'closeServers',
+          initial: 'closingServers',
+          states: {
+            closingServers: {
+              description: 'until no server is closing (every server process is gone)',
+              invoke: {
+                id: 'serversClosed',
+                src: 'serversClosed',
+                input: ({ self }) => ({
+                  servers: Object.entries(self.getSnapshot()?.children ?? {})
+                    .filter(([id]) => id.startsWith('server:'))
+                    .map(([, ref]) => ref as AnyActorRef),
+                }),
+                onDone: 'flushing',
+                onError: 'flushing',
+              },
             },
-            onDone: { target: '#session.idle' },
-            onError: { target: '#session.idle' },
+            flushing: {
+              description: 'the server actors stop; the recorders flush what is pending',
+              entry: 'stopServers',
+              invoke: {
+                id: 'shutdown',
+                src: 'shutdown',
+                input: ({ self }) => {
+                  const children: Record<string, AnyActorRef | undefined> =
+                    self.getSnapshot()?.children ?? {};
+                  return {
+                    recorders: RECORDERS.map((id) => children[id]).filter((ref) => ref !== undefined),
+                  };
+                },
+                onDone: { target: '#session.idle' },
+                onError: { target: '#session.idle' },
+              },
+            },
           },
           exit: 'publishStatus',
         },

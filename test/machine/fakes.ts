@@ -3,7 +3,7 @@
 // real server logic (src/actors/server-actor.ts) driven by a SimulatedClock.
 
 import { vi } from 'vitest';
-import { assign, createActor, fromCallback, SimulatedClock } from 'xstate';
+import { assign, createActor, fromCallback, SimulatedClock, waitFor } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
 import {
   type CallToolResult,
@@ -44,6 +44,7 @@ export class FakeConnection implements Connection {
   resourceTemplates: ResourceTemplateDescriptor[] = [];
   prompts: PromptDescriptor[] = [];
   private readonly listeners = new Set<(event: ConnectionEvent) => void>();
+  private closing?: Promise<void>;
 
   constructor(tools: ToolDescriptor[] = [tool('echo')]) {
     this.tools = tools;
@@ -113,8 +114,13 @@ export class FakeConnection implements Connection {
     );
   }
 
-  async close(): Promise<void> {
-    this.closeCount++;
+  /** Like the real one, a connection closes once however often it is asked (watcher cleanup, `closing`). */
+  close(): Promise<void> {
+    if (!this.closing) {
+      this.closeCount++;
+      this.closing = Promise.resolve();
+    }
+    return this.closing;
   }
 }
 
@@ -225,6 +231,10 @@ export function startServer(
       const attempt = attempts.at(-1);
       if (!attempt) throw new Error('no connect attempt was made');
       return attempt;
+    },
+    /** Resolves once the server has left `closing` (the connection's close has ended). */
+    async closeEnded(): Promise<void> {
+      await waitFor(actor, (s) => !s.hasTag('closing'));
     },
     /** Every connection except the live one was closed exactly once; the live one is open. */
     closedExactlyOnceExceptLive(): boolean {

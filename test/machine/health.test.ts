@@ -90,6 +90,8 @@ describe('health checks', () => {
     h.advance(HEALTH_TIMEOUT_MS - 1);
     expect(stateOf(h)).toBe('connected');
     h.advance(1);
+    expect(stateOf(h)).toBe('closing');
+    await h.closeEnded();
     expect(stateOf(h)).toBe('backoff');
     expect(live.pingsAborted).toBe(1);
     expect(live.closeCount).toBe(1);
@@ -107,6 +109,7 @@ describe('health checks', () => {
     h.advance(1_999);
     expect(stateOf(h)).toBe('connected');
     h.advance(1);
+    await h.closeEnded();
     expect(stateOf(h)).toBe('backoff');
   });
 
@@ -127,8 +130,9 @@ describe('health checks', () => {
     live.pingAnswer = 'hang';
     h.advance(30_000);
     h.actor.send({ type: 'CLOSE' });
-    expect(stateOf(h)).toBe('closed');
     expect(live.pingsAborted).toBe(1);
+    await h.closeEnded();
+    expect(stateOf(h)).toBe('closed');
     h.advance(60_000);
     expect(live.pings).toBe(1);
   });

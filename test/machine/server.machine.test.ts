@@ -30,6 +30,24 @@ afterEach(() => {
 
 const stateOf = (h: Harness) => serverStateOf(h.actor.getSnapshot());
 
+/** A connection whose close takes until the test ends it (a process group that is slow to go). */
+class SlowClose extends FakeConnection {
+  private end = () => {};
+  private readonly ended = new Promise<void>((resolve) => {
+    this.end = resolve;
+  });
+  finishClose(): void {
+    this.end();
+  }
+  override close(): Promise<void> {
+    void super.close();
+    return this.ended;
+  }
+}
+
+/** Lets promise actors settle (they are real, only time is simulated). */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
 async function connect(h: Harness, connection?: FakeConnection): Promise<FakeConnection> {
   h.actor.send({ type: 'CONNECT' });
   const live = h.current().succeed(connection);
@@ -70,6 +88,30 @@ describe('init', () => {
 });
 
 describe('connecting', () => {
+  it('opening until the server answered initialize, then listing (tag `listing`) until connected', async () => {
+    const h = startServer();
+    h.actor.send({ type: 'CONNECT' });
+    expect(h.actor.getSnapshot().matches({ connecting: 'opening' })).toBe(true);
+    expect(h.actor.getSnapshot().hasTag('listing')).toBe(false);
+    h.current().options.onListing?.();
+    expect(h.actor.getSnapshot().matches({ connecting: 'listing' })).toBe(true);
+    expect(h.actor.getSnapshot().hasTag('listing')).toBe(true);
+    expect(h.actor.getSnapshot().hasTag('starting')).toBe(true);
+    h.current().succeed();
+    await waitFor(h.actor, (s) => s.matches('connected'));
+    expect(h.actor.getSnapshot().hasTag('listing')).toBe(false);
+  });
+
+  it('a listing reported after the attempt was given up changes nothing', () => {
+    const h = startServer();
+    h.actor.send({ type: 'CONNECT' });
+    const attempt = h.current();
+    h.actor.send({ type: 'CLOSE' });
+    attempt.options.onListing?.();
+    expect(stateOf(h)).toBe('closed');
+    expect(h.actor.getSnapshot().hasTag('listing')).toBe(false);
+  });
+
   it('done → connected with the connection and catalog; attempt and last error reset', async () => {
     const h = startServer({ lifecycle: 'keep-alive' });
     h.actor.send({ type: 'CONNECT' });
@@ -198,6 +240,8 @@ describe('connected', () => {
     h.advance(59_999);
     expect(stateOf(h)).toBe('connected');
     h.advance(1);
+    expect(stateOf(h)).toBe('closing');
+    await h.closeEnded();
     expect(stateOf(h)).toBe('closed');
     expect(live.closeCount).toBe(1);
     expect(live.listenerCount).toBe(0);
@@ -220,6 +264,7 @@ describe('connected', () => {
     h.advance(59_999);
     expect(stateOf(h)).toBe('connected');
     h.advance(1);
+    await h.closeEnded();
     expect(stateOf(h)).toBe('closed');
   });
 
@@ -232,6 +277,7 @@ describe('connected', () => {
     h.advance(59_999);
     expect(stateOf(h)).toBe('connected');
     h.advance(1);
+    await h.closeEnded();
     expect(stateOf(h)).toBe('closed');
   });
 
@@ -268,6 +314,7 @@ describe('connected', () => {
       expect(h.actor.getSnapshot().matches({ connected: { usage } })).toBe(true);
       expect(h.actor.getSnapshot().context.inFlight).toBe(0);
       h.advance(60_000);
+      await h.closeEnded();
       expect(stateOf(h)).toBe(lifecycle === 'lazy' ? 'closed' : 'connected');
     },
   );
@@ -276,6 +323,7 @@ describe('connected', () => {
     const h = startServer();
     const first = await connect(h);
     first.emit({ type: 'closed', error: 'EPIPE' });
+    await h.closeEnded();
     expect(stateOf(h)).toBe('closed');
     expect(first.closeCount).toBe(1);
     expect(h.actor.getSnapshot().context.lastError).toMatchObject({
@@ -293,6 +341,7 @@ describe('connected', () => {
       const h = startServer({ lifecycle, definition: { transport: 'http', url: 'http://127.0.0.1:1/mcp' } });
       const first = await connect(h);
       first.emit({ type: 'closed' });
+      await h.closeEnded();
       expect(stateOf(h)).toBe('backoff');
       expect(h.actor.getSnapshot().context).toMatchObject({
         attempt: 1,
@@ -331,8 +380,91 @@ describe('connected', () => {
     const h = startServer({ lifecycle: 'keep-alive' });
     const live = await connect(h);
     h.actor.send({ type: 'CLOSE' });
+    expect(stateOf(h)).toBe('closing');
+    expect(h.actor.getSnapshot().hasTag('closing')).toBe(true);
+    await h.closeEnded();
     expect(stateOf(h)).toBe('closed');
     expect(live.closeCount).toBe(1);
+  });
+
+  it('stays closing (the connection in context) until the close has ended; CLOSE meanwhile changes nothing', async () => {
+    const h = startServer();
+    const live = new SlowClose();
+    await connect(h, live);
+    h.actor.send({ type: 'CLOSE' });
+    h.actor.send({ type: 'CLOSE' });
+    await settle();
+    expect(stateOf(h)).toBe('closing');
+    expect(h.actor.getSnapshot().context.connection).toBe(live);
+    expect(live.closeCount).toBe(1);
+    live.finishClose();
+    await h.closeEnded();
+    expect(stateOf(h)).toBe('closed');
+    expect(h.actor.getSnapshot().context.connection).toBeUndefined();
+  });
+
+  it('CONNECT or RETRY while closing connects again once the close has ended', async () => {
+    for (const type of ['CONNECT', 'RETRY'] as const) {
+      const h = startServer();
+      const live = new SlowClose();
+      await connect(h, live);
+      h.actor.send({ type: 'CLOSE' });
+      h.actor.send({ type });
+      expect(stateOf(h)).toBe('closing');
+      expect(h.attempts).toHaveLength(1);
+      live.finishClose();
+      await waitFor(h.actor, (s) => s.hasTag('starting'));
+      expect(h.attempts).toHaveLength(2);
+    }
+  });
+
+  it('a keep-alive server that lost its transport closes, then waits in backoff; CLOSE meanwhile closes it for good', async () => {
+    const h = startServer({ lifecycle: 'keep-alive' });
+    const live = new SlowClose();
+    await connect(h, live);
+    live.emit({ type: 'closed', error: 'EOF' });
+    // CONNECT does not jump a backoff: callers fail fast there once the close has ended.
+    h.actor.send({ type: 'CONNECT' });
+    expect(stateOf(h)).toBe('closing');
+    live.finishClose();
+    await h.closeEnded();
+    expect(stateOf(h)).toBe('backoff');
+
+    const again = await (async () => {
+      h.actor.send({ type: 'RETRY' });
+      const next = h.current().succeed(new SlowClose());
+      await waitFor(h.actor, (s) => s.matches('connected'));
+      return next as SlowClose;
+    })();
+    again.emit({ type: 'closed', error: 'EOF' });
+    h.actor.send({ type: 'CLOSE' });
+    again.finishClose();
+    await h.closeEnded();
+    expect(stateOf(h)).toBe('closed');
+  });
+
+  it('a close that fails still ends in closed', async () => {
+    class FailingClose extends FakeConnection {
+      override close(): Promise<void> {
+        void super.close();
+        return Promise.reject(new Error('kill failed'));
+      }
+    }
+    const h = startServer();
+    await connect(h, new FailingClose());
+    h.actor.send({ type: 'CLOSE' });
+    await h.closeEnded();
+    expect(stateOf(h)).toBe('closed');
+  });
+
+  it('stopping the actor while closing still closes the connection once', async () => {
+    const h = startServer();
+    const live = new SlowClose();
+    await connect(h, live);
+    h.actor.send({ type: 'CLOSE' });
+    h.actor.stop();
+    expect(live.closeCount).toBe(1);
+    expect(live.listenerCount).toBe(0);
   });
 
   it('stopping the actor closes the live connection', async () => {
@@ -641,6 +773,7 @@ describe('reports', () => {
     h.advance(LIST_CHANGED_QUIET_MS);
     await waitFor(h.actor, (s) => s.context.catalog?.tools.length === 2);
     live.emit({ type: 'closed', error: 'gone' });
+    await h.closeEnded();
 
     const events = parent.getSnapshot().context;
     expect(events.map((e) => (e.type === 'SERVER.STATUS' ? e.state : 'catalog'))).toEqual([

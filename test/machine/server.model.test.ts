@@ -54,6 +54,11 @@ async function leaveConnecting(h: Harness) {
   await waitFor(h.actor, (s) => !s.matches('connecting'));
 }
 
+/** Leaving `connected` passes through `closing` while the connection's close runs. */
+async function settleClose(h: Harness) {
+  await waitFor(h.actor, (s) => !s.hasTag('closing'));
+}
+
 function drive(h: Harness) {
   return {
     CONNECT: () => h.actor.send({ type: 'CONNECT' }),
@@ -70,12 +75,21 @@ function drive(h: Harness) {
       await leaveConnecting(h);
     },
     STARTUP_TIMEOUT: () => h.advance(STARTUP_MS),
-    IDLE_TIMEOUT: () => h.advance(IDLE_MS),
-    TRANSPORT_LOST: () => h.connections.at(-1)?.emit({ type: 'closed', error: 'EOF' }),
+    IDLE_TIMEOUT: async () => {
+      h.advance(IDLE_MS);
+      await settleClose(h);
+    },
+    TRANSPORT_LOST: async () => {
+      h.connections.at(-1)?.emit({ type: 'closed', error: 'EOF' });
+      await settleClose(h);
+    },
     BACKOFF_ELAPSED: () => h.advance(h.actor.getSnapshot().context.backoffDelayMs ?? Number.NaN),
     RETRY: () => h.actor.send({ type: 'RETRY' }),
     AUTHENTICATED: () => h.actor.send({ type: 'AUTHENTICATED' }),
-    CLOSE: () => h.actor.send({ type: 'CLOSE' }),
+    CLOSE: async () => {
+      h.actor.send({ type: 'CLOSE' });
+      await settleClose(h);
+    },
   };
 }
 

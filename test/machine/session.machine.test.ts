@@ -9,6 +9,7 @@ import {
   type CacheWrite,
   type LoadedSession,
   type RecorderInput,
+  type ServersClosedInput,
   type ShutdownInput,
   type StartRequest,
   serverId,
@@ -44,7 +45,7 @@ function recorder(id: string, log: string[]) {
   });
 }
 
-function harness(options: { realWriteCache?: boolean } = {}) {
+function harness(options: { realWriteCache?: boolean; closeAtOnce?: boolean } = {}) {
   const pending: Array<{ request: StartRequest; generation: number; resolve: (s: LoadedSession) => void }> =
     [];
   const calls: Record<string, number> = {};
@@ -55,6 +56,8 @@ function harness(options: { realWriteCache?: boolean } = {}) {
   };
   const recorded: string[] = [];
   const shutdowns: ShutdownInput[] = [];
+  /** The shutdown's waits for its servers to close: settled by the test unless `closeAtOnce`. */
+  const closings: Array<{ servers: string[]; resolve: () => void }> = [];
   const counted = {
     registerTools: count('registerTools'),
     syncActiveTools: count('syncActiveTools'),
@@ -70,6 +73,12 @@ function harness(options: { realWriteCache?: boolean } = {}) {
       ),
       warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async ({ input }) => {
         warmed.push(...input.servers.map((ref) => ref.id));
+      }),
+      serversClosed: fromPromise<void, ServersClosedInput>(({ input }) => {
+        const servers = input.servers.map((ref) => ref.id).sort();
+        recorded.push(`serversClosed ${servers.join(',')}`);
+        if (options.closeAtOnce !== false) return Promise.resolve();
+        return new Promise<void>((resolve) => closings.push({ servers, resolve }));
       }),
       shutdown: fromPromise<void, ShutdownInput>(async ({ input, system }) => {
         if (system.get(serverId('a'))) throw new Error('servers still running at shutdown');
@@ -92,7 +101,7 @@ function harness(options: { realWriteCache?: boolean } = {}) {
     Object.keys(actor.getSnapshot().children)
       .filter((id) => id.startsWith('server:'))
       .sort();
-  return { actor, pending, calls, loaded, children, warmed, recorded, shutdowns };
+  return { actor, pending, calls, loaded, children, warmed, recorded, shutdowns, closings };
 }
 
 const start = (cwd = '/p'): { type: 'SESSION_START'; request: StartRequest } => ({
@@ -195,12 +204,18 @@ describe('session machine', () => {
     expect(calls.syncActiveTools).toBe(before + 2);
   });
 
-  it('DISABLE stops the server actor for the session; ENABLE brings it back', async () => {
+  it('DISABLE closes the server, stopping its actor once it reports closed; ENABLE brings it back', async () => {
     const { actor, pending, loaded, children } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['a', 'b']));
     await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    received.length = 0;
     actor.send({ type: 'DISABLE', server: 'a' });
+    expect(received).toEqual([{ id: 'a', type: 'CLOSE' }]);
+    // Its connection is closing: the actor stays until it says so (the close can be waited for).
+    expect(children()).toEqual([serverId('a'), serverId('b')]);
+    const generation = actor.getSnapshot().context.generation;
+    actor.send({ type: 'SERVER.STATUS', name: 'a', generation, state: 'closed' });
     expect(children()).toEqual([serverId('b')]);
     expect(actor.getSnapshot().context.disabled).toEqual(['a']);
     actor.send({ type: 'DISABLE', server: 'nope' });
@@ -244,6 +259,41 @@ describe('session machine', () => {
     expect(actor.system.get(serverId('a'))).toBeUndefined();
   });
 
+  it('a server enabled again while it still closes keeps its actor', async () => {
+    const { actor, pending, loaded, children } = harness();
+    actor.send(start());
+    pending[0]!.resolve(loaded(['a', 'b'], 'eager'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    actor.send({ type: 'DISABLE', server: 'a' });
+    received.length = 0;
+    actor.send({ type: 'ENABLE', server: 'a' });
+    expect(received).toEqual([{ id: 'a', type: 'CONNECT' }]);
+    const generation = actor.getSnapshot().context.generation;
+    actor.send({ type: 'SERVER.STATUS', name: 'a', generation, state: 'closed' });
+    expect(children()).toEqual([serverId('a'), serverId('b')]);
+  });
+
+  it('shutdown tells every server to CLOSE and waits until none is closing before it stops them', async () => {
+    const { actor, pending, loaded, children, recorded, closings } = harness({ closeAtOnce: false });
+    actor.send(start());
+    pending[0]!.resolve(loaded(['a', 'b']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    received.length = 0;
+    recorded.length = 0;
+    actor.send({ type: 'SESSION_SHUTDOWN' });
+    expect(received).toEqual([
+      { id: 'a', type: 'CLOSE' },
+      { id: 'b', type: 'CLOSE' },
+    ]);
+    expect(actor.getSnapshot().matches({ open: { stopping: 'closingServers' } })).toBe(true);
+    expect(recorded).toEqual([`serversClosed ${serverId('a')},${serverId('b')}`]);
+    expect(children()).toEqual([serverId('a'), serverId('b')]);
+    closings[0]!.resolve();
+    await waitFor(actor, (s) => s.matches('idle'));
+    expect(children()).toEqual([]);
+    expect(recorded.slice(1, 2)).toEqual(['shutdown']);
+  });
+
   it('the recorders run while the session is open; the shutdown waits for the connections and them', async () => {
     const { actor, pending, loaded, recorded, shutdowns } = harness();
     actor.send(start());
@@ -254,7 +304,13 @@ describe('session machine', () => {
     actor.send({ type: 'SESSION_SHUTDOWN' });
     await waitFor(actor, (s) => s.matches('idle'));
     // The server actors had stopped (closing their connections) and the recorders still ran.
-    expect(recorded.slice(3)).toEqual(['shutdown', 'cacheWriter stopped', 'trace stopped', 'stats stopped']);
+    expect(recorded.slice(3)).toEqual([
+      'serversClosed server:a,server:b',
+      'shutdown',
+      'cacheWriter stopped',
+      'trace stopped',
+      'stats stopped',
+    ]);
     expect(shutdowns[0]!.recorders.map((ref) => ref.id)).toEqual(['cacheWriter', 'trace', 'stats']);
   });
 

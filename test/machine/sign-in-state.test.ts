@@ -175,10 +175,14 @@ describe('tags: what code outside the machine reads', () => {
     expect(tags(h)).toEqual(['failsFast', 'needsSignIn', 'signingIn']);
     h.signIns[0]!.finish({ ok: true, message: 'linear: signed in.' });
     await waitFor(h.actor, (s) => s.hasTag('starting'));
+    h.attempts.at(-1)!.options.onListing?.();
+    expect(tags(h)).toEqual(['listing', 'starting']);
     h.attempts.at(-1)!.succeed(new FakeConnection());
     await waitFor(h.actor, (s) => s.hasTag('usable'));
     expect(tags(h)).toEqual(['usable']);
     h.actor.send({ type: 'CLOSE' });
+    expect(tags(h)).toEqual(['closing']);
+    await waitFor(h.actor, (s) => !s.hasTag('closing'));
     expect(tags(h)).toEqual(['resting']);
   });
 });

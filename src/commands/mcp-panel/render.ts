@@ -54,6 +54,7 @@ const STATE_NAME: Record<ServerState, string> = {
   init: 'init',
   connecting: 'connecting',
   connected: 'connected',
+  closing: 'closing',
   needsAuth: 'needs-auth',
   backoff: 'backoff',
   closed: 'closed',
