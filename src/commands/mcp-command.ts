@@ -126,7 +126,7 @@ async function reconnect(runtime: Runtime, server?: string): Promise<string> {
   const targets = server ? [server] : Object.keys(servers);
   await Promise.all(
     targets.map((name) =>
-      waitFor(servers[name]!, (s) => !s.hasTag('starting') && !s.hasTag('resting'), {
+      waitFor(servers[name]!, (s) => !s.hasTag('starting') && !s.hasTag('closing') && !s.hasTag('resting'), {
         timeout: (servers[name]!.getSnapshot().context.definition.startupTimeoutMs ?? 30_000) + 1000,
       }).catch(() => undefined),
     ),

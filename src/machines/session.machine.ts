@@ -341,11 +341,13 @@ export const sessionMachine = setup({
       definitions(context).some((d) => d.name === event.server),
     isDisabledServer: ({ context, event }) =>
       'server' in event && typeof event.server === 'string' && context.disabled.includes(event.server),
-    /** A disabled server of this session reports it has closed. */
-    isDisabledServerClosed: ({ context, event }) =>
+    /**
+     * A disabled server of this session reports a state: `closed` once its close has ended (`closing` is
+     * not reported), or any other if something asked it to connect meanwhile. Either way it stops now.
+     */
+    isDisabledServerStatus: ({ context, event }) =>
       event.type === 'SERVER.STATUS' &&
       event.generation === context.generation &&
-      event.state === 'closed' &&
       context.disabled.includes(event.name),
     /** A current server needs auth or is in backoff, and the user has not been told of that this session. */
     isNewTrouble: ({ context, event }) =>
@@ -430,7 +432,7 @@ export const sessionMachine = setup({
               actions: ['assignCatalog', 'registerTools', 'syncActiveTools', 'writeCache'],
             },
             'SERVER.STATUS': [
-              { guard: 'isDisabledServerClosed', actions: 'stopDisabledServer' },
+              { guard: 'isDisabledServerStatus', actions: 'stopDisabledServer' },
               { guard: 'isNewTrouble', actions: ['publishStatus', 'notifyStatus', 'rememberNotified'] },
               { guard: 'isCurrentGeneration', actions: 'publishStatus' },
             ],

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../src/adapters/pi/bridge.ts';
+import { serverStateOf } from '../../src/machines/server.machine.ts';
 import {
   type HttpFixture,
   listDescendants,
@@ -457,6 +458,42 @@ describe('supervisor with real servers', () => {
     await pi.emit('session_start', {});
     expect([...pi.tools.keys()].some((n) => n.startsWith('local__'))).toBe(false);
     expect(await pi.command('mcp')).toMatch(/local: skipped/);
+  });
+
+  it('a server disabled mid-session closes through `closing`: its actor stops once its process is gone', async () => {
+    writeUserConfig({ mcpServers: { gone: stdio([], { lifecycle: 'eager' }) } });
+    const { pi, bridge } = boot();
+    await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
+    const server = runtime.servers().gone!;
+    await waitFor(server, (s) => s.matches('connected'), { timeout: 15_000 });
+    const pid = server.getSnapshot().context.connection!.pid!;
+    const seen: string[] = [];
+    server.subscribe((s) => seen.push(serverStateOf(s)));
+    expect(await pi.command('mcp', 'disable gone')).toMatch(/gone disabled/);
+    await waitFor(runtime.actor, (s) => !s.children['server:gone'], { timeout: 15_000 });
+    expect(seen).toContain('closing');
+    expect(server.getSnapshot().status).toBe('stopped');
+    // No polling: the actor stopped only after the close had ended the process.
+    expect(serverProcesses().map((p) => p.pid)).not.toContain(pid);
+  });
+
+  it('the session shutdown returns once every server process is gone', async () => {
+    writeUserConfig({
+      mcpServers: {
+        one: stdio([], { lifecycle: 'eager' }),
+        two: stdio(['--name', 'two'], { lifecycle: 'eager' }),
+      },
+    });
+    const { pi, bridge } = boot();
+    await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
+    for (const ref of Object.values(runtime.servers()))
+      await waitFor(ref, (s) => s.matches('connected'), { timeout: 15_000 });
+    expect(serverProcesses()).toHaveLength(2);
+    await pi.emit('session_shutdown', {});
+    expect(runtime.actor.getSnapshot().matches('idle')).toBe(true);
+    expect(serverProcesses()).toEqual([]);
   });
 
   it('three rapid session starts with slow connects: one runtime start, nothing leaks', async () => {

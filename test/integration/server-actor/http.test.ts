@@ -29,10 +29,11 @@ describe('Streamable HTTP', () => {
     expect(textOf(await callTool(server, 'echo', { text: 'over http' }))).toBe('over http');
 
     server.actor.send({ type: 'CLOSE' });
-    expect(server.states).toEqual(['init', 'connecting', 'connected', 'closed']);
+    await server.reach('closed');
+    expect(server.states).toEqual(['init', 'connecting', 'connected', 'closing', 'closed']);
     // Closing the connection terminates the HTTP session.
     await vi.waitFor(() => expect(fixture.requests()).toContain('DELETE /mcp'));
-    expect(server.told).toEqual(server.states);
+    expect(server.told).toEqual(server.states.filter((state) => state !== 'closing'));
   });
 
   it('concurrent ensureConnected callers share one connect: one initialize', async () => {
@@ -113,7 +114,7 @@ describe('authentication', () => {
     ]);
     expect(server.actor.getSnapshot().context.lastError).toBeUndefined();
     expect(textOf(await callTool(server, 'echo', { text: 'authorized' }))).toBe('authorized');
-    expect(server.told).toEqual(server.states);
+    expect(server.told).toEqual(server.states.filter((state) => state !== 'closing'));
   });
 });
 
@@ -165,6 +166,14 @@ describe('the HTTP server goes away', () => {
       ok: false,
       error: { kind: 'backoff', lastError: expect.stringMatching(/Cannot reach "fixture-http"/) },
     });
-    expect(server.states).toEqual(['init', 'connecting', 'connected', 'closed', 'connecting', 'backoff']);
+    expect(server.states).toEqual([
+      'init',
+      'connecting',
+      'connected',
+      'closing',
+      'closed',
+      'connecting',
+      'backoff',
+    ]);
   });
 });

@@ -49,6 +49,6 @@ it('keep-alive: a lost socket goes to backoff like a crashed process, then recon
   const second = await startSocketFixture(path);
   cleanups.push(() => second.stop());
   await server.reach('connected', 15_000);
-  expect(server.states.slice(0, 4)).toEqual(['init', 'connecting', 'connected', 'backoff']);
+  expect(server.states.slice(0, 5)).toEqual(['init', 'connecting', 'connected', 'closing', 'backoff']);
   expect(server.actor.getSnapshot().context.attempt).toBe(0);
 });

@@ -30,16 +30,24 @@ describe('stdio lifecycle', () => {
 
     // Nothing in flight: the idle timer closes the server and its process.
     await server.reach('closed');
-    expect(server.states).toEqual(['init', 'connecting', 'connected', 'closed']);
+    expect(server.states).toEqual(['init', 'connecting', 'connected', 'closing', 'closed']);
     await vi.waitFor(() => expect(isAlive(pid!)).toBe(false));
     expect(server.actor.getSnapshot().context.lastError).toBeUndefined();
 
     const again = await ensureConnected(server.actor);
     expect(again.ok).toBe(true);
-    expect(server.states).toEqual(['init', 'connecting', 'connected', 'closed', 'connecting', 'connected']);
+    expect(server.states).toEqual([
+      'init',
+      'connecting',
+      'connected',
+      'closing',
+      'closed',
+      'connecting',
+      'connected',
+    ]);
     expect(server.pids).toHaveLength(2);
     expect(server.pids[1]).not.toBe(pid);
-    expect(server.told).toEqual(server.states);
+    expect(server.told).toEqual(server.states.filter((state) => state !== 'closing'));
   });
 
   it('a call in flight holds off the idle shutdown', async () => {
@@ -56,9 +64,10 @@ describe('stdio lifecycle', () => {
     expect((await ensureConnected(server.actor)).ok).toBe(true);
     const [pid] = server.pids;
     server.actor.send({ type: 'CLOSE' });
-    expect(server.states).toEqual(['init', 'connecting', 'connected', 'closed']);
+    await server.reach('closed');
+    expect(server.states).toEqual(['init', 'connecting', 'connected', 'closing', 'closed']);
     await vi.waitFor(() => expect(isAlive(pid!)).toBe(false));
-    expect(server.told).toEqual(server.states);
+    expect(server.told).toEqual(server.states.filter((state) => state !== 'closing'));
   });
 
   it('garbage on stdout: still connects and calls work; the noise is kept in the stderr tail', async () => {
