@@ -193,7 +193,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
     return ref.subscribe((snapshot) => {
       maxInFlight = Math.max(maxInFlight, snapshot.context.inFlight);
       const state = serverStateOf(snapshot);
-      if (state === 'closed' && last === 'connected') idleShutdowns++;
+      // An idle shutdown leaves connected through closing.
+      if (state === 'closing' && last === 'connected') idleShutdowns++;
       last = state;
     });
   });
