@@ -117,7 +117,7 @@ describe('local visual inspector in headless Chromium', () => {
     await expectHighlighted(page, 'init', ['init']);
 
     actor.send({ type: 'CONNECT' });
-    await expectHighlighted(page, 'connecting', ['connecting']);
+    await expectHighlighted(page, 'connecting', ['connecting', 'connecting_opening']);
     await screenshot(page, 'connecting');
 
     const connection = createFakeConnection();

@@ -44,7 +44,7 @@ describe('createDeferredInspection', () => {
     const events = linesOf(file);
     expect(events[0]).toMatchObject({ type: '@xstate.actor', systemId: 'server:late' });
     const states = events.filter((e) => e.type === '@xstate.snapshot' && e.sessionId === actor.sessionId);
-    expect(states.map((e) => e.snapshot.value).slice(0, 2)).toEqual(['init', 'connecting']);
+    expect(states.map((e) => e.snapshot.value).slice(0, 2)).toEqual(['init', { connecting: 'opening' }]);
   });
 
   it('drops what it held when inspection is off, and the first decision stays', async () => {
