@@ -4,8 +4,9 @@
 //
 // State ids vs. DESIGN.md names: init, connecting, connected, needsAuth (= `needs-auth`), backoff,
 // closed, and `closing` between `connected` and where it goes next (the connection's close runs there,
-// so whoever must wait for a server process to be gone waits for the state). `connecting` is
-// `opening` until the server answered initialize, then `listing` its tools. `connected` is parallel: `usage` runs the idle timer, `tools` / `resources` refresh the
+// so whoever must wait for a server process to be gone waits for the state; it is not reported to the
+// parent). `connecting` is `opening` until the server answered initialize, then `listing` its tools.
+// `connected` is parallel: `usage` runs the idle timer, `tools` / `resources` refresh the
 // catalog on list_changed notifications, `health` pings eager and keep-alive servers. `needsAuth`
 // holds the sign-in itself (`signingIn`): whoever asks while it runs waits for the same one.
 //
