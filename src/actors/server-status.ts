@@ -6,7 +6,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import { formatElapsed } from '../duration.ts';
 import { type ServerState, serverStateOf } from '../machines/server.machine.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
-import { redact } from '../redact/index.ts';
+import type { SecretValues } from '../redact/index.ts';
 import { serverErrorText } from '../server-error-text.ts';
 import { plainText } from '../terminal-text.ts';
 import { wordsFor } from '../tools/surface-words.ts';
@@ -110,7 +110,7 @@ export function countsText(counts: OfferedCounts): string {
 /** One block per server: state, lifecycle, tool count, last error with the stderr tail, hints. */
 export function describeServers(
   refs: Record<string, ServerActorRef>,
-  options: { brief?: boolean; surface?: Surface; catalog?: Catalog } = {},
+  options: { secrets: SecretValues; brief?: boolean; surface?: Surface; catalog?: Catalog },
 ): string {
   const words = wordsFor(options.surface);
   const blocks: string[] = [];
@@ -119,7 +119,7 @@ export function describeServers(
     const state = stateOf(ref);
     const ctx = snapshot.context;
     // Servers print what they like on stderr, tokens included: never show a configured secret.
-    const clean = (text: string) => plainText(redact(text));
+    const clean = (text: string) => plainText(options.secrets.redact(text));
     const counts = ctx.catalog ? offeredCounts(options.catalog, name, ctx.catalog.tools.length) : undefined;
     const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : STATE_LABEL[state]}`;
     if (options.brief) {

@@ -11,6 +11,7 @@ import type { ServerDefinition } from '../config/types.ts';
 import type { SignInInput } from '../machines/server.machine.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
 import { describeServers } from './server-status.ts';
+import type { SecretValues } from '../redact/index.ts';
 
 /** The `signIn` actor of the server machine: the auth port's sign-in, aborted when the state is left. */
 export function signInLogic(auth: Pick<AuthPort, 'signIn'>) {
@@ -28,6 +29,7 @@ export async function signInAndConnect(
   def: ServerDefinition | undefined,
   ref: ServerActorRef | undefined,
   io: SignInIo,
+  secrets: SecretValues,
   surface?: Surface,
 ): Promise<SignInResult> {
   if (!def) return { ok: false, message: 'Unknown server.' };
@@ -42,7 +44,7 @@ export async function signInAndConnect(
   );
   return {
     ok: true,
-    message: `${result.message}\n${describeServers({ [def.name]: ref }, surface ? { surface } : {})}`,
+    message: `${result.message}\n${describeServers({ [def.name]: ref }, surface ? { secrets, surface } : { secrets })}`,
   };
 }
 

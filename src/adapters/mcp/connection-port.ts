@@ -3,6 +3,7 @@
 // tiny fakes. Nothing here imports the SDK.
 
 import type { TokenStore } from '../../auth/token-store.ts';
+import type { SecretValues } from '../../redact/index.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import type { TraceLog } from './trace.ts';
 
@@ -245,6 +246,8 @@ export interface ConnectOptions {
   onListing?: () => void;
   /** HTTP: the OAuth sign-in store of this host (default: the user's agent dir). */
   tokenStore?: TokenStore;
+  /** The runtime's known secrets: secrets learned while connecting (`!command` outputs, command headers) go there. */
+  secrets?: SecretValues;
   /** `trace`: where this server's protocol metadata goes (src/adapters/mcp/trace.ts). */
   trace?: TraceLog;
   /** `protocolVersion: "auto"`: the file that remembers each server entry's protocol era. */

@@ -15,7 +15,6 @@ import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
-import { redact } from '../../redact/index.ts';
 import { serverErrorText } from '../../server-error-text.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 
@@ -95,6 +94,7 @@ function tokensOf(entry: CatalogEntry): number {
 
 export function panelView(runtime: Runtime): PanelView {
   const context = runtime.actor.getSnapshot().context;
+  const redact = (text: string) => runtime.secrets.redact(text);
   const config = context.config;
   if (!config) return { running: false, summary: 'MCP: no session is running.', servers: [], problems: 0 };
   const refs = runtime.servers();
@@ -156,6 +156,7 @@ export function panelView(runtime: Runtime): PanelView {
 /** A server's tools as the catalog knows them, with what each costs per request when direct. */
 export function toolRows(runtime: Runtime, server: string): ToolRow[] {
   const { activated, pinned } = runtime.actor.getSnapshot().context;
+  const redact = (text: string) => runtime.secrets.redact(text);
   const loaded = new Set(activated);
   const direct = new Set(pinned);
   return runtime
