@@ -30,6 +30,7 @@ import { createDeferredInspection } from '../../inspect/deferred.ts';
 import { INSPECT_FLAG, inspectTargetFrom } from '../../inspect/target.ts';
 import type { Logger } from '../../logger.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
+import type { SecretValues } from '../../redact/index.ts';
 import { plainText } from '../../terminal-text.ts';
 import type { ToolResult } from '../../tools/executor.ts';
 import type { ProxyParams } from '../../tools/proxy-tool.ts';
@@ -140,11 +141,13 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   /** ./full-start.ts with the log and the cache store (the runtime shares them). */
   const fullStart = lazily(async (): Promise<FullStart> => {
     const module = await import('./full-start.ts');
-    const logger = module.createLogger({ file: join(agentDir, LOG_FILE) });
+    // The session's known secrets: made here, once, and handed to the log, the runtime and the inspector.
+    const secrets = new module.SecretValues();
+    const logger = module.createLogger({ file: join(agentDir, LOG_FILE), known: secrets });
     const cache = module.createCacheStore({ file: cacheFile, logger });
     // What Pi has of ours: the start path and the runtime register through it (HostPort.registry).
     // Nothing of ours is registered before this module loads, so none is needed before.
-    return { ...module, logger, cache, registry: new module.RegisteredTools() };
+    return { ...module, secrets, logger, cache, registry: new module.RegisteredTools() };
   });
   const loadFullStart = fullStart.get;
   /** The log file is written by the logger of ./full-start.ts, which redacts (loaded on first use). */
@@ -157,10 +160,10 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   const tell = (target: PiContext | undefined, raw: string, level: NotifyLevel) => {
     if (!target) return;
     const loaded = fullStart.made();
-    if (loaded) show(target, loaded.redact(raw), level);
+    if (loaded) show(target, loaded.secrets.redact(raw), level);
     else
       void loadFullStart().then(
-        (loaded) => show(target, loaded.redact(raw), level),
+        (loaded) => show(target, loaded.secrets.redact(raw), level),
         () => undefined,
       );
   };
@@ -169,7 +172,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   const load = (request: StartRequest): { config: LoadedConfig; inputs: StartInputs | undefined } => {
     const loaded = fullStart.made();
     if (!loaded) throw new Error('the config loader is not loaded yet');
-    const { loadConfig, addServerSecrets, readProjectConsent } = loaded;
+    const { loadConfig, secrets, readProjectConsent } = loaded;
     const configPath = configPathFlag();
     const texts = phase.kind === 'closed' ? undefined : phase.texts;
     const seen = recordingInputs(
@@ -191,7 +194,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
     });
     dispatch({ type: 'loaded', config });
-    addServerSecrets(config.servers);
+    secrets.addDefinitions(config.servers);
     return { config, inputs: seen.inputs() };
   };
 
@@ -298,7 +301,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
 
   const runtimeModule = () => import('./session-runtime.ts');
   const piRuntime = lazily(async () => {
-    const { cache, logger, registry } = await loadFullStart();
+    const { cache, logger, registry, secrets } = await loadFullStart();
     await attachInspection().catch((e: unknown) => log('warn', `inspection: ${String(e)}`));
     const { createPiRuntime } = await runtimeModule();
     return createPiRuntime({
@@ -314,6 +317,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       },
       cache,
       logger,
+      secrets,
       inspect: inspection.inspect,
       clock,
       // Created by the first file written into it (spilled output, blobs); removed at shutdown.
@@ -506,9 +510,9 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   /** Returns ToolSearch's description as registered. */
   function registerSession(
     { config, catalog, description }: SessionStartup,
-    { redactingHost, reportConfigDiagnostics, logger, registry }: FullStart,
+    { redactingHost, reportConfigDiagnostics, logger, registry, secrets }: FullStart,
   ): string | undefined {
-    const outbound = redactingHost(host);
+    const outbound = redactingHost(host, secrets);
     reportConfigDiagnostics(config, logger, outbound.notify);
     outbound.registerToolSearch(description);
     // Pi rebuilds its whole tool registry on every registration, so only what the first request needs is
@@ -539,7 +543,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
 
   /** The `mcp` gateway (settings.proxyTool), registered once per Pi process when a session asks for it. */
   async function registerProxyTool() {
-    const { redactResult } = await loadFullStart();
+    const { redactResult, secrets } = await loadFullStart();
     const proxy = await import('../../tools/proxy-tool.ts');
     pi.registerTool({
       name: proxy.PROXY_TOOL_NAME,
@@ -552,7 +556,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
           (await runtimeModule()).callWithAutoAuth(
             runtime,
             ctx,
-            () => proxy.runProxyTool(runtime, params as ProxyParams, signal).then(redactResult),
+            () => proxy.runProxyTool(runtime, params as ProxyParams, signal).then((r) => redactResult(r, secrets)),
             signal,
           ),
         );
@@ -569,14 +573,14 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     eventCtx: PiContext,
     current: StartRequest,
     config: LoadedConfig,
-    { rememberConsent, redact }: FullStart,
+    { rememberConsent, secrets }: FullStart,
   ): Promise<boolean> {
     const pending = config.pending ?? [];
     const select = eventCtx.ui.select;
     if (eventCtx.mode !== 'tui' || !eventCtx.hasUI || !select) {
       const line = config.diagnostics.find((d) => d.code === 'project-server-not-allowed');
       if (eventCtx.mode === 'json' && line)
-        process.stderr.write(`${redact(`MCP: ${line.message} ${line.fix ?? ''}`.trim())}\n`);
+        process.stderr.write(`${secrets.redact(`MCP: ${line.message} ${line.fix ?? ''}`.trim())}\n`);
       return false;
     }
     try {
@@ -675,8 +679,11 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     if (!setting.target) return inspection.attach(undefined);
     // The inspector and its WebSocket client load only when inspection is asked for.
     const target = setting.target;
+    const { secrets } = await loadFullStart();
     await import('../../inspect/inspector.ts').then(({ createInspection }) =>
-      inspection.attach(createInspection(target, { onError: (m) => log('warn', `inspection: ${m}`) })),
+      inspection.attach(
+        createInspection(target, { known: secrets, onError: (m) => log('warn', `inspection: ${m}`) }),
+      ),
     );
   }
 
@@ -708,6 +715,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
 }
 
 type FullStart = typeof import('./full-start.ts') & {
+  secrets: SecretValues;
   logger: Logger;
   cache: CacheStore;
   registry: RegisteredTools;
