@@ -415,7 +415,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (asked !== undefined && configured && !context.disabled.includes(asked)) {
         const reason = failed.get(asked);
         if (reason) actor.send({ type: 'MODEL_TOLD', troubles: [`${asked}:${reason.kind}`] });
-        const text = reason ? secrets.redact(unavailableNote(reason, words)) : `Server ${asked} offers no tools.`;
+        const text = reason
+          ? secrets.redact(unavailableNote(reason, words))
+          : `Server ${asked} offers no tools.`;
         return redactResult(
           {
             content: [{ type: 'text', text: plainText(text) }],

@@ -74,7 +74,9 @@ function renderTools(runtime: Runtime, server?: string): string {
 function renderServer(runtime: Runtime, server: string): string {
   const ref = runtime.servers()[server]!;
   const context = ref.getSnapshot().context;
-  const lines = [describeServers({ [server]: ref }, { secrets: runtime.secrets, catalog: runtime.catalog() })];
+  const lines = [
+    describeServers({ [server]: ref }, { secrets: runtime.secrets, catalog: runtime.catalog() }),
+  ];
   const prompts = renderPrompts(runtime, server);
   if (
     context.catalog?.prompts?.length ||

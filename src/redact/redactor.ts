@@ -12,10 +12,7 @@ export interface Redactor {
   text(value: string): string;
 }
 
-export function createRedactor(
-  known: SecretValues,
-  secrets: () => readonly string[] = () => [],
-): Redactor {
+export function createRedactor(known: SecretValues, secrets: () => readonly string[] = () => []): Redactor {
   let cached: readonly string[] | undefined;
   const extra = (): readonly string[] => {
     if (cached) return cached;

@@ -13,6 +13,7 @@ import { isSecretValue, MIN_SECRET_LENGTH, REDACTED, SECRET_NAME } from './key-p
 import { maskCredentialShapes } from './text.ts';
 
 export { REDACTED };
+
 const MAX_SECRETS = 10_000;
 const MEMO_MAX_CHARS = 1_024;
 const MEMO_MAX_ENTRIES = 20_000;

@@ -149,7 +149,8 @@ export async function executeTool(
   const words = wordsFor(deps.surface);
   const entry = deps.entry(name);
   const waiting = entry ? undefined : deps.unknownTool?.(name);
-  if (waiting) return errorResult(waiting.message, deps.secrets, { server: waiting.server, unavailable: 'needs-auth' });
+  if (waiting)
+    return errorResult(waiting.message, deps.secrets, { server: waiting.server, unavailable: 'needs-auth' });
   if (!entry) return errorResult(words.unknownTool(name, deps.names?.() ?? []), deps.secrets);
   const missing = missingTemplateArguments(entry, args);
   if (missing) return errorResult(missing, deps.secrets, { server: entry.server, tool: entry.tool });
@@ -167,7 +168,10 @@ export async function executeTool(
     ...(deps.surface ? { surface: deps.surface } : {}),
   });
   if (!ready.ok)
-    return errorResult(ready.error.message, deps.secrets, { server: entry.server, unavailable: ready.error.kind });
+    return errorResult(ready.error.message, deps.secrets, {
+      server: entry.server,
+      unavailable: ready.error.kind,
+    });
   // Asked once the server is reachable (as pi-mcp-adapter does): a sign-in and its replay ask once.
   const asking = deps.stats ? performance.now() : 0;
   const refused = await deps.approve?.(entry, args, signal);
@@ -198,7 +202,9 @@ export async function executeTool(
     return { content, details: { server: entry.server, tool: entry.tool }, isError: !ok };
   } catch (error) {
     const timeoutMs = actor.getSnapshot().context.definition.requestTimeoutMs;
-    content = [{ type: 'text', text: deps.secrets.redact(describeCallError(entry, error, timeoutMs, signal)) }];
+    content = [
+      { type: 'text', text: deps.secrets.redact(describeCallError(entry, error, timeoutMs, signal)) },
+    ];
     return { content, details: { server: entry.server, tool: entry.tool }, isError: true };
   } finally {
     progress?.flush();

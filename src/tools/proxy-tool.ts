@@ -70,7 +70,8 @@ export async function runProxyTool(
       );
     }
     const args = parseArgs(params.args);
-    if (typeof args === 'string') return errorResult(`${args}\n${summarizeParameters(entry.inputSchema)}`, secrets);
+    if (typeof args === 'string')
+      return errorResult(`${args}\n${summarizeParameters(entry.inputSchema)}`, secrets);
     return runtime.callTool(entry.name, args, signal);
   }
   if (params.connect) {

@@ -3,8 +3,8 @@
 // tiny fakes. Nothing here imports the SDK.
 
 import type { TokenStore } from '../../auth/token-store.ts';
-import type { SecretValues } from '../../redact/index.ts';
 import type { ServerDefinition } from '../../config/types.ts';
+import type { SecretValues } from '../../redact/index.ts';
 import type { TraceLog } from './trace.ts';
 
 export type JsonSchema = Record<string, unknown>;

@@ -23,5 +23,7 @@ export function serverFetch(def: ServerDefinition, learnSecrets: (values: string
     }
     base = caFetch(ca, originOf(def.url), base);
   }
-  return def.requestHeadersCommand ? headersCommandFetch(def.requestHeadersCommand, base, learnSecrets) : base;
+  return def.requestHeadersCommand
+    ? headersCommandFetch(def.requestHeadersCommand, base, learnSecrets)
+    : base;
 }

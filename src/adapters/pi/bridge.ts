@@ -556,7 +556,10 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
           (await runtimeModule()).callWithAutoAuth(
             runtime,
             ctx,
-            () => proxy.runProxyTool(runtime, params as ProxyParams, signal).then((r) => redactResult(r, secrets)),
+            () =>
+              proxy
+                .runProxyTool(runtime, params as ProxyParams, signal)
+                .then((r) => redactResult(r, secrets)),
             signal,
           ),
         );

@@ -46,6 +46,7 @@ function dialogsOf(ctx: PiContext, secrets: SecretValues): PiDialogs | undefined
   return {
     select: (title, options, opts) => dialogs.select(secrets.redactKnown(title), options, opts),
     input: (title, placeholder, opts) => dialogs.input(secrets.redactKnown(title), placeholder, opts),
-    confirm: (title, message, opts) => dialogs.confirm(secrets.redactKnown(title), secrets.redactKnown(message), opts),
+    confirm: (title, message, opts) =>
+      dialogs.confirm(secrets.redactKnown(title), secrets.redactKnown(message), opts),
   };
 }

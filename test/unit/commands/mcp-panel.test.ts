@@ -16,6 +16,7 @@ import {
 import { type Style, type TextKit, trailText } from '../../../src/commands/mcp-panel/render.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
 import { nullLogger } from '../../../src/logger.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 import { FakeConnection, scriptedConnector, tool } from '../../machine/fakes.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
 
@@ -85,6 +86,7 @@ async function start(servers: ServerDefinition[], skipped = false) {
     },
   });
   runtime = createRuntime({
+    secrets: new SecretValues(),
     host,
     connector: scripted.connector,
     loadConfig: () => config,
