@@ -177,7 +177,8 @@ function completed(run: PiRun, problems: string[]): string | undefined {
 }
 
 /**
- * `count` sessions of one project, each started once the one before has called every server; the process
+ * `count` sessions of one project, each started once the one before has called every server (each run
+ * also points the shared agent dir's models.json at its own fake model, read at Pi's start); the process
  * trees are read while all of them hold their last answer. Ends what the run left (the host too).
  */
 async function runSessions(variant: FiveVariant, dir: AgentDir, count: number) {
