@@ -9,6 +9,7 @@ import {
   type InspectionEvent,
   waitFor,
 } from 'xstate';
+import { sharedHostConnector } from '../adapters/host/shared-connector.ts';
 import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
 import { useAdapterSignInSettings } from '../auth/adapter-sign-ins.ts';
@@ -71,6 +72,8 @@ export interface RuntimeOptions {
   surface?: Surface;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
+  /** The agent dir: with `settings.sharedHost`, servers run in the per-user host whose socket is there. */
+  agentDir?: string;
 }
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -176,16 +179,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let stats: CallStats | undefined;
   /** The protocol trace of `trace` servers, one file per session. */
   let trace: TraceLog | undefined;
+  const viaHost = options.agentDir
+    ? sharedHostConnector({ agentDir: options.agentDir }, options.connector)
+    : undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
-    const settings = actor.getSnapshot().context.config?.settings ?? defaultSettings();
+    const { config, request } = actor.getSnapshot().context;
+    const settings = config?.settings ?? defaultSettings();
+    const connect = settings.sharedHost && viaHost && request ? viaHost(request.cwd) : options.connector;
     const host: HostRequests = {
       ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings, definition),
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
     };
     let connection: Connection;
     try {
-      connection = await options.connector(definition, {
+      connection = await connect(definition, {
         ...connectOptions,
         host,
         ...(trace ? { trace } : {}),

@@ -1,0 +1,105 @@
+// The session's side of the shared host: a Connector whose connections are attachments to the host's
+// instance of the server, so the session's own server actor mirrors it (connecting, connected,
+// needs-auth, closed…) and nothing above the adapter changes. Servers set to `share: "session"`, and
+// those whose connect depends on this session's process (a trace file, `!command` values, a request
+// headers command), run in the session as before; so does every server when no host can be used.
+
+import { homedir } from 'node:os';
+import { SERVER_DEFAULTS } from '../../config/defaults.ts';
+import type { ServerDefinition } from '../../config/types.ts';
+import type { InstanceRequest, ShareScope } from '../../host/protocol.ts';
+import type { ConnectOptions, Connector } from '../mcp/connection-port.ts';
+import { ConnectError } from '../mcp/connection-port.ts';
+import { type HostClient, HostUnavailable } from './host-client.ts';
+import { HostConnection } from './host-connection.ts';
+import { attachToHost, type HostAddress } from './start-host.ts';
+
+/** Per-shell variables that differ between two terminals but say nothing about what a server does. */
+const SHELL_VARIABLES = new Set(['_', 'PWD', 'OLDPWD', 'SHLVL']);
+
+/** One runtime's line to the host: `connectorFor(project)` is the Connector for that project folder. */
+export function sharedHostConnector(
+  address: HostAddress,
+  inSession: Connector,
+): (project: string) => Connector {
+  let client: Promise<HostClient> | undefined;
+  const current = async (): Promise<HostClient> => {
+    const open = await client?.catch(() => undefined);
+    if (open?.open) return open;
+    client = attachToHost(address);
+    return client;
+  };
+  return (project) => async (definition, options) => {
+    const share = shareOf(definition);
+    if (share === 'session') return inSession(definition, options);
+    const request = instanceRequest(definition, share, project, options);
+    let host: HostClient;
+    try {
+      host = await current();
+    } catch (error) {
+      if (error instanceof HostUnavailable) return inSession(definition, options);
+      throw error;
+    }
+    let connection: HostConnection | undefined;
+    try {
+      const attached = await host.attach(
+        request,
+        { host: options.host, onEvent: (event) => connection?.receive(event) },
+        options.signal,
+      );
+      options.onListing?.();
+      connection = new HostConnection(host, attached, definition);
+      return connection;
+    } catch (error) {
+      if (options.signal.aborted)
+        throw new ConnectError('aborted', `Connecting to "${definition.name}" was aborted`);
+      if (error instanceof HostUnavailable)
+        throw new ConnectError('network', `Server "${definition.name}": ${error.message}`);
+      throw error;
+    }
+  };
+}
+
+/** Where this server runs: `share` as configured; in the session when its connect needs this process. */
+export function shareOf(definition: ServerDefinition): ShareScope {
+  if (definition.trace || definition.commandValues?.length || definition.requestHeadersCommand)
+    return 'session';
+  return definition.share ?? SERVER_DEFAULTS.share;
+}
+
+/** What the session asks the host to run: the definition as it would run here, env values included. */
+export function instanceRequest(
+  definition: ServerDefinition,
+  share: Exclude<ShareScope, 'session'>,
+  project: string,
+  options: Pick<ConnectOptions, 'host' | 'protocolErasFile'>,
+): InstanceRequest {
+  let runs = definition;
+  if (definition.transport === 'stdio') {
+    const env: Record<string, string> = {};
+    if (definition.inheritEnv)
+      for (const [key, value] of Object.entries(process.env))
+        if (value !== undefined && !SHELL_VARIABLES.has(key)) env[key] = value;
+    Object.assign(env, definition.env);
+    runs = {
+      ...definition,
+      inheritEnv: false,
+      env,
+      // The folder it would have started in here: the project's, or for `user` the home folder.
+      cwd: definition.cwd ?? (share === 'project' ? project : homedir()),
+    };
+  }
+  const host = options.host;
+  return {
+    definition: runs,
+    share,
+    ...(share === 'project' ? { project } : {}),
+    ...(host?.roots ? { roots: host.roots() } : {}),
+    answers: {
+      roots: host?.roots !== undefined,
+      elicit: host?.elicit !== undefined,
+      sample: host?.sample !== undefined,
+    },
+    ...(options.protocolErasFile ? { protocolErasFile: options.protocolErasFile } : {}),
+  };
+}
