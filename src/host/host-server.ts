@@ -78,7 +78,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
 
   function armIdle(): void {
     clearTimeout(idleTimer);
-    if (clients.size > 0) return;
+    if (clients.size > 0 || closing) return;
     idleTimer = setTimeout(() => void close(), idleMs);
   }
 
