@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { SERVER_DEFAULTS } from '../../config/defaults.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import type { InstanceRequest, ShareScope } from '../../host/protocol.ts';
-import type { ConnectOptions, Connector } from '../mcp/connection-port.ts';
+import type { ConnectionEvent, ConnectOptions, Connector } from '../mcp/connection-port.ts';
 import { ConnectError } from '../mcp/connection-port.ts';
 import { type HostClient, HostUnavailable } from './host-client.ts';
 import { HostConnection } from './host-connection.ts';
@@ -23,39 +23,46 @@ export function sharedHostConnector(
   inSession: Connector,
 ): (project: string) => Connector {
   let client: Promise<HostClient> | undefined;
+  /** The one line of this runtime to the host: opened on first use, again after it closed. */
   const current = async (): Promise<HostClient> => {
-    const open = await client?.catch(() => undefined);
-    if (open?.open) return open;
-    client = attachToHost(address);
-    return client;
+    const pending = client ?? attachToHost(address);
+    client = pending;
+    try {
+      const open = await pending;
+      if (open.open) return open;
+    } catch (error) {
+      if (client === pending) client = undefined;
+      throw error;
+    }
+    if (client === pending) client = undefined;
+    return current();
   };
   return (project) => async (definition, options) => {
     const share = shareOf(definition);
     if (share === 'session') return inSession(definition, options);
     const request = instanceRequest(definition, share, project, options);
-    let host: HostClient;
-    try {
-      host = await current();
-    } catch (error) {
-      if (error instanceof HostUnavailable) return inSession(definition, options);
-      throw error;
-    }
     let connection: HostConnection | undefined;
-    try {
-      const attached = await host.attach(
-        request,
-        { host: options.host, onEvent: (event) => connection?.receive(event) },
-        options.signal,
-      );
-      options.onListing?.();
-      connection = new HostConnection(host, attached, definition);
-      return connection;
-    } catch (error) {
-      if (options.signal.aborted)
-        throw new ConnectError('aborted', `Connecting to "${definition.name}" was aborted`);
-      if (error instanceof HostUnavailable)
-        throw new ConnectError('network', `Server "${definition.name}": ${error.message}`);
-      throw error;
+    const handlers = { host: options.host, onEvent: (event: ConnectionEvent) => connection?.receive(event) };
+    // Twice: the line may close between being handed out and the attach (its last server detached).
+    for (let attempt = 1; ; attempt++) {
+      let host: HostClient;
+      try {
+        host = await current();
+      } catch (error) {
+        if (error instanceof HostUnavailable) return inSession(definition, options);
+        throw error;
+      }
+      try {
+        const attached = await host.attach(request, handlers, options.signal);
+        options.onListing?.();
+        connection = new HostConnection(host, attached, definition);
+        return connection;
+      } catch (error) {
+        if (options.signal.aborted)
+          throw new ConnectError('aborted', `Connecting to "${definition.name}" was aborted`);
+        if (!(error instanceof HostUnavailable)) throw error;
+        if (attempt >= 2) throw new ConnectError('network', `Server "${definition.name}": ${error.message}`);
+      }
     }
   };
 }
