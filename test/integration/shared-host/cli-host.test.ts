@@ -1,0 +1,52 @@
+// `pi-mcp-actors host`: the host's sessions and instances, without starting a host.
+
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { runCli } from '../../../src/cli/main.ts';
+import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
+import { HostWorld } from './harness.ts';
+
+let world: HostWorld;
+let savedAgentDir: string | undefined;
+
+beforeEach(() => {
+  world = new HostWorld();
+  savedAgentDir = process.env.PI_CODING_AGENT_DIR;
+  process.env.PI_CODING_AGENT_DIR = world.agentDir;
+});
+
+afterEach(async () => {
+  if (savedAgentDir === undefined) delete process.env.PI_CODING_AGENT_DIR;
+  else process.env.PI_CODING_AGENT_DIR = savedAgentDir;
+  await world.dispose();
+});
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    stdinLines: async function* () {},
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+it('says when no host runs (and starts none)', async () => {
+  const { code, out } = await cli('host');
+  expect(code).toBe(0);
+  expect(out).toContain('No shared host is running');
+  expect(out).toContain(world.socket);
+  expect(await world.status()).toBeUndefined();
+});
+
+it("lists the host's sessions and instances", async () => {
+  await world.session('session A').connect(stdioDefinition([], { inheritEnv: false }));
+  const { code, out } = await cli('host');
+  expect(code).toBe(0);
+  expect(out).toMatch(/Shared host \S+, pid \d+/);
+  expect(out).toContain('Sessions attached: 1');
+  expect(out).toContain('session A');
+  expect(out).toMatch(/fixture-stdio \[project .*\] connected, pid \d+: 1 attached, 0 in flight/);
+  const json = JSON.parse((await cli('host', '--json')).out);
+  expect(json).toMatchObject({ running: true, instances: [{ server: 'fixture-stdio', attached: 1 }] });
+});
