@@ -36,6 +36,14 @@ let version: string | undefined;
 export function packageVersion(env: Record<string, string | undefined> = process.env): string {
   const forced = env.PI_MCP_ACTORS_HOST_VERSION;
   if (forced) return forced;
-  version ??= (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;
+  if (version === undefined) {
+    try {
+      version = (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string })
+        .version;
+    } catch {
+      // A bundle copied out of its package: it still gets a host, of its own.
+      version = 'unpackaged';
+    }
+  }
   return version;
 }
