@@ -221,6 +221,15 @@ describe('instances are keyed by what they run', () => {
     expect((c as HostConnection).instance).toBe((a as HostConnection).instance);
   });
 
+  it('a server that cannot start fails the same way as in the session, and the next attach tries again', async () => {
+    const broken = () => stdioDefinition([], { inheritEnv: false, command: `${world.root}/no-such-command` });
+    const session = world.session('A');
+    await expect(session.connect(broken())).rejects.toMatchObject({ name: 'ConnectError', kind: 'spawn' });
+    expect((await world.status())?.instances).toEqual([]);
+    await expect(session.connect(broken())).rejects.toMatchObject({ name: 'ConnectError', kind: 'spawn' });
+    expect(session.inSession).toBe(0);
+  });
+
   it('share "session" runs in the session, as without the host', async () => {
     const session = world.session('A');
     const connection = await session.connect(stdioDefinition([], { inheritEnv: false, share: 'session' }));
