@@ -38,6 +38,7 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     onExit: () => exited(),
   });
   if (host.outcome === 'taken') return false;
+  process.title = 'pi-mcp-actors-host';
   const stop = () => void host.close();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -60,6 +60,23 @@ describe('shared host faults', () => {
     expect(second?.pid).not.toBe(first?.pid);
   });
 
+  it('a host that stops answering (SIGSTOP): the call fails by its own timeout, not never', async () => {
+    const connection = await world.session('A').connect(fixture());
+    const hostPid = (await world.status())!.pid;
+    process.kill(hostPid, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      await expect(connection.callTool('echo', { text: 'x' }, { timeoutMs: 300 })).rejects.toMatchObject({
+        kind: 'timeout',
+        message: expect.stringContaining('shared MCP host did not answer'),
+      });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      process.kill(hostPid, 'SIGCONT');
+    }
+    expect(textOf(await connection.callTool('echo', { text: 'resumed' }))).toContain('resumed');
+  });
+
   it('two starters at once end with one host', async () => {
     const pids = [spawnHost(world.agentDir, world.version)!, spawnHost(world.agentDir, world.version)!];
     for (const pid of pids) world.remember(pid);
