@@ -9,7 +9,7 @@ import {
   type InspectionEvent,
   waitFor,
 } from 'xstate';
-import { sharedHostConnector } from '../adapters/host/shared-connector.ts';
+import { lazySharedHost } from '../adapters/host/lazy-shared-host.ts';
 import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
 import { useAdapterSignInSettings } from '../auth/adapter-sign-ins.ts';
@@ -180,7 +180,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** The protocol trace of `trace` servers, one file per session. */
   let trace: TraceLog | undefined;
   const viaHost = options.agentDir
-    ? sharedHostConnector({ agentDir: options.agentDir }, options.connector)
+    ? lazySharedHost({ agentDir: options.agentDir }, options.connector)
     : undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
