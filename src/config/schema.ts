@@ -427,7 +427,7 @@ export const SettingsSchema = Type.Object(
     }),
     sharedHost: Type.Boolean({
       description:
-        'Run servers in one per-user host process shared by every Pi session, subagent and CLI call (a Unix socket in `<agent dir>/mcp-host/`), so a server another session started is already warm; each server’s `share` says who shares it. Off by default in this version.',
+        'Run servers in one per-user host process shared by every Pi session, subagent and CLI call (a Unix socket in `<agent dir>/mcp-host/`), so a server another session started is already warm; each server’s `share` says who shares it. Off by default in this version; a project file may switch it off, not on.',
       default: SETTINGS_DEFAULTS.sharedHost,
     }),
     roots: Type.Union([Type.Boolean(), StringList], {

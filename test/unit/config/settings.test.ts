@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultSettings, SERVER_DEFAULTS, SETTINGS_DEFAULTS } from '../../../src/config/defaults.ts';
 import { parseDirectToolsEnv } from '../../../src/config/direct-tools-env.ts';
 import type { Diagnostic } from '../../../src/config/types.ts';
-import { loadMemory, server, USER_FILE } from './helpers.ts';
+import { loadMemory, PROJECT_FILE, server, USER_FILE } from './helpers.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -243,5 +243,23 @@ describe('the shared host settings (issue 26)', () => {
     });
     expect(config.diagnostics).toContainEqual(expect.objectContaining({ path: 'mcpServers.s.share' }));
     expect(config.servers.find((d) => d.name === 's')?.share).toBeUndefined();
+  });
+});
+
+describe('settings.sharedHost in a project file', () => {
+  it('may switch it off, not on (servers would outlive the session in a background process)', () => {
+    const on = loadMemory({
+      [USER_FILE]: json({ mcpServers: {} }),
+      [PROJECT_FILE]: json({ settings: { sharedHost: true } }),
+    });
+    expect(on.settings.sharedHost).toBe(false);
+    expect(on.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'project-setting-ignored', path: 'settings.sharedHost' }),
+    );
+    const off = loadMemory({
+      [USER_FILE]: json({ settings: { sharedHost: true } }),
+      [PROJECT_FILE]: json({ settings: { sharedHost: false } }),
+    });
+    expect(off.settings.sharedHost).toBe(false);
   });
 });
