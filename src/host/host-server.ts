@@ -152,7 +152,17 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   }
 
   async function attach(client: Client, a: number, request: InstanceRequest): Promise<void> {
-    const key = instanceKey(request);
+    let key: string;
+    try {
+      key = instanceKey(request);
+    } catch {
+      client.send({
+        t: 'attach-failed',
+        a,
+        error: { name: 'Error', message: 'The attach request is malformed.' },
+      });
+      return;
+    }
     let instance = instances.get(key);
     if (!instance) {
       instance = new Instance(key, request, options.connector, asks, forget, idleMs);

@@ -77,6 +77,26 @@ describe('shared host faults', () => {
     expect(textOf(await connection.callTool('echo', { text: 'resumed' }))).toContain('resumed');
   });
 
+  it('with no session attached for its idle time the host exits, closing its servers and its socket', async () => {
+    process.env.PI_MCP_ACTORS_HOST_IDLE_MS = '300';
+    try {
+      const connection = await world.session('A').connect(fixture());
+      const hostPid = (await world.status())!.pid;
+      const serverPid = connection.pid!;
+      // Attached, it stays.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(isAlive(hostPid)).toBe(true);
+      await connection.close();
+      await vi.waitFor(() => {
+        expect(isAlive(hostPid)).toBe(false);
+        expect(isAlive(serverPid)).toBe(false);
+        expect(existsSync(world.socket)).toBe(false);
+      }, 10_000);
+    } finally {
+      delete process.env.PI_MCP_ACTORS_HOST_IDLE_MS;
+    }
+  });
+
   it('two starters at once end with one host', async () => {
     const pids = [spawnHost(world.agentDir, world.version)!, spawnHost(world.agentDir, world.version)!];
     for (const pid of pids) world.remember(pid);
