@@ -2,8 +2,9 @@
 // attached to it. Routing, after CVE-2026-25536: a call's result and progress go only to the
 // attachment that made it (./host-server.ts keeps calls per client); a server's request goes to the
 // sessions with a call in flight on this instance (the only ones it can be about: stdio carries no
-// related-request id), else to every attached session, first answer wins, else it is declined;
-// list_changed and the connection's end reach every attached session.
+// related-request id), else to every attached session, first answer wins, else it is declined (log
+// messages and stderr lines go the same way); list_changed and the connection's end reach every
+// attached session.
 
 import type {
   Connection,
@@ -107,7 +108,9 @@ export class Instance {
   }
 
   private onConnectionEvent(event: ConnectionEvent): void {
-    for (const target of this.attachments) target.client.send({ t: 'event', a: target.a, event });
+    // A stderr line may echo what a call carried: it goes where a log message would.
+    const targets = event.type === 'stderr' ? this.concerned() : this.attachments;
+    for (const target of targets) target.client.send({ t: 'event', a: target.a, event });
     if (event.type === 'closed') this.end();
   }
 
