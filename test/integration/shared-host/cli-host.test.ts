@@ -1,8 +1,10 @@
 // `pi-mcp-actors host`: the host's sessions and instances, without starting a host.
 
+import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/main.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
+import { stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { HostWorld } from './harness.ts';
 
 let world: HostWorld;
@@ -49,4 +51,22 @@ it("lists the host's sessions and instances", async () => {
   expect(out).toMatch(/fixture-stdio \[project .*\] connected, pid \d+: 1 attached, 0 in flight/);
   const json = JSON.parse((await cli('host', '--json')).out);
   expect(json).toMatchObject({ running: true, instances: [{ server: 'fixture-stdio', attached: 1 }] });
+});
+
+it('with settings.sharedHost, `status` connects through the host, and the server stays warm there', async () => {
+  writeFileSync(
+    `${world.agentDir}/mcp.json`,
+    JSON.stringify({
+      settings: { sharedHost: true },
+      mcpServers: { fx: { ...stdioFixture(), inheritEnv: false } },
+    }),
+  );
+  const { code, out } = await cli('status', '--cwd', world.project);
+  expect(code, out).toBe(0);
+  expect(out).toContain('fx');
+  const status = await world.status();
+  expect(status?.instances).toEqual([
+    expect.objectContaining({ server: 'fx', state: 'connected', attached: 0 }),
+  ]);
+  expect((await cli('host')).out).toMatch(/fx \[project .*\] connected/);
 });

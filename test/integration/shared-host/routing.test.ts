@@ -2,6 +2,7 @@
 // server reused across clients leaked responses, progress, sampling and elicitation to the wrong one):
 // two sessions, each with its own line to the host, on one warm server instance.
 
+import { mkdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { CallError } from '../../../src/adapters/mcp/call-error.ts';
@@ -194,7 +195,6 @@ describe('server requests go to the session whose call caused them', () => {
 describe('instances are keyed by what they run', () => {
   it('project scope: another project folder gets its own instance; user scope: one for all', async () => {
     const other = `${world.root}/other`;
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(other);
     const a = await world.session('A').connect(fixture());
     const b = await world.session('B').connect(fixture(), undefined, other);
