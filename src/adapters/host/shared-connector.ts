@@ -14,8 +14,25 @@ import { type HostClient, HostUnavailable } from './host-client.ts';
 import { HostConnection } from './host-connection.ts';
 import { attachToHost, type HostAddress } from './start-host.ts';
 
-/** Per-shell variables that differ between two terminals but say nothing about what a server does. */
-const SHELL_VARIABLES = new Set(['_', 'PWD', 'OLDPWD', 'SHLVL']);
+/**
+ * Per-shell and per-terminal-window variables: they differ between two terminals of one user but say
+ * nothing about what a server does, so they are neither passed to a shared server nor part of its key.
+ */
+const SHELL_VARIABLES = new Set([
+  '_',
+  'PWD',
+  'OLDPWD',
+  'SHLVL',
+  'WINDOWID',
+  'TERM_SESSION_ID',
+  'ITERM_SESSION_ID',
+  'TMUX_PANE',
+  'KITTY_WINDOW_ID',
+  'WEZTERM_PANE',
+  'ALACRITTY_WINDOW_ID',
+  'WT_SESSION',
+  'STY',
+]);
 
 /** One runtime's line to the host: `connectorFor(project)` is the Connector for that project folder. */
 export function sharedHostConnector(
