@@ -126,6 +126,7 @@ export class HostClient {
 
   attach(request: InstanceRequest, handlers: AttachmentHandlers, signal: AbortSignal): Promise<Attached> {
     if (this.gone) return Promise.reject(new HostUnavailable('the shared host went away'));
+    if (signal.aborted) return Promise.reject(new Error('aborted'));
     const a = this.nextId++;
     return new Promise<Attached>((resolve, reject) => {
       const onAbort = () => {

@@ -17,7 +17,12 @@ import type { HostStatus } from '../../../src/host/protocol.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
 
 export interface Session {
-  connect(definition: ServerDefinition, host?: HostRequests, project?: string): Promise<Connection>;
+  connect(
+    definition: ServerDefinition,
+    host?: HostRequests,
+    project?: string,
+    options?: { signal: AbortSignal },
+  ): Promise<Connection>;
   /** Connections that ran in the session (the host could not be used). */
   inSession: number;
 }
@@ -42,8 +47,11 @@ export class HostWorld {
   session(label = 'test session'): Session {
     const session: Session = {
       inSession: 0,
-      connect: async (definition, host, project = this.project) => {
-        const options: ConnectOptions = { signal: new AbortController().signal, ...(host ? { host } : {}) };
+      connect: async (definition, host, project = this.project, given) => {
+        const options: ConnectOptions = {
+          signal: given?.signal ?? new AbortController().signal,
+          ...(host ? { host } : {}),
+        };
         const connection = await connectorFor(project)(definition, options);
         this.connections.push(connection);
         if (connection instanceof HostConnection) {

@@ -230,6 +230,29 @@ describe('instances are keyed by what they run', () => {
     expect(session.inSession).toBe(0);
   });
 
+  it('a connect aborted while the server starts leaves nothing attached; a hung start times out in the host', async () => {
+    const hanging = (startupTimeoutMs: number) =>
+      stdioDefinition(['--hang-initialize'], { inheritEnv: false, startupTimeoutMs });
+    const stop = new AbortController();
+    const session = world.session('A');
+    const connectOptions = { signal: stop.signal };
+    const attempt = session.connect(hanging(60_000), undefined, undefined, connectOptions);
+    await vi.waitFor(
+      async () =>
+        expect((await world.status())?.instances).toEqual([expect.objectContaining({ state: 'connecting' })]),
+      15_000,
+    );
+    stop.abort();
+    await expect(attempt).rejects.toMatchObject({ name: 'ConnectError', kind: 'aborted' });
+    await vi.waitFor(async () => expect((await world.status())?.instances[0]?.attached).toBe(0));
+
+    await expect(world.session('B').connect(hanging(300))).rejects.toMatchObject({
+      name: 'ConnectError',
+      kind: 'timeout',
+      message: expect.stringContaining('did not start within 300 ms'),
+    });
+  });
+
   it('share "session" runs in the session, as without the host', async () => {
     const session = world.session('A');
     const connection = await session.connect(stdioDefinition([], { inheritEnv: false, share: 'session' }));
