@@ -3,6 +3,7 @@
 // chain as a session (npx resolution, the agent dir's sign-ins and protocol eras), and exits when
 // another host already owns the socket, on SIGTERM/SIGINT, or when idle.
 
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
 import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
@@ -16,6 +17,8 @@ import { hostSocketPath, packageVersion } from './paths.ts';
 /** Resolves when the host has stopped; at once (with false) when another host owns the socket. */
 export async function serveHost(env: Record<string, string | undefined> = process.env): Promise<boolean> {
   const agentDir = agentDirFrom(env, homedir());
+  // A host started for an agent dir that is gone (a late starter of a finished test) has nobody to serve.
+  if (!existsSync(agentDir)) return false;
   const version = packageVersion(env);
   const idle = Number(env.PI_MCP_ACTORS_HOST_IDLE_MS);
   const connector = withNpxResolution(

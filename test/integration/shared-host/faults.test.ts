@@ -78,6 +78,7 @@ describe('shared host faults', () => {
   });
 
   it('with no session attached for its idle time the host exits, closing its servers and its socket', async () => {
+    const idle = process.env.PI_MCP_ACTORS_HOST_IDLE_MS;
     process.env.PI_MCP_ACTORS_HOST_IDLE_MS = '300';
     try {
       const connection = await world.session('A').connect(fixture());
@@ -93,7 +94,8 @@ describe('shared host faults', () => {
         expect(existsSync(world.socket)).toBe(false);
       }, 10_000);
     } finally {
-      delete process.env.PI_MCP_ACTORS_HOST_IDLE_MS;
+      if (idle === undefined) delete process.env.PI_MCP_ACTORS_HOST_IDLE_MS;
+      else process.env.PI_MCP_ACTORS_HOST_IDLE_MS = idle;
     }
   });
 

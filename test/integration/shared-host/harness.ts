@@ -16,6 +16,9 @@ import { packageVersion } from '../../../src/host/paths.ts';
 import type { HostStatus } from '../../../src/host/protocol.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
 
+// A host that started late (the loser of a race, spawned under load) idles out soon instead of in 10 min.
+process.env.PI_MCP_ACTORS_HOST_IDLE_MS ??= '5000';
+
 export interface Session {
   connect(
     definition: ServerDefinition,
