@@ -5,14 +5,19 @@
 
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
 import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
 import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../adapters/mcp/npx-resolver.ts';
 import { defaultProtocolErasFile, fileProtocolEraStore } from '../adapters/mcp/protocol-eras.ts';
 import { tokenStoreFor } from '../auth/default-store.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
+import { createLogger } from '../logger.ts';
 import { HOST_IDLE_MS, startHost } from './host-server.ts';
-import { hostSocketPath, packageVersion } from './paths.ts';
+import { hostDir, hostSocketPath, packageVersion } from './paths.ts';
+
+/** The host's log, beside its socket. */
+export const HOST_LOG_FILE = 'host.log';
 
 /** Resolves when the host has stopped; at once (with false) when another host owns the socket. */
 export async function serveHost(env: Record<string, string | undefined> = process.env): Promise<boolean> {
@@ -39,6 +44,7 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     connector,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : HOST_IDLE_MS,
     onExit: () => exited(),
+    logger: createLogger({ file: join(hostDir(agentDir), HOST_LOG_FILE) }),
   });
   if (host.outcome === 'taken') return false;
   process.title = 'pi-mcp-actors-host';

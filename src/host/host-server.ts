@@ -10,6 +10,8 @@ import { unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Connector } from '../adapters/mcp/connection-port.ts';
+import { type Logger, nullLogger } from '../logger.ts';
+import { addServerSecrets } from '../redact.ts';
 import { Asks } from './asks.ts';
 import { type ListenOutcome, listenExclusive } from './exclusive-listen.ts';
 import { type Attachment, Instance } from './instance.ts';
@@ -36,6 +38,8 @@ export interface HostOptions {
   idleMs?: number;
   /** Called once the host has stopped (idle, or close()). */
   onExit?: () => void;
+  /** What the host did (servers started, failed, closed; its own start and stop). */
+  logger?: Logger;
 }
 
 export interface RunningHost {
@@ -57,6 +61,7 @@ interface Client {
 
 export async function startHost(options: HostOptions): Promise<RunningHost> {
   const idleMs = options.idleMs ?? HOST_IDLE_MS;
+  const log = options.logger ?? nullLogger;
   const startedAt = Date.now();
   const clients = new Set<Client>();
   const instances = new Map<string, Instance>();
@@ -73,13 +78,17 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     server.close();
     return host;
   }
+  log.info('host started', { version: options.version, pid: process.pid, socket: options.socketPath });
   armIdle();
   return host;
 
   function armIdle(): void {
     clearTimeout(idleTimer);
     if (clients.size > 0 || closing) return;
-    idleTimer = setTimeout(() => void close(), idleMs);
+    idleTimer = setTimeout(() => {
+      log.info('no session attached: the host stops', { idleMs });
+      void close();
+    }, idleMs);
   }
 
   function accept(socket: Socket): void {
@@ -165,7 +174,9 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     }
     let instance = instances.get(key);
     if (!instance) {
-      instance = new Instance(key, request, options.connector, asks, forget, idleMs);
+      // The host's log passes the one redaction: it learns this server's secrets as a session does.
+      addServerSecrets([request.definition]);
+      instance = new Instance(key, request, options.connector, asks, forget, idleMs, log);
       instances.set(key, instance);
     }
     const attachment: Attachment = { client, a, instance, inFlight: 0 };
@@ -265,6 +276,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       try {
         unlinkSync(options.socketPath);
       } catch {}
+      log.info('host stopped');
       options.onExit?.();
     })();
     return closing;

@@ -15,6 +15,7 @@ import type {
   SamplingAnswer,
 } from '../adapters/mcp/connection-port.ts';
 import { ConnectError } from '../adapters/mcp/connection-port.ts';
+import type { Logger } from '../logger.ts';
 import type { Asks, AskTarget } from './asks.ts';
 import type { HostStatus, InstanceRequest } from './protocol.ts';
 
@@ -43,7 +44,9 @@ export class Instance {
     /** The instance ended (failed, closed, idle): the host forgets it. */
     private readonly onGone: (instance: Instance) => void,
     private readonly idleMs: number,
+    private readonly log: Logger,
   ) {
+    this.log.info('starting a server', this.fields());
     this.ready = this.connect(connector);
     this.ready.catch(() => {});
   }
@@ -59,10 +62,15 @@ export class Instance {
       });
       this.connection = connection;
       this.state = 'connected';
+      this.log.info('server connected', { ...this.fields(), pid: connection.pid });
       this.unsubscribe = connection.onEvent((event) => this.onConnectionEvent(event));
       return connection;
     } catch (error) {
       this.state = 'failed';
+      this.log.warn('server failed to start', {
+        ...this.fields(),
+        error: error instanceof Error ? error.message : String(error),
+      });
       this.onGone(this);
       if (this.abort.signal.aborted && !(error instanceof ConnectError && error.kind !== 'aborted'))
         throw new ConnectError(
@@ -111,7 +119,10 @@ export class Instance {
     // A stderr line may echo what a call carried: it goes where a log message would.
     const targets = event.type === 'stderr' ? this.concerned() : this.attachments;
     for (const target of targets) target.client.send({ t: 'event', a: target.a, event });
-    if (event.type === 'closed') this.end();
+    if (event.type === 'closed') {
+      this.log.info('server connection closed', { ...this.fields(), error: event.error });
+      this.end();
+    }
   }
 
   attach(attachment: Attachment): void {
@@ -126,8 +137,15 @@ export class Instance {
     // Warm for the next session a while; a lazy server's own idle timeout, else the host's.
     const def = this.request.definition;
     const after = def.idleTimeoutMs > 0 ? def.idleTimeoutMs : this.idleMs;
-    this.idleTimer = setTimeout(() => void this.close(), after);
+    this.idleTimer = setTimeout(() => {
+      this.log.info('closing an idle server', this.fields());
+      void this.close();
+    }, after);
     this.idleTimer.unref();
+  }
+
+  private fields(): Record<string, unknown> {
+    return { server: this.request.definition.name, share: this.request.share, key: this.key };
   }
 
   get inFlight(): number {

@@ -2,9 +2,9 @@
 // from a crashed host, a host of another version, and 200 attach/detach cycles.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
@@ -93,6 +93,16 @@ describe('shared host faults', () => {
         expect(isAlive(serverPid)).toBe(false);
         expect(existsSync(world.socket)).toBe(false);
       }, 10_000);
+      // What happened is in the host's log, beside its socket.
+      const log = readFileSync(join(dirname(world.socket), 'host.log'), 'utf8');
+      for (const line of [
+        'host started',
+        'starting a server',
+        'server connected',
+        'no session attached: the host stops',
+        'host stopped',
+      ])
+        expect(log).toContain(line);
     } finally {
       if (idle === undefined) delete process.env.PI_MCP_ACTORS_HOST_IDLE_MS;
       else process.env.PI_MCP_ACTORS_HOST_IDLE_MS = idle;
