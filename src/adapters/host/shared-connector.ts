@@ -15,6 +15,12 @@ import { HostConnection } from './host-connection.ts';
 import { attachToHost, type HostAddress } from './start-host.ts';
 
 /**
+ * What the SDK copies from the session's environment when `inheritEnv` is false (its POSIX default set):
+ * the session's values, not the host's, so a session with another PATH gets its own instance.
+ */
+const SDK_DEFAULT_VARIABLES = new Set(['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER']);
+
+/**
  * Per-shell and per-terminal-window variables: they differ between two terminals of one user but say
  * nothing about what a server does, so they are neither passed to a shared server nor part of its key.
  */
@@ -101,9 +107,11 @@ export function instanceRequest(
   let runs = definition;
   if (definition.transport === 'stdio') {
     const env: Record<string, string> = {};
-    if (definition.inheritEnv)
-      for (const [key, value] of Object.entries(process.env))
-        if (value !== undefined && !SHELL_VARIABLES.has(key)) env[key] = value;
+    for (const [key, value] of Object.entries(process.env)) {
+      if (value === undefined) continue;
+      if (definition.inheritEnv ? !SHELL_VARIABLES.has(key) : SDK_DEFAULT_VARIABLES.has(key))
+        env[key] = value;
+    }
     Object.assign(env, definition.env);
     runs = {
       ...definition,

@@ -77,6 +77,25 @@ describe('instanceRequest', () => {
     }
   });
 
+  it('without inheritEnv: the SDK’s default variables come from the session (its PATH), nothing else', () => {
+    const saved = { ...process.env };
+    process.env.PATH = '/session/venv/bin:/usr/bin';
+    process.env.SHARED_HOST_TEST = 'yes';
+    try {
+      const request = instanceRequest(
+        definition({ name: 's', command: 'srv', inheritEnv: false, env: { A: '1' } }),
+        'project',
+        '/work/p',
+        {},
+      );
+      expect(request.definition.env.PATH).toBe('/session/venv/bin:/usr/bin');
+      expect(request.definition.env.A).toBe('1');
+      expect(request.definition.env.SHARED_HOST_TEST).toBeUndefined();
+    } finally {
+      process.env = saved;
+    }
+  });
+
   it('user scope: a server without a cwd starts in the home folder, not in one session’s project', () => {
     const request = instanceRequest(
       definition({ name: 's', command: 'srv', inheritEnv: false }),
