@@ -1,5 +1,6 @@
 // `pi-mcp-actors host`: the shared host's clients and instances (without starting one);
-// `pi-mcp-actors host serve` runs the host itself (what a session starts, detached).
+// `host stop` stops it (SIGTERM: it closes its servers); `host serve` runs the host itself (what a
+// session starts, detached).
 
 import { homedir } from 'node:os';
 import { HostClient } from '../adapters/host/host-client.ts';
@@ -24,8 +25,9 @@ export async function runHostCommand(
     await serveHost();
     return 0;
   }
-  if (positional.length > 0) {
-    io.err(`Unknown host command "${positional[0]}" (host | host serve)`);
+  const stop = positional[0] === 'stop';
+  if (positional.length > (stop ? 1 : 0)) {
+    io.err(`Unknown host command "${positional.join(' ')}" (host | host stop | host serve)`);
     return 2;
   }
   const version = packageVersion();
@@ -43,6 +45,12 @@ export async function runHostCommand(
   }
   try {
     const status = await client.status();
+    if (stop) {
+      // Its sessions see their shared servers close and start a new host at their next call.
+      process.kill(status.pid, 'SIGTERM');
+      io.out(`Stopped the shared host (pid ${status.pid}).`);
+      return 0;
+    }
     io.out(json ? JSON.stringify({ running: true, ...status }, null, 2) : renderHostStatus(status));
     return 0;
   } finally {

@@ -63,7 +63,7 @@ Commands:
   login <server>         sign in to an OAuth server (browser, or paste the redirect URL); every session uses it
   logout <server>        forget the server's tokens and registered client
   inspect                serve the live statechart inspector on 127.0.0.1
-  host                   the shared MCP host (settings.sharedHost): its sessions and server instances
+  host [stop]            the shared MCP host (settings.sharedHost): its sessions and server instances; stop it
   allow [server…|--all]  allow servers of the project's files (remembered per project, asked again when
                          an entry changes); without a name, list those waiting and what they run
 Options:

@@ -1,10 +1,10 @@
 // `pi-mcp-actors host`: the host's sessions and instances, without starting a host.
 
 import { writeFileSync } from 'node:fs';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { runCli } from '../../../src/cli/main.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
-import { stdioFixture } from '../../fixtures/servers/spawn.ts';
+import { isAlive, stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { HostWorld } from './harness.ts';
 
 let world: HostWorld;
@@ -69,4 +69,17 @@ it('with settings.sharedHost, `status` connects through the host, and the server
     expect.objectContaining({ server: 'fx', state: 'connected', attached: 0 }),
   ]);
   expect((await cli('host')).out).toMatch(/fx \[project .*\] connected/);
+});
+
+it('`host stop` stops the running host, which closes its servers', async () => {
+  const connection = await world.session('A').connect(stdioDefinition([], { inheritEnv: false }));
+  const hostPid = (await world.status())!.pid;
+  const { code, out } = await cli('host', 'stop');
+  expect(code).toBe(0);
+  expect(out).toBe(`Stopped the shared host (pid ${hostPid}).`);
+  await vi.waitFor(() => {
+    expect(isAlive(hostPid)).toBe(false);
+    expect(isAlive(connection.pid!)).toBe(false);
+  }, 10_000);
+  expect((await cli('host', 'stop', 'now')).code).toBe(2);
 });
