@@ -9,7 +9,7 @@
 import { unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import type { Connector } from '../adapters/mcp/connection-port.ts';
+import type { CallOptions, Connection, Connector } from '../adapters/mcp/connection-port.ts';
 import { type Logger, nullLogger } from '../logger.ts';
 import { addServerSecrets } from '../redact.ts';
 import { Asks } from './asks.ts';
@@ -283,13 +283,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   }
 }
 
-type RunOptions = Parameters<import('../adapters/mcp/connection-port.ts').Connection['callTool']>[2];
-
-function run(
-  connection: import('../adapters/mcp/connection-port.ts').Connection,
-  operation: Operation,
-  options: NonNullable<RunOptions>,
-): Promise<OperationResult> {
+/** One operation of a session on the instance's connection, as its own upstream request. */
+function run(connection: Connection, operation: Operation, options: CallOptions): Promise<OperationResult> {
   const { signal } = options;
   switch (operation.op) {
     case 'callTool':
