@@ -1,11 +1,11 @@
 // `pi-mcp-actors host`: the host's sessions and instances, without starting a host.
 
 import { writeFileSync } from 'node:fs';
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/main.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive, stdioFixture } from '../../fixtures/servers/spawn.ts';
-import { HostWorld } from './harness.ts';
+import { eventually, HostWorld } from './harness.ts';
 
 let world: HostWorld;
 let savedAgentDir: string | undefined;
@@ -77,7 +77,7 @@ it('`host stop` stops the running host, which closes its servers', async () => {
   const { code, out } = await cli('host', 'stop');
   expect(code).toBe(0);
   expect(out).toBe(`Stopped the shared host (pid ${hostPid}).`);
-  await vi.waitFor(() => {
+  await eventually(() => {
     expect(isAlive(hostPid)).toBe(false);
     expect(isAlive(connection.pid!)).toBe(false);
   }, 10_000);

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { socketOf, spawnHost } from '../../../src/adapters/host/start-host.ts';
@@ -13,7 +13,7 @@ import type { ConnectionEvent } from '../../../src/adapters/mcp/connection-port.
 import { ensurePrivateDir } from '../../../src/host/paths.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive, listDescendants } from '../../fixtures/servers/spawn.ts';
-import { HostWorld, sessionsOf } from './harness.ts';
+import { eventually, HostWorld, sessionsOf } from './harness.ts';
 
 let world: HostWorld;
 
@@ -40,7 +40,7 @@ describe('shared host faults', () => {
     const started = Date.now();
     const call = connection.callTool('hang', {}, { timeoutMs: 20_000 });
     call.catch(() => {});
-    await vi.waitFor(async () => expect((await world.status())?.instances[0]?.inFlight).toBe(1));
+    await eventually(async () => expect((await world.status())?.instances[0]?.inFlight).toBe(1));
     process.kill(first!.pid, 'SIGKILL');
     await expect(call).rejects.toMatchObject({
       kind: 'dropped',
@@ -51,7 +51,7 @@ describe('shared host faults', () => {
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(events).toContainEqual({ type: 'closed', error: expect.stringContaining('went away') });
     // The server the dead host ran ends with it (its stdin closed): nothing is left behind.
-    await vi.waitFor(() => expect(isAlive(serverPid)).toBe(false), 10_000);
+    await eventually(() => expect(isAlive(serverPid)).toBe(false), 10_000);
 
     const again = await session.connect(fixture());
     expect(again).toBeInstanceOf(HostConnection);
@@ -88,7 +88,7 @@ describe('shared host faults', () => {
       await new Promise((resolve) => setTimeout(resolve, 600));
       expect(isAlive(hostPid)).toBe(true);
       await connection.close();
-      await vi.waitFor(() => {
+      await eventually(() => {
         expect(isAlive(hostPid)).toBe(false);
         expect(isAlive(serverPid)).toBe(false);
         expect(existsSync(world.socket)).toBe(false);
@@ -112,7 +112,7 @@ describe('shared host faults', () => {
   it('two starters at once end with one host', async () => {
     const pids = [spawnHost(world.agentDir, world.version)!, spawnHost(world.agentDir, world.version)!];
     for (const pid of pids) world.remember(pid);
-    await vi.waitFor(() => expect(pids.filter(isAlive)).toHaveLength(1), 15_000);
+    await eventually(() => expect(pids.filter(isAlive)).toHaveLength(1), 15_000);
     const status = await world.status();
     expect(pids.filter(isAlive)).toEqual([status?.pid]);
   });
@@ -151,7 +151,7 @@ describe('shared host faults', () => {
     const otherPid = spawnHost(world.agentDir, otherVersion)!;
     world.remember(otherPid);
     const otherSocket = socketOf({ agentDir: world.agentDir, version: otherVersion });
-    await vi.waitFor(
+    await eventually(
       () => HostClient.open(otherSocket, otherVersion, 'probe').then((c) => c.close()),
       15_000,
     );
@@ -186,7 +186,7 @@ describe('shared host faults', () => {
     const hostPid = (await world.status())!.pid;
     await warm.close();
     const fds = () => readdirSync(`/proc/${hostPid}/fd`).length;
-    await vi.waitFor(async () => expect(sessionsOf(await world.status())).toHaveLength(0));
+    await eventually(async () => expect(sessionsOf(await world.status())).toHaveLength(0));
     const before = { fds: fds(), children: listDescendants(hostPid).length };
     expect((await world.status())?.instances).toHaveLength(1);
 
@@ -197,7 +197,7 @@ describe('shared host faults', () => {
       await connection.close();
     }
 
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       const status = await world.status();
       expect(sessionsOf(status)).toHaveLength(0);
       expect(status?.instances).toEqual([

@@ -109,6 +109,11 @@ export class HostWorld {
   }
 }
 
+/** vi.waitFor with room for a loaded machine (the host and its servers are real processes). */
+export function eventually<T>(check: () => T | Promise<T>, timeout = 10_000): Promise<T> {
+  return vi.waitFor(check, timeout);
+}
+
 /** Sessions not counted by `pi-mcp-actors host` (the status probe is a client too). */
 export function sessionsOf(status: HostStatus | undefined): HostStatus['clients'] {
   return (status?.clients ?? []).filter((c) => c.label !== 'pi-mcp-actors host');

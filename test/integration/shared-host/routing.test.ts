@@ -3,7 +3,7 @@
 // two sessions, each with its own line to the host, on one warm server instance.
 
 import { mkdirSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { CallError } from '../../../src/adapters/mcp/call-error.ts';
 import type {
@@ -16,7 +16,7 @@ import type {
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { EVERYTHING_ENTRY } from '../../fixtures/servers/spawn.ts';
 import { definition } from '../../support/config.ts';
-import { HostWorld, sessionsOf } from './harness.ts';
+import { eventually, HostWorld, sessionsOf } from './harness.ts';
 
 let world: HostWorld;
 
@@ -86,15 +86,15 @@ describe('two sessions on one shared server', () => {
     const callA = a.callTool('hang', {}, { signal: stopA.signal, timeoutMs: 20_000 });
     callA.catch(() => {});
     const callB = b.callTool('hang', {}, { signal: stopB.signal, timeoutMs: 20_000 });
-    await vi.waitFor(async () => expect((await world.status())?.instances[0]?.inFlight).toBe(2));
+    await eventually(async () => expect((await world.status())?.instances[0]?.inFlight).toBe(2));
     stopB.abort();
     await expect(callB).rejects.toMatchObject({ kind: 'aborted' });
     // The server saw exactly one cancellation, and A's call is still running.
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       const seen = JSON.parse(textOf(await b.callTool('cancellations', {}))) as unknown[];
       expect(seen).toHaveLength(1);
     });
-    expect((await world.status())?.instances[0]?.inFlight).toBe(1);
+    await eventually(async () => expect((await world.status())?.instances[0]?.inFlight).toBe(1));
     stopA.abort();
     await expect(callA).rejects.toBeInstanceOf(CallError);
   });
@@ -107,7 +107,7 @@ describe('two sessions on one shared server', () => {
     a.onEvent((e) => eventsA.push(e));
     b.onEvent((e) => eventsB.push(e));
     await a.callTool('change_lists', {});
-    await vi.waitFor(() => {
+    await eventually(() => {
       expect(eventsA.map((e) => e.type)).toEqual(
         expect.arrayContaining(['tools-changed', 'resources-changed']),
       );
@@ -237,14 +237,14 @@ describe('instances are keyed by what they run', () => {
     const session = world.session('A');
     const connectOptions = { signal: stop.signal };
     const attempt = session.connect(hanging(60_000), undefined, undefined, connectOptions);
-    await vi.waitFor(
+    await eventually(
       async () =>
         expect((await world.status())?.instances).toEqual([expect.objectContaining({ state: 'connecting' })]),
       15_000,
     );
     stop.abort();
     await expect(attempt).rejects.toMatchObject({ name: 'ConnectError', kind: 'aborted' });
-    await vi.waitFor(async () => expect((await world.status())?.instances[0]?.attached).toBe(0));
+    await eventually(async () => expect((await world.status())?.instances[0]?.attached).toBe(0));
 
     await expect(world.session('B').connect(hanging(300))).rejects.toMatchObject({
       name: 'ConnectError',
