@@ -44,6 +44,7 @@ export function createPiRuntime(options: PiRuntimeOptions): PiRuntime {
   const serverRequests = piServerRequests(currentContext);
   const runtime = createRuntime({
     ...rest,
+    agentDir,
     auth,
     connector: withNpxResolution(
       (def, connectOptions) => connector(def, { ...connectOptions, tokenStore, protocolErasFile }),
