@@ -52,26 +52,10 @@ const common = {
  * Pi loads the extension before its first model request, and Node pays per ES module it loads (about
  * 0.4 ms each, more than for the code in them). So the start (src/index.ts and what it imports
  * statically) is one module, dist/index.js, and each of its dynamic imports is an entry of a second,
- * split build under dist/lazy/. A module the two builds both bundle exists twice at run time: only
- * modules without state may (SHARED_STATELESS); a stateful one (the redaction's secrets, a store) must
- * be reached by the start through a dynamic import, and the build fails otherwise.
+ * split build under dist/lazy/. A module the two builds both bundle exists twice at run time: modules
+ * hold no state a second copy could make wrong (docs/module-state.md, checked by
+ * test/unit/module-state.test.ts).
  */
-const SHARED_STATELESS = new Set([
-  'src/actors/prompt-command-name.ts',
-  'src/actors/unref-clock.ts',
-  'src/catalog/cache-format.ts',
-  'src/config/agent-dir.ts',
-  'src/config/defaults.ts',
-  'src/config/interpolate.ts',
-  'src/config/read-file.ts',
-  'src/fs/atomic-file.ts',
-  'src/fs/error-code.ts',
-  'src/inspect/deferred.ts',
-  'src/inspect/target.ts',
-  'src/terminal-text.ts',
-  'src/tools/tool-search.ts',
-]);
-
 const lazyEntries = {};
 const lazyOutput = (file) => `lazy/${relative(join(root, 'src'), file).replace(/\.ts$/, '')}`;
 const dynamicImportsToLazyBuild = {
@@ -102,14 +86,6 @@ const lazyBuild = await build({
   chunkNames: 'chunks/[name]-[hash]',
 });
 
-const twice = Object.keys(startBuild.metafile.inputs).filter(
-  (input) => input in lazyBuild.metafile.inputs && !SHARED_STATELESS.has(input),
-);
-if (twice.length > 0) {
-  throw new Error(
-    `[build] in both the start module and the lazy build, not known to be stateless: ${twice.join(', ')}`,
-  );
-}
 const outputs = { ...startBuild.metafile.outputs, ...lazyBuild.metafile.outputs };
 const bytes = Object.values(outputs).reduce((sum, o) => sum + o.bytes, 0);
 process.stdout.write(

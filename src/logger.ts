@@ -5,8 +5,7 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LOG_MAX_BYTES } from './config/defaults.ts';
-import { REDACTED, redact } from './redact.ts';
-import { SECRET_FIELD, SECRET_MAP_FIELD } from './secret-policy.ts';
+import { OUR_DATA, redact, redactData } from './redact/index.ts';
 import { plainLine } from './terminal-text.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -102,24 +101,10 @@ function oneLine(text: string): string {
   return text.replace(/\r?\n/g, '\\n');
 }
 
+/** Fields as JSON, hidden by the key policy (the whole line is scrubbed as text after). */
 function serializeFields(fields: Record<string, unknown>): string {
   try {
-    return JSON.stringify(fields, function replacer(this: unknown, key: string, value: unknown) {
-      if (key !== '' && SECRET_FIELD.test(key) && value !== undefined && value !== null && value !== false) {
-        return REDACTED;
-      }
-      if (
-        SECRET_MAP_FIELD.test(key) &&
-        typeof value === 'object' &&
-        value !== null &&
-        !Array.isArray(value)
-      ) {
-        return Object.fromEntries(Object.keys(value).map((name) => [name, REDACTED]));
-      }
-      if (value instanceof Error) return { name: value.name, message: value.message };
-      if (typeof value === 'bigint') return value.toString();
-      return value;
-    });
+    return JSON.stringify(redactData(fields, { ...OUR_DATA, text: (value) => value }));
   } catch {
     return '{"fields":"[unserializable]"}';
   }

@@ -5,7 +5,9 @@
 import type { ActorRefFrom } from 'xstate';
 import type { Connection } from '../adapters/mcp/connection-port.ts';
 import { type Surface, signInReason, signInSentence } from '../auth/sign-in-advice.ts';
+import { formatElapsed } from '../duration.ts';
 import type { ServerContext, serverMachine } from '../machines/server.machine.ts';
+import { serverErrorText } from '../server-error-text.ts';
 import { type SurfaceWords, wordsFor } from '../tools/surface-words.ts';
 
 export type ServerActorRef = ActorRefFrom<typeof serverMachine>;
@@ -24,18 +26,6 @@ export type EnsureResult = { ok: true; connection: Connection } | { ok: false; e
 
 type Snapshot = ReturnType<ServerActorRef['getSnapshot']>;
 
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, Math.ceil(ms / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes >= 60) {
-    const hours = Math.floor(minutes / 60);
-    return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
-  }
-  const rest = seconds % 60;
-  return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
-}
-
 function unavailable(
   context: ServerContext,
   kind: ServerUnavailable['kind'],
@@ -43,7 +33,7 @@ function unavailable(
   extra: { retryInMs?: number } = {},
 ): EnsureResult {
   const error: ServerUnavailable = { kind, server: context.name, message, ...extra };
-  if (context.lastError) error.lastError = context.lastError.message;
+  if (context.lastError) error.lastError = serverErrorText(context.lastError);
   if (context.stderrTail !== '' && kind !== 'aborted') error.stderrTail = context.stderrTail;
   return { ok: false, error };
 }
@@ -53,7 +43,7 @@ export function needsAuthText(
   context: Pick<ServerContext, 'name' | 'lastError'>,
   surface: Surface = 'pi',
 ): string {
-  const reason = signInReason(context.lastError?.message);
+  const reason = signInReason(context.lastError && serverErrorText(context.lastError));
   return `MCP server "${context.name}" needs authentication${reason ? `: ${reason}` : ''}. ${signInSentence(context.name, surface)}, then try again.`;
 }
 
@@ -64,11 +54,11 @@ function needsAuth(context: ServerContext, surface: Surface | undefined): Ensure
 function inBackoff(context: ServerContext, words: SurfaceWords): EnsureResult {
   const { name } = context;
   const retryInMs = Math.max(0, (context.nextRetryAt ?? Date.now()) - Date.now());
-  const reason = context.lastError ? `: ${context.lastError.message}` : '';
+  const reason = context.lastError ? `: ${serverErrorText(context.lastError)}` : '';
   const next =
     context.lifecycle === 'lazy'
-      ? `It can be tried again in ${formatDuration(retryInMs)}`
-      : `The next automatic try is in ${formatDuration(retryInMs)}`;
+      ? `It can be tried again in ${formatElapsed(retryInMs)}`
+      : `The next automatic try is in ${formatElapsed(retryInMs)}`;
   return unavailable(
     context,
     'backoff',
@@ -78,7 +68,7 @@ function inBackoff(context: ServerContext, words: SurfaceWords): EnsureResult {
 }
 
 function closedWhileWaiting(context: ServerContext, words: SurfaceWords): EnsureResult {
-  const reason = context.lastError ? `: ${context.lastError.message}` : '';
+  const reason = context.lastError ? `: ${serverErrorText(context.lastError)}` : '';
   return unavailable(
     context,
     'closed',

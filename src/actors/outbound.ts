@@ -3,7 +3,7 @@
 // A server's data for the model (results, descriptions, schemas, prompts) loses only the secrets we
 // know; our own diagnostic text (status, notifications) is also masked by shape.
 
-import { redact, redactKnown, redactKnownDeep } from '../redact.ts';
+import { redact, redactKnown, redactKnownDeep } from '../redact/index.ts';
 import { plainText } from '../terminal-text.ts';
 import type { ProgressUpdate, ToolResult } from '../tools/executor.ts';
 import type { HostPort } from './host-port.ts';

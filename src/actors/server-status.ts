@@ -3,9 +3,11 @@
 
 import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import { formatElapsed } from '../duration.ts';
 import { type ServerState, serverStateOf } from '../machines/server.machine.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
-import { redact } from '../redact.ts';
+import { redact } from '../redact/index.ts';
+import { serverErrorText } from '../server-error-text.ts';
 import { plainText } from '../terminal-text.ts';
 import { wordsFor } from '../tools/surface-words.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
@@ -70,8 +72,7 @@ export function statusLine(
 
 function ago(at: number | undefined): string {
   if (!at) return '';
-  const s = Math.max(0, Math.round((Date.now() - at) / 1000));
-  return s < 60 ? ` (${s}s ago)` : ` (${Math.round(s / 60)}m ago)`;
+  return ` (${formatElapsed(Date.now() - at)} ago)`;
 }
 
 function lastLines(text: string, n: number): string {
@@ -124,7 +125,8 @@ export function describeServers(
     if (options.brief) {
       if (snapshot.hasTag('needsSignIn'))
         blocks.push(`MCP server ${name} needs authentication: ${signInAdvice(name, options.surface)}`);
-      else if (ctx.lastError) blocks.push(`MCP server ${name} failed: ${clean(ctx.lastError.message)}`);
+      else if (ctx.lastError)
+        blocks.push(`MCP server ${name} failed: ${clean(serverErrorText(ctx.lastError))}`);
       else blocks.push(`MCP server ${head}`);
       continue;
     }
@@ -136,10 +138,11 @@ export function describeServers(
       lines.push(`  needs authentication: ${signInAdvice(name, options.surface)}`);
     if (snapshot.hasTag('failed') && ctx.nextRetryAt) {
       lines.push(
-        `  next try in ${Math.max(0, Math.round((ctx.nextRetryAt - Date.now()) / 1000))}s (attempt ${ctx.attempt}); ${words.retryNow(name)}`,
+        `  next try in ${formatElapsed(ctx.nextRetryAt - Date.now())} (attempt ${ctx.attempt}); ${words.retryNow(name)}`,
       );
     }
-    if (ctx.lastError) lines.push(`  last error${ago(ctx.lastError.at)}: ${clean(ctx.lastError.message)}`);
+    if (ctx.lastError)
+      lines.push(`  last error${ago(ctx.lastError.at)}: ${clean(serverErrorText(ctx.lastError))}`);
     if (ctx.lastError && ctx.stderrTail) {
       lines.push(
         '  stderr:',

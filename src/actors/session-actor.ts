@@ -1,5 +1,9 @@
 // The session runtime: the session machine with its real effects provided, plus the two things the
 // host calls into it for — ToolSearch and MCP tool calls. Host-agnostic: Pi and the CLI both use it.
+// What a session knows lives in its actors: the machine's context (what the user and the model were
+// told, the approvals), the server actors (connections), the recorders (cache writes, trace, stats).
+// What this closure keeps besides: memos keyed by the objects they derive from, the host's
+// registrations, and effects under way (servers listing their tools, connections closing).
 
 import {
   type Actor,
@@ -10,27 +14,25 @@ import {
   waitFor,
 } from 'xstate';
 import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
-import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
-import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
+import type { CacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig, Settings } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
 import {
-  type KnownCatalog,
   type LoadedSession,
   type SessionContext,
+  type ShutdownInput,
   type StartRequest,
   serverId,
   sessionMachine,
 } from '../machines/session.machine.ts';
-import { addServerSecrets, redact, redactKnownDeep } from '../redact.ts';
+import { addServerSecrets, redact } from '../redact/index.ts';
 import { plainText } from '../terminal-text.ts';
 import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
-import { type CallStats, createCallStats } from '../tools/stats.ts';
 import { type Surface, wordsFor } from '../tools/surface-words.ts';
 import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
 import { awaitsDirectTools, readSession, type SessionStartup, serverTools } from './describe-session.ts';
@@ -43,6 +45,7 @@ import { reportConfigDiagnostics } from './report-diagnostics.ts';
 import { serverLogicWith } from './server-actor.ts';
 import { allowedRequests } from './server-requests.ts';
 import { describeServers, statusLine } from './server-status.ts';
+import { sessionRecorders } from './session-recorders.ts';
 import { signInAndConnect } from './sign-in.ts';
 import { signInFirst, type WaitingServer } from './unknown-tool.ts';
 import { type Clock, unrefClock } from './unref-clock.ts';
@@ -51,7 +54,10 @@ export interface RuntimeOptions {
   host: HostPort;
   connector: Connector;
   loadConfig(request: StartRequest): LoadedConfig;
-  /** A session the host has already read for this request (Pi's startup path): config and cache are read once. */
+  /**
+   * A session the host has already read for this request and told the config diagnostics of (Pi's
+   * startup path): config and cache are read once, and the diagnostics told once.
+   */
   readSession?(request: StartRequest): SessionStartup | undefined;
   cache?: CacheStore;
   logger: Logger;
@@ -113,32 +119,29 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const { logger } = options;
   const clock = options.clock ?? unrefClock;
   const host = redactingHost(options.host);
-  let current: { generation: number; key: unknown; catalog: Catalog } | undefined;
   const registered = options.host.registry ?? new RegisteredTools();
   const prompts = new RegisteredPrompts();
-  const notified = new Set<string>();
-  /** `generation:server:kind`: servers whose trouble the model has been told of this session. */
-  const noted = new Set<string>();
-  /** `generation:server` pairs whose instructions the model has read this session. */
-  const instructed = new Set<string>();
-  let describedGeneration = -1;
+  const recorders = sessionRecorders(options.cache, logger);
+  /** The latest catalog built for a session's config (one config per generation) and what it was built from. */
+  const built = new WeakMap<LoadedConfig, { catalogs: SessionContext['catalogs']; catalog: Catalog }>();
+  /** The server refs of a children object (it keeps its identity until a child is spawned or stopped). */
+  const refsOf = new WeakMap<object, Record<string, ServerActorRef>>();
   const words = wordsFor(options.surface);
-  const approvals = createToolApprovals(options.askApproval, words);
   const surface = options.surface ? { surface: options.surface } : {};
 
+  /** The session's catalog, rebuilt when its known tools change (names stay stable within a session). */
   function catalogOf(context: SessionContext): Catalog {
-    const key = catalogKey(context);
-    if (current && current.generation === context.generation && sameKey(current.key, key))
-      return current.catalog;
-    const settings = context.config?.settings;
-    const previous = current?.generation === context.generation ? current.catalog : undefined;
+    const config = context.config;
+    const last = config && built.get(config);
+    if (last && last.catalogs === context.catalogs) return last.catalog;
+    const settings = config?.settings;
     const catalog = buildCatalog(serverTools(context), {
       toolPrefix: settings?.toolPrefix ?? 'server',
       ...(settings?.directToolsEnv ? { directToolsEnv: settings.directToolsEnv } : {}),
-      ...(previous ? { previous } : {}),
+      ...(last ? { previous: last.catalog } : {}),
     });
-    for (const w of catalog.warnings) if (!current?.catalog.warnings.includes(w)) logger.warn(w);
-    current = { generation: context.generation, key, catalog };
+    for (const w of catalog.warnings) if (!last?.catalog.warnings.includes(w)) logger.warn(w);
+    if (config) built.set(config, { catalogs: context.catalogs, catalog });
     return catalog;
   }
 
@@ -150,30 +153,36 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return [...new Set([...direct, ...activated])];
   }
 
-  // The children object keeps its identity until a child is spawned or stopped: calls reuse the map.
-  let refsOf: { children: unknown; refs: Record<string, ServerActorRef> } | undefined;
   function childRefs(): Record<string, ServerActorRef> {
     const children = actor.getSnapshot().children as Record<string, AnyActorRef | undefined>;
-    if (refsOf?.children === children) return refsOf.refs;
-    const refs: Record<string, ServerActorRef> = {};
+    let refs = refsOf.get(children);
+    if (refs) return refs;
+    refs = {};
     for (const [id, ref] of Object.entries(children)) {
       if (ref && id.startsWith('server:')) refs[id.slice('server:'.length)] = ref as ServerActorRef;
     }
-    refsOf = { children, refs };
+    refsOf.set(children, refs);
     return refs;
   }
 
-  // Every connection this runtime opened and has not closed yet, however its actor ended: shutdown
-  // waits for all of them, so no server process outlives the session.
-  const openConnections = new Set<Connection>();
+  /** `approveTools` answers, remembered for the session in its machine's context (a new session asks again). */
+  function approvalsOf(generation: number) {
+    return createToolApprovals(options.askApproval, words, {
+      has: (grant) => actor.getSnapshot().context.approved.includes(grant),
+      add: (grant) => actor.send({ type: 'APPROVED', grant, generation }),
+    });
+  }
+
+  /** A running recorder of the session (none while it is not open). */
+  const recorder = (id: 'trace' | 'stats') => actor.getSnapshot().children[id] as AnyActorRef | undefined;
+
   /** Servers that answered initialize and are listing their tools now (ToolSearch waits for those briefly). */
   const listing = listingServers();
-  /** Metadata-cache writes still under way: a short session waits for them before it ends. */
-  let cacheWrites: Promise<void> = Promise.resolve();
-  /** Call statistics (settings.captureStats), per session. */
-  let stats: CallStats | undefined;
-  /** The protocol trace of `trace` servers, one file per session. */
-  let trace: TraceLog | undefined;
+  // A connection is closed by its server actor: by the watcher when it leaves `connected` or stops, by
+  // the connect actor when it arrives after that was cancelled. A close takes a while (a process group
+  // ending, an HTTP session terminated) and outlives the actor that started it: these are the closes
+  // under way, which the shutdown waits for (which connections are open, the server actors say).
+  const closing = new Set<Promise<void>>();
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
     const settings = actor.getSnapshot().context.config?.settings ?? defaultSettings();
@@ -181,6 +190,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings, definition),
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
     };
+    const trace = recorders.traceOf(recorder('trace'));
     let connection: Connection;
     try {
       connection = await options.connector(definition, {
@@ -192,47 +202,46 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     } finally {
       listing.end(name);
     }
-    openConnections.add(connection);
     const close = connection.close.bind(connection);
-    connection.close = () => close().finally(() => openConnections.delete(connection));
+    connection.close = () => {
+      const closed = close();
+      closing.add(closed);
+      return closed.finally(() => closing.delete(closed));
+    };
     return connection;
   };
+
+  // The steps of a session's start, in order: read config and cache (or take the host's reading),
+  // know its secrets, apply its sign-in settings.
+  function readStartup(request: StartRequest): { startup: SessionStartup; told: boolean } {
+    const read = options.readSession?.(request);
+    if (read) return { startup: read, told: true };
+    const config = options.loadConfig(request);
+    return { startup: readSession(config, options.cache, options.serverRequests !== undefined), told: false };
+  }
+
+  function beginSession({ config, cached, catalog }: SessionStartup) {
+    addServerSecrets(config.servers);
+    options.auth?.store.useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
+    // The same catalog serves registration when the session enters running (same config, same cache).
+    built.set(config, { catalogs: cached, catalog });
+  }
+
+  /** The stopped server actors' closes end (no server process outlives the session), then the recorders' writes. */
+  async function shutdown({ recorders: running }: ShutdownInput) {
+    await Promise.allSettled([...closing]);
+    await recorders.flush(running);
+  }
 
   const logic = sessionMachine.provide({
     actors: {
       server: serverLogicWith(options.auth),
       loadSession: fromPromise<LoadedSession, { request: StartRequest; generation: number }>(
         async ({ input }) => {
-          const { config, cached, catalog, description } =
-            options.readSession?.(input.request) ??
-            readSession(
-              options.loadConfig(input.request),
-              options.cache,
-              options.serverRequests !== undefined,
-            );
-          addServerSecrets(config.servers);
-          approvals.reset();
-          await trace?.flush();
-          trace = config.servers.some((d) => d.trace)
-            ? createTraceLog(
-                traceFile(input.request.cwd, config.settings.trace.file),
-                config.settings.trace,
-                input.request.cwd,
-              )
-            : undefined;
-          options.auth?.store.useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
-          const capture = config.settings.captureStats;
-          await stats?.dispose();
-          stats = capture
-            ? createCallStats({ path: capture.path, flushDelayMs: capture.flushDelayMs })
-            : undefined;
-          // The same catalog serves registration when the session enters running (same config, same cache).
-          current = {
-            generation: input.generation,
-            key: catalogKey({ config, catalogs: cached }),
-            catalog,
-          };
-          return { config, cached, toolSearchDescription: description };
+          const { startup, told } = readStartup(input.request);
+          beginSession(startup);
+          const { config, cached, description } = startup;
+          return { config, cached, toolSearchDescription: description, diagnosticsTold: told };
         },
       ),
       warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async ({ input, signal }) => {
@@ -245,19 +254,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         };
         await Promise.all(Array.from({ length: Math.min(input.limit, queue.length) }, worker));
       }),
-      // Every live catalog was written when it arrived (writeCache); shutdown only waits for those writes.
-      shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async () => {
-        const closing = [...openConnections].map((c) => c.close());
-        await Promise.allSettled([...closing, cacheWrites, stats?.dispose()]);
-        await trace?.flush();
-      }),
+      shutdown: fromPromise<void, ShutdownInput>(({ input }) => shutdown(input)),
+      cacheWriter: recorders.cacheWriter,
+      trace: recorders.trace,
+      stats: recorders.stats,
     },
     actions: {
+      registerToolSearch: ({ context }) => host.registerToolSearch(context.toolSearchDescription),
       registerTools: ({ context }) => {
-        if (describedGeneration !== context.generation) {
-          describedGeneration = context.generation;
-          host.registerToolSearch(context.toolSearchDescription);
-        }
         const { entries } = catalogOf(context);
         const every = entries.length <= EVERY_TOOL_LIMIT || host.registersEveryTool?.() === true;
         const activated = new Set(context.activated);
@@ -273,29 +277,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context)),
       // The action's context is already updated (a server just disabled is in `disabled`).
       publishStatus: ({ context }) => host.setStatus(statusLine(context, childRefs())),
-      notifyStatus: ({ context, event }) => {
-        if (event.type !== 'SERVER.STATUS' || (event.state !== 'needsAuth' && event.state !== 'backoff'))
-          return;
-        const key = `${context.generation}:${event.name}:${event.state}`;
-        if (notified.has(key)) return;
-        notified.add(key);
+      // The machine calls this once per server and kind of trouble in a session.
+      notifyStatus: ({ event }) => {
+        if (event.type !== 'SERVER.STATUS') return;
         const ref = childRefs()[event.name];
         const message = ref
           ? describeServers({ [event.name]: ref }, { brief: true, ...surface })
           : event.name;
         host.notify(message, event.state === 'needsAuth' ? 'warning' : 'error');
-      },
-      writeCache: ({ context, event }) => {
-        if (event.type !== 'SERVER.CATALOG') return;
-        const def = context.config?.servers.find((d) => d.name === event.name);
-        if (!options.cache || !def) return;
-        const written = options.cache
-          // The server's lists as sent but for the secrets we know: the next session reads what this one did.
-          .write({ [event.name]: redactKnownDeep(cachedServerFromCatalog(def, event.catalog)) })
-          .catch((error: unknown) => {
-            logger.warn(`cache write failed: ${String(error)}`);
-          });
-        cacheWrites = Promise.all([cacheWrites, written]).then(() => undefined);
       },
       reportLoadFailure: ({ event }) => {
         const error = (event as { error?: unknown }).error;
@@ -306,7 +295,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         );
       },
       reportDiagnostics: ({ context }) => {
-        if (context.config) reportConfigDiagnostics(context.config, logger, host.notify);
+        if (context.config && !context.diagnosticsTold)
+          reportConfigDiagnostics(context.config, logger, host.notify);
       },
     },
   });
@@ -416,7 +406,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const configured = asked !== undefined && context.config?.servers.some((d) => d.name === asked);
       if (asked !== undefined && configured && !context.disabled.includes(asked)) {
         const reason = failed.get(asked);
-        if (reason) noted.add(`${context.generation}:${asked}:${reason.kind}`);
+        if (reason) actor.send({ type: 'MODEL_TOLD', troubles: [`${asked}:${reason.kind}`] });
         const text = reason ? redact(unavailableNote(reason, words)) : `Server ${asked} offers no tools.`;
         return redactResult({
           content: [{ type: 'text', text: plainText(text) }],
@@ -428,10 +418,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         (name) =>
           `Note: MCP server "${name}" is still starting (listing its tools); search again in a moment.`,
       );
+      const troubles: string[] = [];
       for (const [name, reason] of failed) {
-        const key = `${context.generation}:${name}:${reason.kind}`;
-        if (noted.has(key)) continue;
-        noted.add(key);
+        const key = `${name}:${reason.kind}`;
+        if (context.troublesTold.includes(key) || troubles.includes(key)) continue;
+        troubles.push(key);
         notes.push(`Note: ${redact(unavailableNote(reason, words))}`);
       }
       if (outcome.kind === 'loaded') {
@@ -439,14 +430,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         startInBackground(outcome.entries);
       }
       const loaded = outcome.kind === 'loaded' ? outcome.entries.map(entrySummary) : [];
+      const instructed: string[] = [];
       for (const server of new Set(loaded.map((e) => e.server))) {
-        const key = `${context.generation}:${server}`;
         const instructions = context.catalogs[server]?.instructions;
-        if (instructed.has(key) || !instructions) continue;
-        instructed.add(key);
+        if (context.instructionsTold.includes(server) || !instructions) continue;
+        instructed.push(server);
         const note = instructionsNote(server, instructions);
         if (note) notes.push(note);
       }
+      if (troubles.length > 0 || instructed.length > 0)
+        actor.send({ type: 'MODEL_TOLD', troubles, instructions: instructed });
       return redactResult({
         content: [{ type: 'text', text: plainText(renderSearchOutcome(query, outcome, notes)) }],
         details: { query, loaded },
@@ -455,6 +448,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async callTool(name, args, signal, onUpdate) {
       await started(signal);
       const context = actor.getSnapshot().context;
+      const stats = recorders.statsOf(recorder('stats'));
       const result = await executeTool(
         {
           entry: (n) => catalogOf(context).byName.get(n),
@@ -472,7 +466,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           approve: (entry, callArgs, signal) => {
             const definition = context.config?.servers.find((d) => d.name === entry.server);
             return definition
-              ? approvals.check(definition, entry, callArgs, signal)
+              ? approvalsOf(context.generation).check(definition, entry, callArgs, signal)
               : Promise.resolve(undefined);
           },
         },
@@ -538,14 +532,6 @@ function listingServers() {
 
 function entrySummary(e: CatalogEntry) {
   return { name: e.name, server: e.server, tool: e.tool };
-}
-
-function catalogKey(context: Pick<SessionContext, 'config' | 'catalogs'>): unknown[] {
-  return [context.config, context.catalogs];
-}
-
-function sameKey(a: unknown, b: unknown): boolean {
-  return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
 export { serverId };

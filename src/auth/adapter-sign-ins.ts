@@ -16,8 +16,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import { isPlainObject as isRecord } from '../plain-object.ts';
-import { addSecrets } from '../redact.ts';
-import { normalizeUrl, type SignInRecord, type StoredTokens } from './token-store.ts';
+import { addSecrets } from '../redact/index.ts';
+import { normalizeUrl, type SignInRecord, type StoredTokens } from './sign-in-record.ts';
 
 export const ADAPTER_FILE_KEY_ENV = 'PI_MCP_ADAPTER_OAUTH_FILE_KEY';
 export const ADAPTER_OAUTH_DIR_ENV = 'MCP_OAUTH_DIR';

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { acquireFileLock, errorMessage } from '../catalog/cache-lock.ts';
 import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
-import { addSecrets } from '../redact.ts';
+import { addSecrets } from '../redact/index.ts';
 import {
   type AdapterSignInSettings,
   type AdapterSignInSource,
@@ -23,39 +23,14 @@ import {
   readAdapterSignIn,
   unreadableSignInNote,
 } from './adapter-sign-ins.ts';
+import { normalizeUrl, type SignInRecord, type StoredTokens } from './sign-in-record.ts';
+
+export { normalizeUrl, type SignInRecord, type StoredTokens };
 
 export const TOKEN_STORE_FILE = 'mcp-oauth.json';
 export const PI_AUTH_FILE = 'mcp-auth.json';
 const STORE_VERSION = 1;
 const WATCH_INTERVAL_MS = 500;
-
-/** OAuth tokens as the token endpoint sent them, plus the issuer the SDK stamps on them. */
-export interface StoredTokens {
-  access_token: string;
-  token_type: string;
-  refresh_token?: string;
-  expires_in?: number;
-  scope?: string;
-  issuer?: string;
-  [key: string]: unknown;
-}
-
-export interface SignInRecord {
-  name: string;
-  url: string;
-  tokens?: StoredTokens;
-  /** Epoch ms when the access token expires (from expires_in at save time). */
-  tokensExpireAt?: number;
-  /** A dynamically registered (or CIMD) client: client_id, client_secret?, issuer. */
-  clientInformation?: Record<string, unknown>;
-  /** Discovery results (public metadata), so a refresh need not discover again. */
-  discovery?: Record<string, unknown>;
-  /** Scope the server asked for (WWW-Authenticate / step-up), requested at the next sign-in. */
-  scope?: string;
-  /** Where the record came from when it was read: Pi's built-in mcp-auth.json, or pi-mcp-adapter's store. */
-  source?: 'pi' | 'pi-mcp-adapter';
-  updatedAt?: number;
-}
 
 export interface TokenStore {
   readonly file: string;
@@ -79,14 +54,6 @@ export interface TokenStore {
 
 export function storeKey(name: string, url: string): string {
   return `${name}|${normalizeUrl(url)}`;
-}
-
-export function normalizeUrl(url: string): string {
-  try {
-    return String(new URL(url));
-  } catch {
-    return url;
-  }
 }
 
 /** Pi's built-in MCP keys: `mcp__<name, - as _>|<url>`, or the URL alone (older versions). */

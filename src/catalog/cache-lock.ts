@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
+import { formatDuration } from '../duration.ts';
 import { errorCode } from '../fs/error-code.ts';
 
 export interface FileLockOptions {
@@ -46,7 +47,10 @@ export async function acquireFileLock(
     if (attempt.kind === 'failed') return { ok: false, reason: attempt.reason };
     const left = deadline - Date.now();
     if (left <= 0)
-      return { ok: false, reason: `${lockPath} stayed locked by another process for ${timeoutMs} ms` };
+      return {
+        ok: false,
+        reason: `${lockPath} stayed locked by another process for ${formatDuration(timeoutMs)}`,
+      };
     await delay(Math.min(left, backoff / 2 + Math.random() * backoff));
     backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
   }

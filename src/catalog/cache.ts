@@ -27,6 +27,7 @@ import type { Diagnostic, ServerDefinition } from '../config/types.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
 import { errorCode } from '../fs/error-code.ts';
 import type { Logger } from '../logger.ts';
+import { setOwn, stringFields } from '../plain-object.ts';
 import { CACHE_VERSION, isFresh, isRecord, parseCacheDocument } from './cache-format.ts';
 import { acquireFileLock, errorMessage, type FileLockOptions, tryAcquireFileLockSync } from './cache-lock.ts';
 
@@ -454,22 +455,19 @@ function normalizeTool(tool: Record<string, unknown>): ToolDescriptor[] {
   return [descriptor];
 }
 
+/** The optional fields a resource or template is described by. */
+const DESCRIBED_BY = ['title', 'description', 'mimeType'] as const;
+
 function normalizeResource(resource: Record<string, unknown>): ResourceDescriptor[] {
   if (typeof resource.uri !== 'string' || typeof resource.name !== 'string') return [];
-  const descriptor: ResourceDescriptor = { uri: resource.uri, name: resource.name };
-  if (typeof resource.title === 'string') descriptor.title = resource.title;
-  if (typeof resource.description === 'string') descriptor.description = resource.description;
-  if (typeof resource.mimeType === 'string') descriptor.mimeType = resource.mimeType;
-  return [descriptor];
+  return [{ uri: resource.uri, name: resource.name, ...stringFields(resource, DESCRIBED_BY) }];
 }
 
 function normalizeResourceTemplate(template: Record<string, unknown>): ResourceTemplateDescriptor[] {
   if (typeof template.uriTemplate !== 'string' || typeof template.name !== 'string') return [];
-  const descriptor: ResourceTemplateDescriptor = { uriTemplate: template.uriTemplate, name: template.name };
-  if (typeof template.title === 'string') descriptor.title = template.title;
-  if (typeof template.description === 'string') descriptor.description = template.description;
-  if (typeof template.mimeType === 'string') descriptor.mimeType = template.mimeType;
-  return [descriptor];
+  return [
+    { uriTemplate: template.uriTemplate, name: template.name, ...stringFields(template, DESCRIBED_BY) },
+  ];
 }
 
 /**
@@ -534,9 +532,4 @@ function copyRecord(source: Record<string, unknown>): Record<string, unknown> {
   const copy = emptyRecord();
   for (const [key, value] of Object.entries(source)) setOwn(copy, key, value);
   return copy;
-}
-
-// Server names come from user config; `__proto__` must stay an ordinary key.
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -80,11 +80,22 @@ function candidatesOf(
   const def = server.definition;
   const out: Candidate[] = [];
   const seen = new Set<string>();
+  /** Whether a resource's tool name is already a tool's (said in a warning). */
+  const taken = (tool: string, what: string): boolean => {
+    if (seen.has(tool)) warnings.push(`${def.name}: ${what} not exposed: a tool is already named ${tool}`);
+    return seen.has(tool);
+  };
+  /** The exposure of a name the config includes and does not hide (then it is taken), else undefined. */
+  const exposed = (tool: string) => {
+    if (!isToolIncluded(def, tool, prefix)) return undefined;
+    const exposure = resolveExposure(def, tool, env);
+    if (exposure === 'hidden') return undefined;
+    seen.add(tool);
+    return exposure;
+  };
   for (const tool of server.tools ?? []) {
-    if (!isToolIncluded(def, tool.name, prefix)) continue;
-    const exposure = resolveExposure(def, tool.name, env);
-    if (exposure === 'hidden') continue;
-    seen.add(tool.name);
+    const exposure = exposed(tool.name);
+    if (exposure === undefined) continue;
     const bounded = boundedSchema(isObjectSchema(tool.inputSchema) ? tool.inputSchema : EMPTY_OBJECT_SCHEMA);
     const description = plainText(tool.description ?? tool.title ?? '', MAX_DESCRIPTION_CHARS);
     if (bounded.cut)
@@ -105,14 +116,9 @@ function candidatesOf(
   if (!def.exposeResources) return out;
   for (const resource of server.resources ?? []) {
     const tool = resourceToolName(resource);
-    if (seen.has(tool)) {
-      warnings.push(`${def.name}: resource ${resource.uri} not exposed: a tool is already named ${tool}`);
-      continue;
-    }
-    if (!isToolIncluded(def, tool, prefix)) continue;
-    const exposure = resolveExposure(def, tool, env);
-    if (exposure === 'hidden') continue;
-    seen.add(tool);
+    if (taken(tool, `resource ${resource.uri}`)) continue;
+    const exposure = exposed(tool);
+    if (exposure === undefined) continue;
     out.push({
       server: def.name,
       tool,
@@ -128,12 +134,7 @@ function candidatesOf(
   }
   for (const template of server.resourceTemplates ?? []) {
     const tool = resourceToolName({ name: template.name, uri: template.uriTemplate });
-    if (seen.has(tool)) {
-      warnings.push(
-        `${def.name}: resource template ${template.uriTemplate} not exposed: a tool is already named ${tool}`,
-      );
-      continue;
-    }
+    if (taken(tool, `resource template ${template.uriTemplate}`)) continue;
     // Model APIs refuse a whole request when one parameter name is outside this pattern.
     const unusable = templateVariables(template.uriTemplate).find((v) => !PARAMETER_NAME.test(v.name));
     if (unusable) {
@@ -142,10 +143,8 @@ function candidatesOf(
       );
       continue;
     }
-    if (!isToolIncluded(def, tool, prefix)) continue;
-    const exposure = resolveExposure(def, tool, env);
-    if (exposure === 'hidden') continue;
-    seen.add(tool);
+    const exposure = exposed(tool);
+    if (exposure === undefined) continue;
     out.push({
       server: def.name,
       tool,

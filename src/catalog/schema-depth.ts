@@ -4,6 +4,7 @@
 // the server still checks the arguments. Measuring and cutting never go deeper than the bound.
 
 import type { JsonSchema } from '../adapters/mcp/connection-port.ts';
+import { setOwn } from '../plain-object.ts';
 
 /** JSON nesting levels kept (about 30 levels of nested objects; real tools stay far below). */
 export const MAX_SCHEMA_DEPTH = 64;
@@ -33,13 +34,7 @@ export function boundedSchema(
         }
       }
       if (Array.isArray(target)) target.push(copy);
-      else
-        Object.defineProperty(target, key, {
-          value: copy,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      else setOwn(target, key, copy);
     }
   }
   return { schema: root, cut: true };

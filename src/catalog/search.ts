@@ -1,7 +1,7 @@
 import type { Catalog } from './catalog.ts';
 import { findPhrases, relatedTerms } from './search/concepts.ts';
 import { boundedEditDistance } from './search/edit-distance.ts';
-import { FIELD_KEYS, type FieldKey, toolFields } from './search/fields.ts';
+import { FIELD_KEYS, type FieldKey, type ToolText, toolFields } from './search/fields.ts';
 import { ACTION_VERBS, crudKinds, intentFit, LOOKUP_VERBS } from './search/intent.ts';
 import { splitIntents } from './search/intents.ts';
 import { distinctiveNameTerms, pushTo, splitGluedNames } from './search/name-terms.ts';
@@ -10,16 +10,8 @@ import { isContentWord, splitWords, stem } from './search/tokenize.ts';
 import { topByScore } from './search/top-k.ts';
 
 /** One tool as the search sees it. `name` is the registered name; `server`/`tool` the original ones. */
-export interface SearchDoc {
+export interface SearchDoc extends ToolText {
   name: string;
-  server: string;
-  tool: string;
-  title?: string;
-  description?: string;
-  inputSchema?: Record<string, unknown>;
-  serverDescription?: string;
-  /** Extra words configured for the tool (`searchKeywords`). */
-  keywords?: string[];
 }
 
 export interface SearchHit {

@@ -2,9 +2,12 @@
 // tells the user how to point a Pi session at it.
 
 import { STATECHARTS_DIR, startInspectorServer } from '../inspect/server.ts';
-import type { CliIo } from './main.ts';
 
-export async function runInspectCommand(io: CliIo, signal?: AbortSignal): Promise<number> {
+/** `io` is the CLI's (./main.ts CliIo); only its output is used. */
+export async function runInspectCommand(
+  io: { out(text: string): void },
+  signal?: AbortSignal,
+): Promise<number> {
   const server = await startInspectorServer({ statechartsDir: STATECHARTS_DIR });
   io.out(`Inspector: ${server.url}`);
   io.out('Start Pi with inspection sent here, e.g.:');

@@ -23,7 +23,8 @@ import { CACHE_FILE_NAME } from '../config/defaults.ts';
 import { loadConfig } from '../config/load.ts';
 import { readProjectConsent } from '../config/project-consent.ts';
 import { nullLogger } from '../logger.ts';
-import { redact, redactKnown } from '../redact.ts';
+import { redact, redactKnown } from '../redact/index.ts';
+import { serverErrorText } from '../server-error-text.ts';
 import { plainText } from '../terminal-text.ts';
 import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 import { oneLine } from '../tools/tool-search.ts';
@@ -179,7 +180,7 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
         state: s.value,
         tools: counts?.tools ?? null,
         resources: counts?.resources ?? null,
-        error: s.context.lastError?.message ?? null,
+        error: s.context.lastError ? serverErrorText(s.context.lastError) : null,
       };
     });
     io.out(

@@ -3,7 +3,7 @@
 
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { redactKnown } from '../redact.ts';
+import { redactKnown } from '../redact/index.ts';
 import { plainText } from '../terminal-text.ts';
 import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 

@@ -5,7 +5,7 @@ import { waitFor } from 'xstate';
 import { promptCommandName } from '../actors/prompt-command-name.ts';
 import { describeServers } from '../actors/server-status.ts';
 import type { Runtime } from '../actors/session-actor.ts';
-import { redact } from '../redact.ts';
+import { redact } from '../redact/index.ts';
 import { oneLine } from '../tools/tool-search.ts';
 
 const USAGE =

@@ -23,16 +23,19 @@ export interface CompatKey {
 
 const dropped = (from: CompatSource, does: string): CompatKey => ({ from, does });
 
+/** pi-mcp-adapter's `directTools: "search"` (in a server or in the settings) is our `false`. */
+const searchAsFalse: CompatKey['map'] = (value, block) => {
+  if (value !== 'search') return undefined;
+  block.directTools = false;
+  return 'is "search": read as false (tools are found and loaded through ToolSearch)';
+};
+
 /** Values of native keys that only the other two accept. */
 export const SERVER_VALUE_COMPAT: Record<string, CompatKey> = {
   directTools: {
     from: 'pi-mcp-adapter',
     does: '`"search"` is read as `false`: the tools are found and loaded through ToolSearch, as its search mode does',
-    map: (value, entry) => {
-      if (value !== 'search') return undefined;
-      entry.directTools = false;
-      return 'is "search": read as false (tools are found and loaded through ToolSearch)';
-    },
+    map: searchAsFalse,
   },
   lifecycle: {
     from: 'pi-mcp-adapter',
@@ -119,11 +122,7 @@ export const SETTINGS_COMPAT: Record<string, CompatKey> = {
   directTools: {
     from: 'pi-mcp-adapter',
     does: 'the default `directTools` of every server (`"search"` is read as `false`)',
-    map: (value, settings) => {
-      if (value !== 'search') return undefined;
-      settings.directTools = false;
-      return 'is "search": read as false (tools are found and loaded through ToolSearch)';
-    },
+    map: searchAsFalse,
   },
   outputGuard: {
     from: 'pi-mcp-adapter',

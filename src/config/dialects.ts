@@ -2,7 +2,7 @@
 // they are translated to the native keys here, remembering which original key each came from so
 // diagnostics point at what the user wrote. Native entries pass through unchanged.
 
-import { isPlainObject } from '../plain-object.ts';
+import { isPlainObject, setOwn } from '../plain-object.ts';
 import type { DiagnosticCode } from './diagnostics.ts';
 import { didYouMean } from './suggest.ts';
 import type { DiagnosticLevel } from './types.ts';
@@ -212,10 +212,6 @@ function putTranslated(result: Translated, fromKey: string, nativeKey: string, v
   }
   setOwn(result.entry, nativeKey, isPlainObject(value) ? { ...value } : value);
   result.origin[nativeKey] = fromKey;
-}
-
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 export function dialectKeys(dialect: Dialect): string[] {

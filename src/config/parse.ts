@@ -4,7 +4,7 @@
 
 import { createRequire } from 'node:module';
 import type { Node, ParseError } from 'jsonc-parser';
-import { isPlainObject } from '../plain-object.ts';
+import { isPlainObject, setOwn } from '../plain-object.ts';
 import type { PathSegment } from './json-path.ts';
 
 // The parsers load when a file of their kind is read (a session without a TOML import never loads
@@ -141,7 +141,7 @@ function nodeValue(node: Node, path: PathSegment[], duplicates: PathSegment[][])
         path.push(key);
         const value = valueNode === undefined ? null : nodeValue(valueNode, path, duplicates);
         path.pop();
-        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+        setOwn(out, key, value);
       }
       return out;
     }

@@ -2,7 +2,8 @@
 // defaults applied (from defaults.ts, nowhere else). A variable that is not set skips the server.
 
 import { isAbsolute, resolve } from 'node:path';
-import { isSecretValue } from '../secret-policy.ts';
+import { setOwn } from '../plain-object.ts';
+import { isSecretValue } from '../redact/key-policy.ts';
 import { type CommandValue, valueForm } from './command-values.ts';
 import { adapterConfigHash } from './config-hash.ts';
 import { MINUTE_MS, OAUTH_DEFAULTS, SERVER_DEFAULTS } from './defaults.ts';
@@ -81,13 +82,7 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
     const out: Record<string, string> = {};
     for (const [entryKey, value] of Object.entries(values ?? {})) {
       const resolved = secretText(String(value), key, [entryKey]);
-      if (resolved !== undefined)
-        Object.defineProperty(out, entryKey, {
-          value: resolved,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      if (resolved !== undefined) setOwn(out, entryKey, resolved);
     }
     return out;
   };

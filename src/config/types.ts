@@ -83,7 +83,7 @@ export interface ServerDefinition {
   bearerToken?: string;
   /** `!command` values of env, headers and bearerToken: run when the server connects. */
   commandValues?: CommandValue[];
-  /** Values of `${VAR}`s the key policy (src/secret-policy.ts) calls secret, wherever they were put; never shown. */
+  /** Values of `${VAR}`s the key policy (src/redact/key-policy.ts) calls secret, wherever they were put; never shown. */
   secretValues?: string[];
   oauth?: OAuthConfig;
   // lifecycle (milliseconds everywhere; the file says minutes / seconds where users expect them)

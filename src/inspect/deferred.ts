@@ -3,21 +3,26 @@
 // held (bounded), then handed to the inspection, or dropped when inspection turns out to be off.
 
 import type { InspectionEvent } from 'xstate';
-import type { Inspection } from './inspector.ts';
 
 const HELD_LIMIT = 1000;
+
+/** What the held events go to (an Inspection of ./inspector.ts). */
+interface InspectionReceiver {
+  inspect: (event: InspectionEvent) => void;
+  dispose(): Promise<void>;
+}
 
 export interface DeferredInspection {
   /** Pass as `createActor(root, { inspect })`. */
   inspect: (event: InspectionEvent) => void;
   /** The first call decides: an Inspection receives the held events and all later ones; undefined drops them. */
-  attach(inspection: Inspection | undefined): void;
+  attach(inspection: InspectionReceiver | undefined): void;
   dispose(): Promise<void>;
 }
 
 export function createDeferredInspection(): DeferredInspection {
   let held: InspectionEvent[] | undefined = [];
-  let target: Inspection | undefined;
+  let target: InspectionReceiver | undefined;
   let decided = false;
 
   return {

@@ -4,7 +4,7 @@
 
 import { createInspector } from '@statelyai/inspect';
 import type { AnyEventObject, InspectionEvent } from 'xstate';
-import { createRedactor } from './redact.ts';
+import { createRedactor } from '../redact/index.ts';
 import { redactEventObject, redactInspectionEvent, redactSnapshot } from './redact-event.ts';
 import { createJsonlSink, createWebSocketSink, type Sink } from './sinks.ts';
 import type { InspectTarget } from './target.ts';

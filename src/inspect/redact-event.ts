@@ -2,7 +2,9 @@
 // envelope (ids, actor name, state value, event type) is structure from our own machines and stays
 // readable so inspectors can draw it; everything else goes through the redactor.
 
-import type { Redactor } from './redact.ts';
+import type { ServerErrorDetail } from '../machines/server.machine.ts';
+import type { Redactor } from '../redact/index.ts';
+import { serverErrorText } from '../server-error-text.ts';
 
 const ENVELOPE = new Set([
   'type',
@@ -37,7 +39,29 @@ export function redactInspectionEvent(event: object, redactor: Redactor): Record
 
 /** A redacted plain copy of an actor snapshot that keeps its state value readable. */
 export function redactSnapshot(snapshot: unknown, redactor: Redactor): unknown {
-  return withOriginal(redactor.value(snapshot), snapshot, 'value', copyStateValue);
+  return withWordedError(withOriginal(redactor.value(snapshot), snapshot, 'value', copyStateValue), redactor);
+}
+
+/**
+ * A server's last error is stored as data (`{ kind, detail }`); the page shows it in the words every
+ * other surface uses (src/server-error-text.ts), added beside the data as `message`.
+ */
+function withWordedError(redacted: unknown, redactor: Redactor): unknown {
+  const context = (redacted as { context?: unknown } | null)?.context;
+  const lastError = (context as { lastError?: unknown } | null | undefined)?.lastError;
+  if (typeof lastError !== 'object' || lastError === null || !('detail' in lastError)) return redacted;
+  const detail = (lastError as { detail?: unknown }).detail;
+  if (
+    typeof detail !== 'object' ||
+    detail === null ||
+    typeof (detail as { cause?: unknown }).cause !== 'string'
+  )
+    return redacted;
+  const message = redactor.text(serverErrorText({ detail: detail as ServerErrorDetail }));
+  return {
+    ...(redacted as object),
+    context: { ...(context as object), lastError: { ...lastError, message } },
+  };
 }
 
 /** A redacted plain copy of an XState event that keeps its type readable. */

@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import WebSocket from 'ws';
+import { redactUrl } from '../redact/index.ts';
 import { plainLine } from '../terminal-text.ts';
 
 export interface Sink {
@@ -197,15 +198,4 @@ export function createWebSocketSink(url: string, onError: SinkErrorReporter): Si
         else ws.close(1000, 'inspection stopped');
       }),
   };
-}
-
-/** The inspector URL carries a token in its query; never print it. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.search) parsed.search = '?…';
-    return parsed.toString();
-  } catch {
-    return '[inspector url]';
-  }
 }

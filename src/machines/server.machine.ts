@@ -64,9 +64,19 @@ export type ServerTag =
 
 export type ServerState = 'init' | 'connecting' | 'connected' | 'needsAuth' | 'backoff' | 'closed';
 
+/** What went wrong, as data; src/server-error-text.ts words it (the machine holds no sentences). */
+export type ServerErrorDetail =
+  /** Connecting failed; `message` is the connection adapter's own wording of the ConnectError. */
+  | { cause: 'connect'; message: string }
+  | { cause: 'startupTimeout'; ms: number }
+  | { cause: 'connectionLost'; reason?: string }
+  | { cause: 'healthCheckFailed'; message: string }
+  | { cause: 'healthCheckTimeout'; ms: number }
+  | { cause: 'refreshFailed'; list: CatalogList; message: string };
+
 export interface ServerError {
   kind: ConnectErrorKind | 'call';
-  message: string;
+  detail: ServerErrorDetail;
   /** Epoch ms, for display only. */
   at: number;
 }
@@ -261,11 +271,6 @@ function appendTail(tail: string, line: string): string {
   return boundTail(tail === '' ? last : `${tail}\n${last}`);
 }
 
-/** A configured duration as users wrote it: `400 ms`, `1.5 s`, `30 s` (never rounded to `0 s`). */
-function describeMs(ms: number): string {
-  return ms < 1_000 ? `${ms} ms` : `${Number((ms / 1_000).toFixed(1))} s`;
-}
-
 /** Eager and keep-alive servers are pinged while connected (lazy ones are used or closed soon). */
 function healthChecksApply(context: ServerContext): boolean {
   return context.lifecycle !== 'lazy' && context.definition.healthCheckMs > 0;
@@ -426,42 +431,49 @@ export const serverMachine = setup({
     recordConnectError: assign(({ context }, params: { error: unknown }) => {
       const { kind, message, stderrTail } = describeConnectError(params.error);
       return {
-        lastError: { kind, message, at: Date.now() },
+        lastError: { kind, detail: { cause: 'connect' as const, message }, at: Date.now() },
         stderrTail: stderrTail === undefined ? context.stderrTail : boundTail(stderrTail),
       };
     }),
     recordStartupTimeout: assign(({ context }) => ({
       lastError: {
         kind: 'timeout' as const,
-        message: `did not finish starting within ${describeMs(startupTimeoutMs(context.definition))}`,
+        detail: { cause: 'startupTimeout' as const, ms: startupTimeoutMs(context.definition) },
         at: Date.now(),
       },
     })),
     recordTransportClosed: assign(({ context }, params: { error: string | undefined }) => ({
       lastError: {
         kind: context.definition.transport === 'stdio' ? ('exited' as const) : ('network' as const),
-        message: `connection lost${params.error ? `: ${params.error}` : ''}`,
+        detail: { cause: 'connectionLost' as const, ...(params.error ? { reason: params.error } : {}) },
         at: Date.now(),
       },
     })),
     recordHealthFailure: assign((_, params: { error: unknown }) => ({
       lastError: {
         kind: 'network' as const,
-        message: `connection lost: the health check failed (${describeConnectError(params.error).message})`,
+        detail: { cause: 'healthCheckFailed' as const, message: describeConnectError(params.error).message },
         at: Date.now(),
       },
     })),
     recordHealthTimeout: assign(({ context }) => ({
       lastError: {
         kind: 'timeout' as const,
-        message: `connection lost: no answer to a health check within ${describeMs(Math.min(HEALTH_TIMEOUT_MS, context.definition.healthCheckMs))}`,
+        detail: {
+          cause: 'healthCheckTimeout' as const,
+          ms: Math.min(HEALTH_TIMEOUT_MS, context.definition.healthCheckMs),
+        },
         at: Date.now(),
       },
     })),
     recordRefreshError: assign((_, params: { list: CatalogList; error: unknown }) => ({
       lastError: {
         kind: 'call' as const,
-        message: `refreshing the ${params.list} list failed: ${describeConnectError(params.error).message}`,
+        detail: {
+          cause: 'refreshFailed' as const,
+          list: params.list,
+          message: describeConnectError(params.error).message,
+        },
         at: Date.now(),
       },
     })),

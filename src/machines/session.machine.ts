@@ -1,8 +1,19 @@
 // The root supervisor: one per Pi runtime. Owns the session (start, stop, generation), spawns one
-// server actor per enabled server, and turns catalog changes and ToolSearch activations into effects
-// on the host. Pure: every effect is a named actor or action that the runtime provides.
+// server actor per enabled server, runs the session's recorders (metadata-cache writer, protocol trace,
+// call statistics) while it is open, and turns catalog changes and ToolSearch activations into effects
+// on the host. What decides its behaviour for a session (what the user and the model were told, what
+// the user allowed) is in its context, reset with the generation. Pure: every effect is a named actor
+// or action that the runtime provides.
 
-import { type AnyActorRef, assign, enqueueActions, fromPromise, setup } from 'xstate';
+import {
+  type AnyActorRef,
+  assign,
+  type EventObject,
+  enqueueActions,
+  fromCallback,
+  fromPromise,
+  setup,
+} from 'xstate';
 import type { Connector, ServerCatalog } from '../adapters/mcp/connection-port.ts';
 import type { LoadedConfig, ServerDefinition } from '../config/types.ts';
 import { serverMachine } from './server.machine.ts';
@@ -26,6 +37,8 @@ export interface LoadedSession {
   cached: Record<string, KnownCatalog>;
   /** ToolSearch's description for this session: built once, never changed. */
   toolSearchDescription: string;
+  /** The host told the config's diagnostics already (Pi's startup path read this session for the runtime). */
+  diagnosticsTold?: boolean;
 }
 
 export interface SessionInput {
@@ -48,7 +61,38 @@ export interface SessionContext {
   pinned: string[];
   /** Servers disabled for this session with /mcp disable. */
   disabled: string[];
+  /** Whether the host has told this session's config diagnostics (Pi's startup path may have). */
+  diagnosticsTold: boolean;
+  /** `server:state` troubles (needs auth, backoff) the user has been notified of this session. */
+  notified: string[];
+  /** `server:kind` troubles the model has read of in a ToolSearch answer this session. */
+  troublesTold: string[];
+  /** Servers whose instructions the model has read in a ToolSearch answer this session. */
+  instructionsTold: string[];
+  /** `approveTools` calls the user allowed for the session: `server@<definition hash>`, or `…/tool`. */
+  approved: string[];
 }
+
+/** What the session's recorders (metadata-cache writer, protocol trace, call statistics) start from. */
+export interface RecorderInput {
+  cwd: string;
+  config: LoadedConfig;
+}
+
+/** A live catalog for the metadata-cache writer. */
+export interface CacheWrite {
+  type: 'WRITE';
+  name: string;
+  catalog: ServerCatalog;
+}
+
+/** What the shutdown waits for besides the connections closing: the recorders' flush. */
+export interface ShutdownInput {
+  recorders: AnyActorRef[];
+}
+
+/** The ids of the actors that record the session while it is open. */
+export const RECORDERS = ['cacheWriter', 'trace', 'stats'] as const;
 
 export type SessionEvent =
   | { type: 'SESSION_START'; request: StartRequest }
@@ -62,7 +106,11 @@ export type SessionEvent =
   | { type: 'DEACTIVATE'; names: string[] }
   | { type: 'RECONNECT'; server?: string }
   | { type: 'ENABLE'; server: string }
-  | { type: 'DISABLE'; server: string };
+  | { type: 'DISABLE'; server: string }
+  /** A ToolSearch answer told the model of these troubles (`server:kind`) and these servers' instructions. */
+  | { type: 'MODEL_TOLD'; troubles?: string[]; instructions?: string[] }
+  /** The user allowed a server's or a tool's calls for the session (src/tools/approval.ts). */
+  | { type: 'APPROVED'; grant: string; generation: number };
 
 export const serverId = (name: string) => `server:${name}`;
 /** At most this many servers connect at once at session start. */
@@ -88,11 +136,19 @@ function serverSpawn(context: SessionContext, definition: ServerDefinition, self
   };
 }
 
+function recorderInput({ context }: { context: SessionContext }): RecorderInput {
+  return { cwd: context.request?.cwd ?? '', config: context.config! };
+}
+
 /** Servers to connect at start: eager and keep-alive ones, and every server we know no tools of. */
 export function warmupServers(context: SessionContext): string[] {
   return definitions(context)
     .filter((d) => d.lifecycle !== 'lazy' || !context.catalogs[d.name])
     .map((d) => d.name);
+}
+
+function troubleKey(event: { name: string; state: string }): string {
+  return `${event.name}:${event.state}`;
 }
 
 export const sessionMachine = setup({
@@ -109,20 +165,42 @@ export const sessionMachine = setup({
     warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async () => {
       throw new Error('warmup not provided');
     }),
-    /** Closes every connection (processes ended) once pending metadata-cache writes are done. */
-    shutdown: fromPromise<void, { catalogs: Record<string, KnownCatalog>; live: string[] }>(async () => {
+    /** Waits for the connections the stopped server actors close (processes ended), then the recorders' flush. */
+    shutdown: fromPromise<void, ShutdownInput>(async () => {
       throw new Error('shutdown not provided');
+    }),
+    // The recorders run while the session is open; each flushes what is pending when it stops.
+    /** Writes each live catalog (WRITE) to the metadata cache. */
+    cacheWriter: fromCallback<CacheWrite, RecorderInput>(() => {
+      throw new Error('cacheWriter not provided');
+    }),
+    /** The protocol trace of `trace` servers, one file per session. */
+    trace: fromCallback<EventObject, RecorderInput>(() => {
+      throw new Error('trace not provided');
+    }),
+    /** Call statistics (settings.captureStats). */
+    stats: fromCallback<EventObject, RecorderInput>(() => {
+      throw new Error('stats not provided');
     }),
   },
   actions: {
     // Host effects, provided by the runtime (src/actors/session-actor.ts).
+    /** Once per session, on the way into running: ToolSearch's description never changes after. */
+    registerToolSearch: () => {},
     registerTools: () => {},
     syncActiveTools: () => {},
     publishStatus: () => {},
     /** On SERVER.STATUS: tell the user once about a server that needs auth or failed. */
     notifyStatus: () => {},
-    /** On SERVER.CATALOG: persist the server's catalog in the metadata cache. */
-    writeCache: () => {},
+    /** On SERVER.CATALOG: the metadata-cache writer persists the server's catalog. */
+    writeCache: enqueueActions(({ event, enqueue }) => {
+      if (event.type !== 'SERVER.CATALOG') return;
+      enqueue.sendTo('cacheWriter', {
+        type: 'WRITE',
+        name: event.name,
+        catalog: event.catalog,
+      } as CacheWrite);
+    }),
     reportDiagnostics: () => {},
     /** Loading config or cache failed unexpectedly: tell the user; MCP stays off this session. */
     reportLoadFailure: () => {},
@@ -137,6 +215,11 @@ export const sessionMachine = setup({
       activated: [],
       pinned: [],
       disabled: [],
+      diagnosticsTold: false,
+      notified: [],
+      troublesTold: [],
+      instructionsTold: [],
+      approved: [],
     }),
     assignLoaded: assign(({ event }) => {
       const loaded = (event as unknown as { output: LoadedSession }).output;
@@ -145,8 +228,25 @@ export const sessionMachine = setup({
         catalogs: loaded.cached,
         fromCache: Object.keys(loaded.cached),
         toolSearchDescription: loaded.toolSearchDescription,
+        diagnosticsTold: loaded.diagnosticsTold === true,
       };
     }),
+    rememberNotified: assign(({ context, event }) =>
+      event.type === 'SERVER.STATUS' ? { notified: [...context.notified, troubleKey(event)] } : {},
+    ),
+    rememberApproval: assign(({ context, event }) =>
+      event.type === 'APPROVED' && !context.approved.includes(event.grant)
+        ? { approved: [...context.approved, event.grant] }
+        : {},
+    ),
+    rememberTold: assign(({ context, event }) =>
+      event.type === 'MODEL_TOLD'
+        ? {
+            troublesTold: [...new Set([...context.troublesTold, ...(event.troubles ?? [])])],
+            instructionsTold: [...new Set([...context.instructionsTold, ...(event.instructions ?? [])])],
+          }
+        : {},
+    ),
     assignCatalog: assign(({ context, event }) => {
       if (event.type !== 'SERVER.CATALOG') return {};
       return {
@@ -215,6 +315,12 @@ export const sessionMachine = setup({
       definitions(context).some((d) => d.name === event.server),
     isDisabledServer: ({ context, event }) =>
       'server' in event && typeof event.server === 'string' && context.disabled.includes(event.server),
+    /** A current server needs auth or is in backoff, and the user has not been told of that this session. */
+    isNewTrouble: ({ context, event }) =>
+      event.type === 'SERVER.STATUS' &&
+      event.generation === context.generation &&
+      (event.state === 'needsAuth' || event.state === 'backoff') &&
+      !context.notified.includes(troubleKey(event)),
   },
 }).createMachine({
   id: 'session',
@@ -227,19 +333,26 @@ export const sessionMachine = setup({
     activated: [],
     pinned: [],
     disabled: [],
+    diagnosticsTold: false,
+    notified: [],
+    troublesTold: [],
+    instructionsTold: [],
+    approved: [],
   }),
   initial: 'idle',
   states: {
     idle: {
+      description: 'no session: nothing runs',
       on: { SESSION_START: { target: 'starting', actions: 'nextGeneration' } },
     },
     starting: {
+      description: 'a new generation reads its config and cache; the last one stops',
       entry: 'stopServers',
       invoke: {
         id: 'loadSession',
         src: 'loadSession',
         input: ({ context }) => ({ request: context.request!, generation: context.generation }),
-        onDone: { target: 'running', actions: ['assignLoaded', 'spawnServers'] },
+        onDone: { target: 'open', actions: ['assignLoaded', 'spawnServers'] },
         onError: { target: 'idle', actions: 'reportLoadFailure' },
       },
       on: {
@@ -247,63 +360,86 @@ export const sessionMachine = setup({
         SESSION_SHUTDOWN: { target: 'idle' },
       },
     },
-    running: {
-      entry: ['registerTools', 'syncActiveTools', 'publishStatus', 'reportDiagnostics'],
-      invoke: {
-        id: 'warmup',
-        src: 'warmup',
-        input: ({ context, self }) => ({
-          // Children spawned on the way into this state are not in the snapshot yet; the system knows them.
-          servers: warmupServers(context)
-            .map((name) => self.system.get(serverId(name)) as AnyActorRef | undefined)
-            .filter((ref): ref is AnyActorRef => ref !== undefined),
-          limit: WARMUP_CONCURRENCY,
-        }),
-      },
-      on: {
-        'SERVER.CATALOG': {
-          guard: 'isCurrentGeneration',
-          actions: ['assignCatalog', 'registerTools', 'syncActiveTools', 'writeCache'],
-        },
-        'SERVER.STATUS': {
-          guard: 'isCurrentGeneration',
-          actions: ['publishStatus', 'notifyStatus'],
-        },
-        ACTIVATE: {
-          // A large catalog registers a tool only once it is loaded (src/actors/registered-tools.ts).
-          actions: ['assignActivated', 'registerTools', 'syncActiveTools'],
-        },
-        DEACTIVATE: {
-          actions: ['assignDeactivated', 'syncActiveTools'],
-        },
-        RECONNECT: { actions: 'reconnect' },
-        DISABLE: {
-          guard: 'isActiveServer',
-          actions: ['disableServer', 'syncActiveTools', 'publishStatus'],
-        },
-        ENABLE: {
-          guard: 'isDisabledServer',
-          actions: ['enableServer', 'syncActiveTools', 'publishStatus'],
-        },
-        TURN_END: { actions: 'reviveServers' },
-        SESSION_START: { target: 'starting', actions: 'nextGeneration' },
-        SESSION_SHUTDOWN: { target: 'stopping' },
-      },
-    },
-    stopping: {
-      invoke: {
-        id: 'shutdown',
-        src: 'shutdown',
-        input: ({ context }) => ({
-          catalogs: context.catalogs,
-          live: Object.keys(context.catalogs).filter((n) => !context.fromCache.includes(n)),
-        }),
-        onDone: { target: 'idle' },
-        onError: { target: 'idle' },
-      },
-      exit: ['stopServers', 'publishStatus'],
+    open: {
+      description: 'the session is open: its recorders run until it is idle again',
+      invoke: [
+        { id: 'cacheWriter', src: 'cacheWriter', input: recorderInput },
+        { id: 'trace', src: 'trace', input: recorderInput },
+        { id: 'stats', src: 'stats', input: recorderInput },
+      ],
+      initial: 'running',
       on: {
         SESSION_START: { target: 'starting', actions: 'nextGeneration' },
+      },
+      states: {
+        running: {
+          description: 'tools registered; servers connect on use (eager and keep-alive ones at once)',
+          entry: [
+            'registerToolSearch',
+            'registerTools',
+            'syncActiveTools',
+            'publishStatus',
+            'reportDiagnostics',
+          ],
+          invoke: {
+            id: 'warmup',
+            src: 'warmup',
+            input: ({ context, self }) => ({
+              // Children spawned on the way into this state are not in the snapshot yet; the system knows them.
+              servers: warmupServers(context)
+                .map((name) => self.system.get(serverId(name)) as AnyActorRef | undefined)
+                .filter((ref): ref is AnyActorRef => ref !== undefined),
+              limit: WARMUP_CONCURRENCY,
+            }),
+          },
+          on: {
+            'SERVER.CATALOG': {
+              guard: 'isCurrentGeneration',
+              actions: ['assignCatalog', 'registerTools', 'syncActiveTools', 'writeCache'],
+            },
+            'SERVER.STATUS': [
+              { guard: 'isNewTrouble', actions: ['publishStatus', 'notifyStatus', 'rememberNotified'] },
+              { guard: 'isCurrentGeneration', actions: 'publishStatus' },
+            ],
+            ACTIVATE: {
+              // A large catalog registers a tool only once it is loaded (src/actors/registered-tools.ts).
+              actions: ['assignActivated', 'registerTools', 'syncActiveTools'],
+            },
+            DEACTIVATE: {
+              actions: ['assignDeactivated', 'syncActiveTools'],
+            },
+            MODEL_TOLD: { actions: 'rememberTold' },
+            APPROVED: { guard: 'isCurrentGeneration', actions: 'rememberApproval' },
+            RECONNECT: { actions: 'reconnect' },
+            DISABLE: {
+              guard: 'isActiveServer',
+              actions: ['disableServer', 'syncActiveTools', 'publishStatus'],
+            },
+            ENABLE: {
+              guard: 'isDisabledServer',
+              actions: ['enableServer', 'syncActiveTools', 'publishStatus'],
+            },
+            TURN_END: { actions: 'reviveServers' },
+            SESSION_SHUTDOWN: { target: 'stopping' },
+          },
+        },
+        stopping: {
+          description: 'the server actors stop, closing their connections; then the recorders flush',
+          entry: 'stopServers',
+          invoke: {
+            id: 'shutdown',
+            src: 'shutdown',
+            input: ({ self }) => {
+              const children: Record<string, AnyActorRef | undefined> = self.getSnapshot()?.children ?? {};
+              return {
+                recorders: RECORDERS.map((id) => children[id]).filter((ref) => ref !== undefined),
+              };
+            },
+            onDone: { target: '#session.idle' },
+            onError: { target: '#session.idle' },
+          },
+          exit: 'publishStatus',
+        },
       },
     },
   },

@@ -1,12 +1,13 @@
 // `approveTools`: which calls ask the user first, and the session's grants. The host asks (Pi's
 // dialog); this module decides when to ask and what the model reads when the call does not run.
-// Grants live in memory for the session, keyed by the server's whole resolved definition, so a
-// changed server entry asks again.
+// Grants last for the session (the runtime keeps them in the session machine's context), keyed by the
+// server's whole resolved definition, so a changed server entry asks again.
 
+import { createHash } from 'node:crypto';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { matchesToolPattern } from '../catalog/name-patterns.ts';
 import type { ServerDefinition } from '../config/types.ts';
-import { redactDeep } from '../redact.ts';
+import { redactDeep } from '../redact/index.ts';
 import { type SurfaceWords, wordsFor } from './surface-words.ts';
 
 /** The user's answer; `no-ui` when nobody can be asked (print or JSON mode, no TTY, no host dialog). */
@@ -32,12 +33,20 @@ export function needsApproval(definition: ServerDefinition, entry: CatalogEntry)
   return matchesToolPattern(entry, rule);
 }
 
-export function createToolApprovals(ask: AskApproval | undefined, words: SurfaceWords = wordsFor('pi')) {
-  const grants = new Set<string>();
-  const identity = (definition: ServerDefinition) => JSON.stringify(definition);
+/** Where a session's grants are kept: `server@<definition hash>` for a server, `…/tool` for one tool. */
+export interface ApprovalGrants {
+  has(grant: string): boolean;
+  add(grant: string): void;
+}
+
+export function createToolApprovals(
+  ask: AskApproval | undefined,
+  words: SurfaceWords = wordsFor('pi'),
+  grants: ApprovalGrants = new Set<string>(),
+) {
+  const identity = (definition: ServerDefinition) =>
+    `${definition.name}@${createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 16)}`;
   return {
-    /** A new session asks again. */
-    reset: () => grants.clear(),
     /** undefined when the call may run; else the tool error text for the model. */
     async check(
       definition: ServerDefinition,
@@ -46,8 +55,8 @@ export function createToolApprovals(ask: AskApproval | undefined, words: Surface
       signal?: AbortSignal,
     ): Promise<string | undefined> {
       if (!needsApproval(definition, entry)) return undefined;
-      const server = `${identity(definition)}\0`;
-      const tool = `${server}${entry.tool}`;
+      const server = identity(definition);
+      const tool = `${server}/${entry.tool}`;
       if (grants.has(server) || grants.has(tool)) return undefined;
       const request = {
         server: entry.server,

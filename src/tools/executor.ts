@@ -2,7 +2,7 @@
 // CALL_STARTED / CALL_FINISHED, then the result stages (content, TOON, output guard). Every failure
 // comes back as a tool result that says what happened and what to do; nothing is thrown.
 
-import { ensureConnected, formatDuration, type ServerActorRef } from '../actors/ensure-connected.ts';
+import { ensureConnected, type ServerActorRef } from '../actors/ensure-connected.ts';
 import { type Clock, unrefClock } from '../actors/unref-clock.ts';
 import { CallError } from '../adapters/mcp/call-error.ts';
 import type { CallToolResult, Connection } from '../adapters/mcp/connection-port.ts';
@@ -10,7 +10,8 @@ import type { Surface } from '../auth/sign-in-advice.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { expandUriTemplate } from '../catalog/uri-template.ts';
 import type { Settings } from '../config/types.ts';
-import { redact } from '../redact.ts';
+import { formatDuration } from '../duration.ts';
+import { redact } from '../redact/index.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';
 import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';
@@ -72,20 +73,24 @@ function describeCallError(
   timeoutMs: number,
   signal?: AbortSignal,
 ): string {
-  const message = error instanceof Error ? error.message : String(error);
   if (signal?.aborted) return `Call to ${entry.name} was cancelled.`;
-  if (isArgumentError(message)) {
-    return `${entry.name} rejected the arguments: ${message}\n${summarizeParameters(entry.inputSchema)}\nFix the arguments and call it again.`;
-  }
-  const kind = error instanceof CallError ? error.kind : undefined;
-  if (kind === 'timeout' || (kind === undefined && /timed out/i.test(message))) {
-    return `${entry.name} got no answer within ${timeoutMs < 1_000 ? `${timeoutMs} ms` : formatDuration(timeoutMs)} and was cancelled (server "${entry.server}"). It may have run in part: check before repeating anything that changes state, then try again (a smaller request may answer sooner).`;
-  }
-  if (kind === 'dropped') {
-    return `Server "${entry.server}": the connection dropped mid-call during ${entry.name}, after the server received it, so the call may have run: check before repeating anything that changes state, then retry once (the next call reconnects if needed).`;
-  }
-  if (kind === 'closed' || /closed|not connected|ECONNRESET|EPIPE|exited/i.test(message)) {
-    return `Server "${entry.server}" dropped the connection during ${entry.name}: ${message}. The call may have run. It will be restarted on the next call; retry once.`;
+  // A live connection rejects with a CallError only; anything else failed on our side of the call.
+  if (!(error instanceof CallError))
+    return `${entry.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+  const { message } = error;
+  switch (error.kind) {
+    case 'server':
+      if (isArgumentError(message)) {
+        return `${entry.name} rejected the arguments: ${message}\n${summarizeParameters(entry.inputSchema)}\nFix the arguments and call it again.`;
+      }
+      break;
+    case 'timeout':
+      return `${entry.name} got no answer within ${formatDuration(timeoutMs)} and was cancelled (server "${entry.server}"). It may have run in part: check before repeating anything that changes state, then try again (a smaller request may answer sooner).`;
+    case 'dropped':
+      return `Server "${entry.server}": the connection dropped mid-call during ${entry.name}, after the server received it, so the call may have run: check before repeating anything that changes state, then retry once (the next call reconnects if needed).`;
+    case 'closed':
+    case 'network':
+      return `Server "${entry.server}" dropped the connection during ${entry.name}: ${message}. The call may have run. It will be restarted on the next call; retry once.`;
   }
   return `${entry.name} failed: ${message}`;
 }

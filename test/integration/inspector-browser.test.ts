@@ -12,7 +12,7 @@ import { type Actor, createActor, SimulatedClock } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
 import { createInspection, type Inspection } from '../../src/inspect/inspector.ts';
 import { type InspectorServer, startInspectorServer } from '../../src/inspect/server.ts';
-import { secretsOfDefinition } from '../../src/redact.ts';
+import { secretsOfDefinition } from '../../src/redact/index.ts';
 import { CHROMIUM_ARGS, requireChromium } from '../fixtures/inspect/chromium.ts';
 import { createFakeConnection, createScriptedConnector } from '../fixtures/inspect/scripted-connector.ts';
 import { SECRET_VALUES, secretServerDefinition } from '../fixtures/inspect/secret-config.ts';

@@ -330,6 +330,19 @@ describe('supervisor with real servers', () => {
     ).toHaveLength(1);
   });
 
+  it('a config warning is told once: at session_start, not again by the runtime that starts from that reading', async () => {
+    writeUserConfig({ mcpServers: { notes: stdio([], { lifecycle: 'sometimes' }) } });
+    const { pi, bridge } = boot();
+    await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
+    await waitFor(runtime.actor, (s) => s.matches({ open: 'running' }));
+    expect(pi.notifications.filter((n) => /lifecycle/.test(n.message))).toHaveLength(1);
+    // A new session reads the config again and tells it again.
+    await pi.emit('session_start', { reason: 'new' });
+    await waitFor(runtime.actor, (s) => s.matches({ open: 'running' }) && s.context.generation === 2);
+    expect(pi.notifications.filter((n) => /lifecycle/.test(n.message))).toHaveLength(2);
+  });
+
   it('debug: true writes the stderr of the server to the log as it arrives', async () => {
     writeUserConfig({ mcpServers: { loud: stdio(['--chatty-stderr', '2'], { debug: true }) } });
     const { pi, bridge } = boot();
@@ -456,7 +469,7 @@ describe('supervisor with real servers', () => {
     ]);
     // The runtime loads after them, with the last session.
     const runtime = await bridge.runtime();
-    await waitFor(runtime.actor, (s) => s.matches('running'));
+    await waitFor(runtime.actor, (s) => s.matches({ open: 'running' }));
     expect(runtime.actor.getSnapshot().context.generation).toBe(1);
     const slow = runtime.servers().slow!;
     await waitFor(slow, (s) => s.matches('connected'), { timeout: 15_000 });

@@ -113,7 +113,7 @@ describe('approveTools in Pi', () => {
     await pi.emit('session_start', { reason: 'new' });
     await waitFor(
       (await bridges[0]!.runtime()).actor,
-      (s) => s.matches('running') && Boolean(s.context.catalogs.fx),
+      (s) => s.matches({ open: 'running' }) && Boolean(s.context.catalogs.fx),
       { timeout: 30_000 },
     );
     expect(text(await pi.callTool('fx__echo', { text: 'c' }))).toMatch(/denied/);

@@ -2,7 +2,7 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
-import { ensureConnected, formatDuration } from '../../src/actors/ensure-connected.ts';
+import { ensureConnected } from '../../src/actors/ensure-connected.ts';
 import { serverStateOf } from '../../src/machines/server.machine.ts';
 import { startServer } from './fakes.ts';
 
@@ -153,15 +153,5 @@ describe('ensureConnected', () => {
     expect(h.current().options.signal.aborted).toBe(false);
     const live = h.current().succeed();
     await expect(patient).resolves.toEqual({ ok: true, connection: live });
-  });
-
-  it('formats durations for people', () => {
-    expect(formatDuration(1)).toBe('1 s');
-    expect(formatDuration(59_000)).toBe('59 s');
-    expect(formatDuration(60_000)).toBe('1 min');
-    expect(formatDuration(299_500)).toBe('5 min');
-    expect(formatDuration(90_000)).toBe('1 min 30 s');
-    expect(formatDuration(3_600_000)).toBe('1 h');
-    expect(formatDuration(2 * 3_600_000 + 5 * 60_000 + 7_000)).toBe('2 h 5 min');
   });
 });

@@ -74,7 +74,7 @@ describe('health checks', () => {
     expect(live.closeCount).toBe(1);
     expect(h.actor.getSnapshot().context.lastError).toMatchObject({
       kind: 'network',
-      message: 'connection lost: the health check failed (ping failed: EPIPE)',
+      detail: { cause: 'healthCheckFailed', message: 'ping failed: EPIPE' },
     });
     h.advance(1_000);
     expect(stateOf(h)).toBe('connecting');
@@ -95,7 +95,7 @@ describe('health checks', () => {
     expect(live.closeCount).toBe(1);
     expect(h.actor.getSnapshot().context.lastError).toMatchObject({
       kind: 'timeout',
-      message: 'connection lost: no answer to a health check within 10 s',
+      detail: { cause: 'healthCheckTimeout', ms: 10_000 },
     });
   });
 

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, SimulatedClock, waitFor } from 'xstate';
 import { serverStateOf, type WatchTokensInput } from '../../src/machines/server.machine.ts';
+import { serverErrorText } from '../../src/server-error-text.ts';
 import { definition, logicWithJitter, scriptedConnector } from './fakes.ts';
 
 afterEach(() => {
@@ -85,7 +86,7 @@ describe('needsAuth watches the sign-in store', () => {
     h.attempts.at(-1)!.fail('auth', 'the server needs scope "admin"');
     await waitFor(
       h.actor,
-      (s) => s.matches('needsAuth') && s.context.lastError?.message.includes('admin') === true,
+      (s) => s.matches('needsAuth') && serverErrorText(s.context.lastError).includes('admin') === true,
     );
     expect(h.watchers).toHaveLength(2);
     expect(h.watchers[1]!.stopped).toBe(false);

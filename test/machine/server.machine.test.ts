@@ -91,7 +91,11 @@ describe('connecting', () => {
     await failConnect(h, 'auth');
     expect(stateOf(h)).toBe('needsAuth');
     const { context } = h.actor.getSnapshot();
-    expect(context.lastError).toEqual({ kind: 'auth', message: 'auth went wrong', at: Date.now() });
+    expect(context.lastError).toEqual({
+      kind: 'auth',
+      detail: { cause: 'connect', message: 'auth went wrong' },
+      at: Date.now(),
+    });
     expect(context.attempt).toBe(0);
   });
 
@@ -102,7 +106,10 @@ describe('connecting', () => {
     await waitFor(h.actor, (s) => s.matches('backoff'));
     const { context } = h.actor.getSnapshot();
     expect(context.attempt).toBe(1);
-    expect(context.lastError).toMatchObject({ kind: 'exited', message: 'process exited with code 1' });
+    expect(context.lastError).toMatchObject({
+      kind: 'exited',
+      detail: { cause: 'connect', message: 'process exited with code 1' },
+    });
     expect(context.stderrTail).toBe('Error: missing API_KEY');
   });
 
@@ -115,7 +122,10 @@ describe('connecting', () => {
     }).start();
     actor.send({ type: 'CONNECT' });
     await waitFor(actor, (s) => s.matches('backoff'));
-    expect(actor.getSnapshot().context.lastError).toMatchObject({ kind: 'protocol', message: 'boom' });
+    expect(actor.getSnapshot().context.lastError).toMatchObject({
+      kind: 'protocol',
+      detail: { cause: 'connect', message: 'boom' },
+    });
     actor.stop();
   });
 
@@ -129,7 +139,7 @@ describe('connecting', () => {
     expect(h.current().options.signal.aborted).toBe(true);
     expect(h.actor.getSnapshot().context.lastError).toMatchObject({
       kind: 'timeout',
-      message: 'did not finish starting within 5 s',
+      detail: { cause: 'startupTimeout', ms: 5_000 },
     });
   });
 
@@ -270,7 +280,7 @@ describe('connected', () => {
     expect(first.closeCount).toBe(1);
     expect(h.actor.getSnapshot().context.lastError).toMatchObject({
       kind: 'exited',
-      message: 'connection lost: EPIPE',
+      detail: { cause: 'connectionLost', reason: 'EPIPE' },
     });
     await connect(h);
     expect(h.attempts).toHaveLength(2);
@@ -287,7 +297,7 @@ describe('connected', () => {
       expect(h.actor.getSnapshot().context).toMatchObject({
         attempt: 1,
         backoffDelayMs: 1_000,
-        lastError: { kind: 'network', message: 'connection lost' },
+        lastError: { kind: 'network', detail: { cause: 'connectionLost' } },
       });
       h.advance(1_000);
       expect(stateOf(h)).toBe('connecting');
@@ -311,7 +321,10 @@ describe('connected', () => {
     const early = h.current().succeed(new ClosedEarly());
     await waitFor(h.actor, (s) => s.matches('closed'));
     expect(early.closeCount).toBe(1);
-    expect(h.actor.getSnapshot().context.lastError?.message).toBe('connection lost: exited with code 1');
+    expect(h.actor.getSnapshot().context.lastError?.detail).toEqual({
+      cause: 'connectionLost',
+      reason: 'exited with code 1',
+    });
   });
 
   it('CLOSE → closed, closing the connection once', async () => {
@@ -464,7 +477,7 @@ describe('connected', () => {
     expect(stateOf(h)).toBe('connected');
     expect(h.actor.getSnapshot().context.lastError).toMatchObject({
       kind: 'call',
-      message: 'refreshing the tools list failed: Method not found',
+      detail: { cause: 'refreshFailed', list: 'tools', message: 'Method not found' },
     });
     expect(h.actor.getSnapshot().context.catalog?.tools.map((t) => t.name)).toEqual(['echo']);
   });
@@ -642,7 +655,7 @@ describe('reports', () => {
     expect(events.at(-1)).toMatchObject({
       type: 'SERVER.STATUS',
       state: 'closed',
-      lastError: { kind: 'exited', message: 'connection lost: gone' },
+      lastError: { kind: 'exited', detail: { cause: 'connectionLost', reason: 'gone' } },
     });
     const catalogEvent = events[3];
     expect(catalogEvent?.type === 'SERVER.CATALOG' && catalogEvent.catalog.tools.map((t) => t.name)).toEqual([

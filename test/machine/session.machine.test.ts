@@ -2,11 +2,14 @@
 // hand, and recording host actions. Real parts are exercised in test/integration/supervisor.test.ts.
 
 import { describe, expect, it } from 'vitest';
-import { type AnyActorRef, createActor, createMachine, fromPromise, waitFor } from 'xstate';
+import { type AnyActorRef, createActor, createMachine, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { Connector } from '../../src/adapters/mcp/connection-port.ts';
 import type { LoadedConfig } from '../../src/config/types.ts';
 import {
+  type CacheWrite,
   type LoadedSession,
+  type RecorderInput,
+  type ShutdownInput,
   type StartRequest,
   serverId,
   sessionMachine,
@@ -32,13 +35,32 @@ const stubServer = createMachine({
   },
 });
 
-function harness() {
+/** Records what the session's recorders went through: `<id> started|stopped|<event>`. */
+function recorder(id: string, log: string[]) {
+  return fromCallback<CacheWrite, RecorderInput>(({ input, receive }) => {
+    log.push(`${id} started ${input.config.servers.map((d) => d.name).join(',')}`);
+    receive((event) => log.push(`${id} ${event.type} ${event.name}`));
+    return () => log.push(`${id} stopped`);
+  });
+}
+
+function harness(options: { realWriteCache?: boolean } = {}) {
   const pending: Array<{ request: StartRequest; generation: number; resolve: (s: LoadedSession) => void }> =
     [];
   const calls: Record<string, number> = {};
   const warmed: string[] = [];
+
   const count = (name: string) => () => {
     calls[name] = (calls[name] ?? 0) + 1;
+  };
+  const recorded: string[] = [];
+  const shutdowns: ShutdownInput[] = [];
+  const counted = {
+    registerTools: count('registerTools'),
+    syncActiveTools: count('syncActiveTools'),
+    publishStatus: count('publishStatus'),
+    notifyStatus: count('notifyStatus'),
+    reportDiagnostics: count('reportDiagnostics'),
   };
   const logic = sessionMachine.provide({
     actors: {
@@ -49,16 +71,16 @@ function harness() {
       warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async ({ input }) => {
         warmed.push(...input.servers.map((ref) => ref.id));
       }),
-      shutdown: fromPromise(async () => {}),
+      shutdown: fromPromise<void, ShutdownInput>(async ({ input, system }) => {
+        if (system.get(serverId('a'))) throw new Error('servers still running at shutdown');
+        shutdowns.push(input);
+        recorded.push('shutdown');
+      }),
+      cacheWriter: recorder('cacheWriter', recorded),
+      trace: recorder('trace', recorded) as never,
+      stats: recorder('stats', recorded) as never,
     },
-    actions: {
-      registerTools: count('registerTools'),
-      syncActiveTools: count('syncActiveTools'),
-      publishStatus: count('publishStatus'),
-      notifyStatus: count('notifyStatus'),
-      writeCache: count('writeCache'),
-      reportDiagnostics: count('reportDiagnostics'),
-    },
+    actions: options.realWriteCache ? counted : { ...counted, writeCache: count('writeCache') },
   });
   const actor = createActor(logic, { input: { connector } }).start();
   const loaded = (names: string[], lifecycle: 'lazy' | 'eager' = 'lazy'): LoadedSession => ({
@@ -70,7 +92,7 @@ function harness() {
     Object.keys(actor.getSnapshot().children)
       .filter((id) => id.startsWith('server:'))
       .sort();
-  return { actor, pending, calls, loaded, children, warmed };
+  return { actor, pending, calls, loaded, children, warmed, recorded, shutdowns };
 }
 
 const start = (cwd = '/p'): { type: 'SESSION_START'; request: StartRequest } => ({
@@ -85,7 +107,7 @@ describe('session machine', () => {
     expect(actor.getSnapshot().value).toBe('starting');
     expect(actor.getSnapshot().context.generation).toBe(1);
     pending[0]!.resolve(loaded(['a', 'b']));
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     expect(children()).toEqual([serverId('a'), serverId('b')]);
     expect(actor.system.get(serverId('a'))).toBeDefined();
     expect(calls.registerTools).toBe(1);
@@ -104,7 +126,7 @@ describe('session machine', () => {
       toolSearchDescription: '',
     };
     pending[0]!.resolve(session);
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     expect(warmed.sort()).toEqual([serverId('eager'), serverId('lazy-new')]);
   });
 
@@ -119,7 +141,7 @@ describe('session machine', () => {
     pending[0]!.resolve(loaded(['stale-1']));
     pending[1]!.resolve(loaded(['stale-2']));
     pending[2]!.resolve(loaded(['fresh']));
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     expect(actor.getSnapshot().context.request?.cwd).toBe('/three');
     expect(children()).toEqual([serverId('fresh')]);
   });
@@ -128,12 +150,12 @@ describe('session machine', () => {
     const { actor, pending, loaded, children } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['old']));
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     actor.send(start());
     await waitFor(actor, (s) => s.matches('starting'));
     expect(children()).toEqual([]);
     pending[1]!.resolve(loaded(['new']));
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     expect(children()).toEqual([serverId('new')]);
     expect(actor.system.get(serverId('old'))).toBeUndefined();
   });
@@ -142,7 +164,7 @@ describe('session machine', () => {
     const { actor, pending, calls, loaded } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['a']));
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     const catalog = {
       tools: [{ name: 't', inputSchema: {} }],
       resources: [],
@@ -165,7 +187,7 @@ describe('session machine', () => {
     const { actor, pending, calls, loaded } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['a']));
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     const before = calls.syncActiveTools ?? 0;
     actor.send({ type: 'ACTIVATE', names: ['a__x'] });
     actor.send({ type: 'ACTIVATE', names: ['a__y', 'a__x'] });
@@ -177,7 +199,7 @@ describe('session machine', () => {
     const { actor, pending, loaded, children } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['a', 'b']));
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     actor.send({ type: 'DISABLE', server: 'a' });
     expect(children()).toEqual([serverId('b')]);
     expect(actor.getSnapshot().context.disabled).toEqual(['a']);
@@ -192,7 +214,7 @@ describe('session machine', () => {
     const { actor, pending, loaded } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['a', 'b']));
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     received.length = 0;
     actor.send({ type: 'RECONNECT', server: 'b' });
     expect(received).toEqual([
@@ -205,7 +227,7 @@ describe('session machine', () => {
     const { actor, pending, loaded } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['e'], 'eager'));
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     received.length = 0;
     actor.send({ type: 'TURN_END' });
     expect(received).toEqual([{ id: 'e', type: 'CONNECT' }]);
@@ -215,10 +237,111 @@ describe('session machine', () => {
     const { actor, pending, loaded, children } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['a', 'b']));
-    await waitFor(actor, (s) => s.matches('running'));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
     actor.send({ type: 'SESSION_SHUTDOWN' });
     await waitFor(actor, (s) => s.matches('idle'));
     expect(children()).toEqual([]);
     expect(actor.system.get(serverId('a'))).toBeUndefined();
+  });
+
+  it('the recorders run while the session is open; the shutdown waits for the connections and them', async () => {
+    const { actor, pending, loaded, recorded, shutdowns } = harness();
+    actor.send(start());
+    expect(recorded).toEqual([]);
+    pending[0]!.resolve(loaded(['a', 'b']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    expect(recorded).toEqual(['cacheWriter started a,b', 'trace started a,b', 'stats started a,b']);
+    actor.send({ type: 'SESSION_SHUTDOWN' });
+    await waitFor(actor, (s) => s.matches('idle'));
+    // The server actors had stopped (closing their connections) and the recorders still ran.
+    expect(recorded.slice(3)).toEqual(['shutdown', 'cacheWriter stopped', 'trace stopped', 'stats stopped']);
+    expect(shutdowns[0]!.recorders.map((ref) => ref.id)).toEqual(['cacheWriter', 'trace', 'stats']);
+  });
+
+  it('a new generation stops the recorders of the old one and starts its own', async () => {
+    const { actor, pending, loaded, recorded } = harness();
+    actor.send(start());
+    pending[0]!.resolve(loaded(['old']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    recorded.length = 0;
+    actor.send(start());
+    expect(recorded).toEqual(['cacheWriter stopped', 'trace stopped', 'stats stopped']);
+    pending[1]!.resolve(loaded(['new']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    expect(recorded.slice(3)).toEqual(['cacheWriter started new', 'trace started new', 'stats started new']);
+  });
+
+  it("a current server's live catalog goes to the cache writer", async () => {
+    const { actor, pending, loaded, recorded } = harness({ realWriteCache: true });
+    actor.send(start());
+    pending[0]!.resolve(loaded(['a']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    const catalog = { tools: [], resources: [], capabilities: {}, transport: 'stdio' as const };
+    actor.send({ type: 'SERVER.CATALOG', name: 'a', generation: 0, catalog });
+    actor.send({ type: 'SERVER.CATALOG', name: 'a', generation: 1, catalog });
+    expect(recorded.filter((line) => line.includes('WRITE'))).toEqual(['cacheWriter WRITE a']);
+  });
+
+  it('tells the user of a kind of trouble once per server and session; a new session tells again', async () => {
+    const { actor, pending, calls, loaded } = harness();
+    actor.send(start());
+    pending[0]!.resolve(loaded(['a', 'b']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    const status = (name: string, state: string, generation = actor.getSnapshot().context.generation) =>
+      actor.send({ type: 'SERVER.STATUS', name, generation, state });
+    status('a', 'backoff');
+    status('a', 'connecting');
+    status('a', 'backoff');
+    status('a', 'needsAuth');
+    status('b', 'backoff');
+    status('b', 'connected');
+    expect(calls.notifyStatus).toBe(3);
+    expect(actor.getSnapshot().context.notified).toEqual(['a:backoff', 'a:needsAuth', 'b:backoff']);
+    actor.send(start());
+    expect(actor.getSnapshot().context.notified).toEqual([]);
+    pending[1]!.resolve(loaded(['a']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    status('a', 'backoff');
+    expect(calls.notifyStatus).toBe(4);
+  });
+
+  it("remembers what the model was told for the session's length", async () => {
+    const { actor, pending, loaded } = harness();
+    actor.send(start());
+    pending[0]!.resolve(loaded(['a']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    actor.send({ type: 'MODEL_TOLD', troubles: ['a:timeout'], instructions: ['a'] });
+    actor.send({ type: 'MODEL_TOLD', troubles: ['a:timeout', 'a:auth'] });
+    expect(actor.getSnapshot().context.troublesTold).toEqual(['a:timeout', 'a:auth']);
+    expect(actor.getSnapshot().context.instructionsTold).toEqual(['a']);
+    actor.send(start());
+    expect(actor.getSnapshot().context.troublesTold).toEqual([]);
+    expect(actor.getSnapshot().context.instructionsTold).toEqual([]);
+  });
+
+  it("remembers the user's approvals of the session; a stale one is dropped, a new session asks again", async () => {
+    const { actor, pending, loaded } = harness();
+    actor.send(start());
+    pending[0]!.resolve(loaded(['gh']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    actor.send({ type: 'APPROVED', grant: 'gh@1/a', generation: 1 });
+    actor.send({ type: 'APPROVED', grant: 'gh@1/a', generation: 1 });
+    actor.send({ type: 'APPROVED', grant: 'gh@1', generation: 0 });
+    expect(actor.getSnapshot().context.approved).toEqual(['gh@1/a']);
+    actor.send(start());
+    expect(actor.getSnapshot().context.approved).toEqual([]);
+  });
+
+  it('reports the config diagnostics unless the host has told them', async () => {
+    const { actor, pending, loaded } = harness();
+    actor.send(start());
+    pending[0]!.resolve({ ...loaded(['a']), diagnosticsTold: true });
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    expect(actor.getSnapshot().context.diagnosticsTold).toBe(true);
+    actor.send(start());
+    expect(actor.getSnapshot().context.diagnosticsTold).toBe(false);
+    pending[1]!.resolve(loaded(['a']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    expect(actor.getSnapshot().context.diagnosticsTold).toBe(false);
   });
 });

@@ -11,6 +11,7 @@ import {
   serverStateOf,
   type WatchTokensInput,
 } from '../../src/machines/server.machine.ts';
+import { serverErrorText } from '../../src/server-error-text.ts';
 import { definition, FakeConnection, logicWithJitter, scriptedConnector } from './fakes.ts';
 
 afterEach(() => {
@@ -108,7 +109,7 @@ describe('needsAuth.signingIn', () => {
     expect(after.context.lastSignIn).toEqual({ ok: false, message: 'linear: the sign-in timed out.' });
     expect(h.attempts).toHaveLength(1);
     // The needs-auth error callers get still names the connect's reason, not the sign-in's.
-    expect(after.context.lastError?.message).toContain('HTTP 401');
+    expect(serverErrorText(after.context.lastError)).toContain('HTTP 401');
 
     // The next SIGN_IN starts a fresh one, and forgets the last outcome while it runs.
     h.actor.send({ type: 'SIGN_IN', io: io('again') });

@@ -98,7 +98,7 @@ const CELLS: Cell[] = [
     transport: 'stdio',
     tool: 'hang',
     hangs: 'call',
-    outcome: { ok: false, says: /got no answer within \d+ (ms|s) and was cancelled/ },
+    outcome: { ok: false, says: /got no answer within \d+(\.\d)? (ms|s) and was cancelled/ },
     states: stays,
   },
   {
@@ -172,7 +172,7 @@ const CELLS: Cell[] = [
     transport: 'http',
     tool: 'hang',
     hangs: 'call',
-    outcome: { ok: false, says: /got no answer within \d+ (ms|s) and was cancelled/ },
+    outcome: { ok: false, says: /got no answer within \d+(\.\d)? (ms|s) and was cancelled/ },
     states: stays,
   },
   {

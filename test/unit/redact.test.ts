@@ -1,6 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: config text with ${VAR} references.
 import { describe, expect, it } from 'vitest';
-import { redactDefinition } from '../../src/config/redact.ts';
 import type { ServerDefinition } from '../../src/config/types.ts';
 import {
   addSecrets,
@@ -8,11 +7,12 @@ import {
   argSecrets,
   REDACTED,
   redact,
+  redactData,
   redactDeep,
   redactKnown,
   redactKnownDeep,
   secretsOfDefinition,
-} from '../../src/redact.ts';
+} from '../../src/redact/index.ts';
 import { definition } from '../support/config.ts';
 import { loadMemory, USER_FILE } from './config/helpers.ts';
 
@@ -53,6 +53,33 @@ describe('secretsOfDefinition', () => {
         'tok-abcdef',
       ].sort(),
     );
+  });
+});
+
+describe('a definition shown as data (log fields, inspector events)', () => {
+  it('hides env and header values, tokens, client secrets, URL credentials and secret args; keeps names', () => {
+    addServerSecrets([secretive]);
+    const shown = redactData(secretive) as Record<string, unknown>;
+    expect(shown.env).toEqual(Object.fromEntries(Object.keys(secretive.env).map((name) => [name, REDACTED])));
+    expect(shown.headers).toEqual({ Authorization: REDACTED, 'X-Team': REDACTED });
+    expect(shown.bearerToken).toBe(REDACTED);
+    expect(shown.oauth).toEqual({
+      grantType: 'client_credentials',
+      clientId: 'client-id-1',
+      clientSecret: REDACTED,
+    });
+    expect(shown.args).toEqual([
+      '-y',
+      'server',
+      `--api-key=${REDACTED}`,
+      '--token',
+      REDACTED,
+      '--port',
+      '8080',
+    ]);
+    const text = JSON.stringify(shown);
+    for (const secret of secretsOfDefinition(secretive)) expect(text).not.toContain(secret);
+    expect(JSON.stringify(secretive)).toContain('hunter2pw');
   });
 });
 
@@ -204,10 +231,9 @@ describe('secrets we used to miss', () => {
     expect(secrets).toEqual(expect.arrayContaining(['gh-path-token-1', 'hunter', 'q8Zr2nVx0pLw']));
     expect(secrets).not.toContain('/home/u');
     expect(secrets).not.toContain('europe');
-    // What /mcp shows of a definition does not carry the list, and the redaction now knows the values.
-    const shown = JSON.stringify(config.servers.map(redactDefinition));
-    expect(shown).not.toContain('secretValues');
+    // Once the redaction knows the values, a definition shown as data (log, inspector) carries none.
     addServerSecrets(config.servers);
+    const shown = JSON.stringify(redactData(config.servers));
     expect(redact(shown)).not.toMatch(/gh-path-token-1|hunter|q8Zr2nVx0pLw/);
     expect(redact(shown)).toContain('/home/u/data');
   });

@@ -4,7 +4,7 @@
 
 import type { CommandValue } from '../../config/command-values.ts';
 import type { ServerDefinition } from '../../config/types.ts';
-import { addSecrets, headerSecrets } from '../../redact.ts';
+import { addSecrets, headerSecrets } from '../../redact/index.ts';
 import { ConnectError } from './connection-port.ts';
 import { runShortCommand, ShortCommandError } from './short-command.ts';
 

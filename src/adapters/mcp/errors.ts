@@ -10,17 +10,17 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
+import { startupTimeoutText } from '../../server-error-text.ts';
 import { SignInRequiredError } from './auth/provider.ts';
-import { ConnectError } from './connection-port.ts';
+import { ConnectError, type ServerCatalog } from './connection-port.ts';
 import { HeadersCommandError } from './request-headers-command.ts';
-import type { Session, TransportKind } from './session.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import type { StdioProcess } from './stdio-process.ts';
 
 export function toConnectError(
   error: unknown,
   def: ServerDefinition,
-  kind: TransportKind,
+  kind: ServerCatalog['transport'],
   signal: AbortSignal,
   tail: StderrTail,
   process?: StdioProcess,
@@ -60,7 +60,7 @@ export function toConnectError(
     return new ConnectError('http', `Server "${name}" answered HTTP ${status}`, { status });
   }
   if (isRequestTimeout(error)) {
-    return new ConnectError('timeout', `"${name}" did not answer within ${def.startupTimeoutMs} ms`, stderr);
+    return new ConnectError('timeout', `"${name}" ${startupTimeoutText(def.startupTimeoutMs)}`, stderr);
   }
   const headersCommand = causeOfType(error, HeadersCommandError);
   if (headersCommand !== undefined) {
@@ -134,7 +134,13 @@ function validStatus(status: unknown): number | undefined {
   return typeof status === 'number' && status >= 100 && status < 600 ? status : undefined;
 }
 
-export function isSessionExpired(error: unknown, session: Session): boolean {
+/** What isSessionExpired reads of an open session (a shape, so this file needs not import session.ts). */
+interface OpenSession {
+  kind: ServerCatalog['transport'];
+  transport: { sessionId?: string | undefined };
+}
+
+export function isSessionExpired(error: unknown, session: OpenSession): boolean {
   const status = httpStatus(error);
   const sessionId = session.transport.sessionId;
   if (status === 404 && (sessionId !== undefined || session.kind === 'sse')) return true;

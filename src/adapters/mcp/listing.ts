@@ -2,6 +2,7 @@
 
 import type { Client } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
+import { stringFields } from '../../plain-object.ts';
 import type {
   PromptDescriptor,
   ResourceDescriptor,
@@ -100,10 +101,7 @@ export interface ListHints {
 
 export async function listAllTools(client: Client, options: RequestOptions, hints?: ListHints) {
   return paginate(async (cursor) => {
-    const page = await client.request(
-      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-      options,
-    );
+    const page = await client.request({ method: 'tools/list', params: pageParams(cursor) }, options);
     const ttlMs = (page as { ttlMs?: unknown }).ttlMs;
     if (hints && cursor === undefined && Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0) {
       hints.ttlMs = ttlMs as number;
@@ -114,10 +112,7 @@ export async function listAllTools(client: Client, options: RequestOptions, hint
 
 export async function listAllPrompts(client: Client, options: RequestOptions): Promise<PromptDescriptor[]> {
   const prompts = await paginate(async (cursor) => {
-    const page = await client.request(
-      { method: 'prompts/list', params: cursor === undefined ? {} : { cursor } },
-      options,
-    );
+    const page = await client.request({ method: 'prompts/list', params: pageParams(cursor) }, options);
     return { items: page.prompts, nextCursor: page.nextCursor };
   });
   return prompts.map((p) => ({
@@ -136,23 +131,21 @@ export async function listAllPrompts(client: Client, options: RequestOptions): P
   }));
 }
 
+/** The optional fields a resource or template is described by. */
+const DESCRIBED_BY = ['title', 'description', 'mimeType'] as const;
+
 export async function listAllResources(
   client: Client,
   options: RequestOptions,
 ): Promise<ResourceDescriptor[]> {
   const resources = await paginate(async (cursor) => {
-    const page = await client.request(
-      { method: 'resources/list', params: cursor === undefined ? {} : { cursor } },
-      options,
-    );
+    const page = await client.request({ method: 'resources/list', params: pageParams(cursor) }, options);
     return { items: page.resources, nextCursor: page.nextCursor };
   });
   return resources.map((resource) => ({
     uri: resource.uri,
     name: resource.name,
-    ...(resource.title === undefined ? {} : { title: resource.title }),
-    ...(resource.description === undefined ? {} : { description: resource.description }),
-    ...(resource.mimeType === undefined ? {} : { mimeType: resource.mimeType }),
+    ...stringFields(resource, DESCRIBED_BY),
   }));
 }
 
@@ -162,7 +155,7 @@ export async function listAllResourceTemplates(
 ): Promise<ResourceTemplateDescriptor[]> {
   const templates = await paginate(async (cursor) => {
     const page = await client.request(
-      { method: 'resources/templates/list', params: cursor === undefined ? {} : { cursor } },
+      { method: 'resources/templates/list', params: pageParams(cursor) },
       options,
     );
     return { items: page.resourceTemplates, nextCursor: page.nextCursor };
@@ -170,10 +163,13 @@ export async function listAllResourceTemplates(
   return templates.map((template) => ({
     uriTemplate: template.uriTemplate,
     name: template.name,
-    ...(template.title === undefined ? {} : { title: template.title }),
-    ...(template.description === undefined ? {} : { description: template.description }),
-    ...(template.mimeType === undefined ? {} : { mimeType: template.mimeType }),
+    ...stringFields(template, DESCRIBED_BY),
   }));
+}
+
+/** The params of a list request: the cursor of the page after the first. */
+function pageParams(cursor: string | undefined): { cursor?: string } {
+  return cursor === undefined ? {} : { cursor };
 }
 
 async function paginate<T>(

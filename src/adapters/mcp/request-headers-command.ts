@@ -6,7 +6,7 @@
 
 import type { FetchLike } from '@modelcontextprotocol/client';
 import type { RequestHeadersCommand } from '../../config/types.ts';
-import { addSecrets, headerSecrets } from '../../redact.ts';
+import { addSecrets, headerSecrets } from '../../redact/index.ts';
 import { runShortCommand, ShortCommandError } from './short-command.ts';
 
 export const HEADERS_COMMAND_TIMEOUT_MS = 10_000;

@@ -2,6 +2,7 @@
 // process group, ended with the group on timeout, abort or too much output. Rejects with the reason
 // only; callers never quote what the command printed (it is usually a secret).
 
+import { formatDuration } from '../../duration.ts';
 import { endProcessGroup, spawnInGroup } from './process-group.ts';
 
 export class ShortCommandError extends Error {
@@ -41,7 +42,7 @@ export function runShortCommand(run: ShortCommand): Promise<Buffer> {
       outcome();
     };
     const fail = (why: string) => finish(() => reject(new ShortCommandError(why)));
-    const timer = setTimeout(() => fail(`timed out after ${run.timeoutMs} ms`), run.timeoutMs);
+    const timer = setTimeout(() => fail(`timed out after ${formatDuration(run.timeoutMs)}`), run.timeoutMs);
     const onAbort = () => fail('aborted');
     run.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (error: NodeJS.ErrnoException) =>

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { redact } from '../../redact.ts';
+import { redact } from '../../redact/index.ts';
 import { plainLine } from '../../terminal-text.ts';
 
 export interface TraceEvent {

@@ -3,7 +3,7 @@
 // requested schema and asked again with the problem; a URL request shows the link and waits. Escape
 // (a cancelled dialog) cancels at any point. Without UI (print, JSON) the server is told why not.
 
-import { redactKnown } from '../../redact.ts';
+import { redactKnown } from '../../redact/index.ts';
 import { elicitWithDialogs } from '../../tools/elicit-dialogs.ts';
 import { type ElicitAnswer, type ElicitRequest, HostRefusal } from '../mcp/connection-port.ts';
 import type { PiContext, PiDialogs } from './pi-types.ts';

@@ -11,4 +11,4 @@ export { createCacheStore } from '../../catalog/cache.ts';
 export { loadConfig } from '../../config/load.ts';
 export { readProjectConsent, rememberConsent } from '../../config/project-consent.ts';
 export { createLogger } from '../../logger.ts';
-export { addServerSecrets, redact } from '../../redact.ts';
+export { addServerSecrets, redact } from '../../redact/index.ts';

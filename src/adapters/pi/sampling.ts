@@ -3,7 +3,7 @@
 // request is refused with the reason. settings.samplingAutoApprove skips the question, UI or not.
 // maxTokens and temperature are passed on; text and images go both ways (audio is described, not sent).
 
-import { redactKnown } from '../../redact.ts';
+import { redactKnown } from '../../redact/index.ts';
 import {
   HostRefusal,
   type SamplingAnswer,

@@ -9,6 +9,7 @@ export interface ToolText {
   description?: string;
   inputSchema?: Record<string, unknown>;
   serverDescription?: string;
+  /** Extra words configured for the tool (`searchKeywords`). */
   keywords?: string[];
 }
 

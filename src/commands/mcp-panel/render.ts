@@ -1,8 +1,8 @@
 // The /mcp panel as terminal lines for a given width and height. Pure: the host supplies the colours
 // (Style) and the terminal-width arithmetic (TextKit: ANSI, wide characters), so every line fits.
 
-import { formatDuration } from '../../actors/ensure-connected.ts';
 import { countsText } from '../../actors/server-status.ts';
+import { formatElapsed } from '../../duration.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 import type { PanelView, RunningServer, ServerRow, SkippedServerRow, ToolRow } from './view.ts';
@@ -136,10 +136,10 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
   const { style, now } = ctx;
   const head = [`${glyph(row, style)} ${stateLabel(row)}`];
   if (row.since !== undefined && row.state !== 'init') {
-    head[0] += ` ${style.dim(`for ${formatDuration(now - row.since)}`)}`;
+    head[0] += ` ${style.dim(`for ${formatElapsed(now - row.since)}`)}`;
   }
   if (row.tags.has('failed') && row.nextRetryAt !== undefined) {
-    head.push(`retry in ${formatDuration(row.nextRetryAt - now)} (attempt ${row.attempt})`);
+    head.push(`retry in ${formatElapsed(row.nextRetryAt - now)} (attempt ${row.attempt})`);
   }
   if (row.tags.has('resting') && row.health === 'failing') head.push('the next call retries');
   if (row.inFlight > 0) head.push(style.accent(`${plural(row.inFlight, 'call')} in flight`));
@@ -159,7 +159,7 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
     lines.push(`${INDENT}${style.dim(trailText(row.trail, ctx.width - INDENT.length, ctx.text))}`);
   }
   if (row.lastError) {
-    const error = `last error ${formatDuration(now - row.lastError.at)} ago: ${row.lastError.message}`;
+    const error = `last error ${formatElapsed(now - row.lastError.at)} ago: ${row.lastError.message}`;
     lines.push(...wrapIndented(error, ctx, selected ? 3 : 1, style.error));
     if (selected && row.stderr.length > 0) {
       lines.push(`${INDENT}${style.muted('stderr:')}`);

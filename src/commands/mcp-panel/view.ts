@@ -15,7 +15,8 @@ import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
 import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
-import { redact } from '../../redact.ts';
+import { redact } from '../../redact/index.ts';
+import { serverErrorText } from '../../server-error-text.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 
 /** How many stderr lines the selected server shows. */
@@ -136,7 +137,7 @@ export function panelView(runtime: Runtime): PanelView {
     if (known !== undefined) row.tools = known;
     if (ctx.nextRetryAt !== undefined) row.nextRetryAt = ctx.nextRetryAt;
     if (ctx.lastError)
-      row.lastError = { message: plainText(redact(ctx.lastError.message)), at: ctx.lastError.at };
+      row.lastError = { message: plainText(redact(serverErrorText(ctx.lastError))), at: ctx.lastError.at };
     servers.push(row);
   }
   const waiting = new Set((config.pending ?? []).map((p) => p.name));

@@ -10,7 +10,7 @@ import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { adapterConfigHash } from '../../../src/config/config-hash.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
-import { redact } from '../../../src/redact.ts';
+import { redact } from '../../../src/redact/index.ts';
 import { stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { rejectionOf, textOf, useAdapterHarness } from './harness.ts';
 

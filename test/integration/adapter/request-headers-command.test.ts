@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import type { RequestHeadersCommand } from '../../../src/config/types.ts';
-import { addServerSecrets, redact } from '../../../src/redact.ts';
+import { addServerSecrets, redact } from '../../../src/redact/index.ts';
 import { httpDefinition } from '../../fixtures/servers/definitions.ts';
 import { rejectionOf, textOf, useAdapterHarness } from './harness.ts';
 

@@ -126,7 +126,7 @@ describe('startup failures', () => {
       harness.connect(stdioDefinition(['--hang-initialize'], { startupTimeoutMs: 300 })),
     );
     expect(error.kind).toBe('timeout');
-    expect(error.message).toMatch(/did not answer within 300 ms/);
+    expect(error.message).toMatch(/"[^"]+" did not finish starting within 300 ms/);
     expect(listDescendants(process.pid)).toEqual([]);
   });
 

@@ -13,6 +13,7 @@ import { signInServer } from '../../../src/adapters/mcp/auth/sign-in.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import { bridgePi } from '../../../src/adapters/pi/bridge.ts';
 import { createTokenStore } from '../../../src/auth/token-store.ts';
+import { serverErrorText } from '../../../src/server-error-text.ts';
 import {
   followAuthorization,
   type OAuthFixture,
@@ -145,7 +146,7 @@ describe('a sign-in shared by processes', () => {
     runtimes.push(runtime);
     const linear = () => runtime.servers().linear!;
     await waitFor(linear(), (s) => s.matches('needsAuth'), { timeout: 20_000 });
-    expect(linear().getSnapshot().context.lastError?.message).toContain('run /mcp-auth linear');
+    expect(serverErrorText(linear().getSnapshot().context.lastError)).toContain('run /mcp-auth linear');
 
     let followed = false;
     const login = run([BIN, 'login', 'linear'], {}, (stderr) => {

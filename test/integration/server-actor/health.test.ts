@@ -3,6 +3,7 @@
 // reconnected; a healthy one answers its pings and stays connected.
 
 import { describe, expect, it, vi } from 'vitest';
+import { serverErrorText } from '../../../src/server-error-text.ts';
 import { httpDefinition, stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
 import { spawnedServerPid, useServerActorHarness } from './harness.ts';
@@ -18,7 +19,7 @@ describe('health checks on real servers', () => {
     const frozen = await spawnedServerPid();
     process.kill(frozen, 'SIGSTOP');
     const lost = await server.reach('backoff');
-    expect(lost.context.lastError?.message).toBe(
+    expect(serverErrorText(lost.context.lastError)).toBe(
       'connection lost: no answer to a health check within 200 ms',
     );
     await server.reach('connected');
@@ -38,7 +39,9 @@ describe('health checks on real servers', () => {
     process.kill(fixture.pid, 'SIGSTOP');
     try {
       const lost = await server.reach('backoff');
-      expect(lost.context.lastError?.message).toMatch(/^connection lost: no answer to a health check/);
+      expect(serverErrorText(lost.context.lastError)).toMatch(
+        /^connection lost: no answer to a health check/,
+      );
     } finally {
       process.kill(fixture.pid, 'SIGCONT');
     }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import { ensureConnected } from '../../../src/actors/ensure-connected.ts';
+import { serverErrorText } from '../../../src/server-error-text.ts';
 import { serverDefinition } from '../../fixtures/servers/definitions.ts';
 import { startSocketFixture } from '../../fixtures/servers/spawn.ts';
 import { useServerActorHarness } from './harness.ts';
@@ -32,14 +33,18 @@ it('keep-alive: a lost socket goes to backoff like a crashed process, then recon
 
   await first.stop();
   await server.reach('backoff');
-  expect(server.actor.getSnapshot().context.lastError?.message).toBe(
-    `connection lost: the socket ${path} closed`,
-  );
+  expect(
+    server.actor.getSnapshot().context.lastError &&
+      serverErrorText(server.actor.getSnapshot().context.lastError),
+  ).toBe(`connection lost: the socket ${path} closed`);
   // While nothing listens, each retry fails with the socket named and goes back to backoff.
   await vi.waitFor(() =>
     expect(server.states.filter((state) => state === 'backoff').length).toBeGreaterThan(1),
   );
-  expect(server.actor.getSnapshot().context.lastError?.message).toContain(`socket ${path}`);
+  expect(
+    server.actor.getSnapshot().context.lastError &&
+      serverErrorText(server.actor.getSnapshot().context.lastError),
+  ).toContain(`socket ${path}`);
 
   const second = await startSocketFixture(path);
   cleanups.push(() => second.stop());

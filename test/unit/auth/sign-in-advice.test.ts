@@ -30,12 +30,23 @@ describe('sign-in advice per surface', () => {
     const refused = needsAuthMessage(linear, { kind: 'refresh-refused' });
     expect(signInReason(refused)).toBe('the authorization server refused the refresh token');
     expect(
-      needsAuthText({ name: 'linear', lastError: { kind: 'auth', message: refused, at: 0 } }, 'cli'),
+      needsAuthText(
+        {
+          name: 'linear',
+          lastError: { kind: 'auth', detail: { cause: 'connect', message: refused }, at: 0 },
+        },
+        'cli',
+      ),
     ).toBe(
       'MCP server "linear" needs authentication: the authorization server refused the refresh token. Sign in: `pi-mcp-actors login linear`, then try again.',
     );
     const scope = needsAuthMessage(linear, { kind: 'scope', scope: 'admin' });
-    expect(needsAuthText({ name: 'linear', lastError: { kind: 'auth', message: scope, at: 0 } })).toBe(
+    expect(
+      needsAuthText({
+        name: 'linear',
+        lastError: { kind: 'auth', detail: { cause: 'connect', message: scope }, at: 0 },
+      }),
+    ).toBe(
       'MCP server "linear" needs authentication: the server needs scope "admin". Run /mcp-auth linear, then try again.',
     );
     expect(needsAuthText({ name: 'linear' })).toBe(

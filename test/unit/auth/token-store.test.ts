@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTokenStore, storeKey } from '../../../src/auth/token-store.ts';
-import { redact } from '../../../src/redact.ts';
+import { redact } from '../../../src/redact/index.ts';
 
 let dir: string;
 const URL_A = 'https://mcp.example.com/mcp';

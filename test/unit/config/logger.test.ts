@@ -114,11 +114,11 @@ describe('createLogger', () => {
     expect(stderr).not.toHaveBeenCalled();
   });
 
-  it('writes unserializable fields as a marker', () => {
+  it('writes a circular reference as a marker, keeping the rest of the fields', () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
-    createLogger({ file }).info('odd', { circular });
-    expect(lines()[0]).toContain('{"fields":"[unserializable]"}');
+    createLogger({ file }).info('odd', { circular, big: 10n });
+    expect(lines()[0]).toContain('{"circular":{"self":"[circular]"},"big":"10"}');
   });
 });
 

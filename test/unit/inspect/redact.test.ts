@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, describeConnection, REDACTED } from '../../../src/inspect/redact.ts';
 import { redactInspectionEvent } from '../../../src/inspect/redact-event.ts';
-import { secretsOfDefinition } from '../../../src/redact.ts';
+import {
+  createRedactor,
+  describeConnection,
+  REDACTED,
+  secretsOfDefinition,
+} from '../../../src/redact/index.ts';
 import { createFakeConnection } from '../../fixtures/inspect/scripted-connector.ts';
 import { SECRET_VALUES, SECRETS, secretServerDefinition } from '../../fixtures/inspect/secret-config.ts';
 

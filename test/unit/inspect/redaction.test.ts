@@ -12,7 +12,7 @@ import { createActor, SimulatedClock, waitFor } from 'xstate';
 import { serverLogic } from '../../../src/actors/server-actor.ts';
 import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { createInspection, type Inspection } from '../../../src/inspect/inspector.ts';
-import { secretsOfDefinition } from '../../../src/redact.ts';
+import { secretsOfDefinition } from '../../../src/redact/index.ts';
 import { createFakeConnection, createScriptedConnector } from '../../fixtures/inspect/scripted-connector.ts';
 import { SECRET_VALUES, SECRETS, secretServerDefinition } from '../../fixtures/inspect/secret-config.ts';
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogEntry } from '../../../src/catalog/catalog.ts';
 import { toolNameCandidates } from '../../../src/catalog/name-patterns.ts';
-import { addSecrets } from '../../../src/redact.ts';
+import { addSecrets } from '../../../src/redact/index.ts';
 import { type ApprovalAnswer, createToolApprovals, needsApproval } from '../../../src/tools/approval.ts';
 import { loadMemory, server, USER_FILE } from '../config/helpers.ts';
 
@@ -83,11 +83,16 @@ describe('session grants', () => {
 
   function withAnswers(...answers: ApprovalAnswer[]) {
     const asked: string[] = [];
-    const approvals = createToolApprovals(async (request) => {
-      asked.push(request.tool);
-      return answers.shift() ?? 'deny';
-    });
-    return { approvals, asked };
+    const grants = new Set<string>();
+    const approvals = createToolApprovals(
+      async (request) => {
+        asked.push(request.tool);
+        return answers.shift() ?? 'deny';
+      },
+      undefined,
+      grants,
+    );
+    return { approvals, asked, grants };
   }
 
   it('Allow once asks again next time; Allow for this session remembers the tool only', async () => {
@@ -101,14 +106,15 @@ describe('session grants', () => {
   });
 
   it('Allow this server remembers every tool of the server until its config changes or the session ends', async () => {
-    const { approvals, asked } = withAnswers('server', 'server', 'deny');
+    const { approvals, asked, grants } = withAnswers('server', 'server', 'deny');
     expect(await approvals.check(def, entry('gh', 'a'), {})).toBeUndefined();
     expect(await approvals.check(def, entry('gh', 'b'), {})).toBeUndefined();
     expect(asked).toEqual(['a']);
     const changed = { ...def, args: ['--other'] };
     expect(await approvals.check(changed, entry('gh', 'b'), {})).toBeUndefined();
     expect(asked).toEqual(['a', 'b']);
-    approvals.reset();
+    // A new session starts with no grants.
+    grants.clear();
     expect(await approvals.check(def, entry('gh', 'a'), {})).toMatch(/denied/);
   });
 

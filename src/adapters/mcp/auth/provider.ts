@@ -26,7 +26,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { SignInRecord, StoredTokens, TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
-import { addSecrets } from '../../../redact.ts';
+import { addSecrets } from '../../../redact/index.ts';
 import { privateKeyJwtAuth, usesPrivateKey } from './client-assertion.ts';
 import { isLoopbackHttp } from './loopback.ts';
 

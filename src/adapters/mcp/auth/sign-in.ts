@@ -10,7 +10,8 @@ import { auth } from '@modelcontextprotocol/client';
 import type { AuthPort, SignInIo, SignInResult } from '../../../auth/port.ts';
 import type { TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
-import { addSecrets } from '../../../redact.ts';
+import { formatDuration } from '../../../duration.ts';
+import { addSecrets } from '../../../redact/index.ts';
 import { describe } from '../errors.ts';
 import { serverFetch } from '../server-fetch.ts';
 import { openBrowser } from './browser.ts';
@@ -89,7 +90,7 @@ export async function signInServer(
           ok: false,
           message: io.signal?.aborted
             ? `${name}: sign-in cancelled.`
-            : `${name}: no sign-in arrived within ${Math.round((options.timeoutMs ?? SIGN_IN_TIMEOUT_MS) / 60_000)} min; run the sign-in again.`,
+            : `${name}: no sign-in arrived within ${formatDuration(options.timeoutMs ?? SIGN_IN_TIMEOUT_MS)}; run the sign-in again.`,
         };
       }
       const result = await finishSignIn(redirected.url, provider, common, name).catch(

@@ -1,0 +1,38 @@
+// What the sign-in store keeps per server, and the URL spelling it is keyed by. Apart from the store
+// so the readers of other clients' sign-ins (./adapter-sign-ins.ts) can build a record without it.
+
+/** OAuth tokens as the token endpoint sent them, plus the issuer the SDK stamps on them. */
+export interface StoredTokens {
+  access_token: string;
+  token_type: string;
+  refresh_token?: string;
+  expires_in?: number;
+  scope?: string;
+  issuer?: string;
+  [key: string]: unknown;
+}
+
+export interface SignInRecord {
+  name: string;
+  url: string;
+  tokens?: StoredTokens;
+  /** Epoch ms when the access token expires (from expires_in at save time). */
+  tokensExpireAt?: number;
+  /** A dynamically registered (or CIMD) client: client_id, client_secret?, issuer. */
+  clientInformation?: Record<string, unknown>;
+  /** Discovery results (public metadata), so a refresh need not discover again. */
+  discovery?: Record<string, unknown>;
+  /** Scope the server asked for (WWW-Authenticate / step-up), requested at the next sign-in. */
+  scope?: string;
+  /** Where the record came from when it was read: Pi's built-in mcp-auth.json, or pi-mcp-adapter's store. */
+  source?: 'pi' | 'pi-mcp-adapter';
+  updatedAt?: number;
+}
+
+export function normalizeUrl(url: string): string {
+  try {
+    return String(new URL(url));
+  } catch {
+    return url;
+  }
+}
