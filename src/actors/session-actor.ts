@@ -13,6 +13,7 @@ import {
   type InspectionEvent,
   waitFor,
 } from 'xstate';
+import { lazySharedHost } from '../adapters/host/lazy-shared-host.ts';
 import type { Connection, Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
@@ -77,6 +78,8 @@ export interface RuntimeOptions {
   surface?: Surface;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
+  /** The agent dir: with `settings.sharedHost`, servers run in the per-user host whose socket is there. */
+  agentDir?: string;
 }
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -189,9 +192,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // ending, an HTTP session terminated) and outlives the actor that started it: these are the closes
   // under way, which the shutdown waits for (which connections are open, the server actors say).
   const closing = new Set<Promise<void>>();
+  const viaHost = options.agentDir
+    ? lazySharedHost({ agentDir: options.agentDir }, options.connector)
+    : undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
-    const settings = actor.getSnapshot().context.config?.settings ?? defaultSettings();
+    const { config, request } = actor.getSnapshot().context;
+    const settings = config?.settings ?? defaultSettings();
+    const connect = settings.sharedHost && viaHost && request ? viaHost(request.cwd) : options.connector;
     const host: HostRequests = {
       ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings, definition),
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
@@ -199,7 +207,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const trace = recorders.traceOf(recorder('trace'));
     let connection: Connection;
     try {
-      connection = await options.connector(definition, {
+      connection = await connect(definition, {
         ...connectOptions,
         host,
         secrets,

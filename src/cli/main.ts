@@ -30,6 +30,7 @@ import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { runAllowCommand } from './allow-command.ts';
 import { type AuthCliIo, login, logout } from './auth-commands.ts';
+import { runHostCommand } from './host-command.ts';
 import { runInspectCommand } from './inspect-command.ts';
 import { type PromptLine, promptLineFrom } from './prompt-line.ts';
 import { cliApprover, cliServerRequests } from './server-requests.ts';
@@ -63,6 +64,7 @@ Commands:
   login <server>         sign in to an OAuth server (browser, or paste the redirect URL); every session uses it
   logout <server>        forget the server's tokens and registered client
   inspect                serve the live statechart inspector on 127.0.0.1
+  host [stop]            the shared MCP host (settings.sharedHost): its sessions and server instances; stop it
   allow [server…|--all]  allow servers of the project's files (remembered per project, asked again when
                          an entry changes); without a name, list those waiting and what they run
 Options:
@@ -111,6 +113,7 @@ async function openRuntime(
   const runtime = createRuntime({
     host: silentHost(),
     secrets,
+    agentDir,
     auth,
     connector: withNpxResolution(
       createMcpConnector({
@@ -316,6 +319,7 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
       ...io,
       out: (text) => rawIo.out(plainText(text)),
     });
+  if (options.command === 'host') return runHostCommand(options.positional, options.json, io);
   if (options.command === 'allow') {
     const homeDir = homedir();
     return runAllowCommand(

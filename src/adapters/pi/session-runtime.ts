@@ -43,6 +43,7 @@ export function createPiRuntime(options: PiRuntimeOptions): PiRuntime {
   const serverRequests = piServerRequests(currentContext, rest.secrets);
   const runtime = createRuntime({
     ...rest,
+    agentDir,
     auth,
     connector: withNpxResolution(
       (def, connectOptions) => connector(def, { ...connectOptions, tokenStore, protocolErasFile }),

@@ -14,7 +14,7 @@ import type { Runtime } from '../../actors/session-actor.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
-import type { ServerState } from '../../machines/server.machine.ts';
+import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
 import { serverErrorText } from '../../server-error-text.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 
@@ -35,7 +35,10 @@ export interface SkippedServerRow {
 export interface RunningServer {
   kind: 'running';
   name: string;
+  /** The state's name, for display; what the panel does is decided by `tags`. */
   state: ServerState;
+  /** The snapshot's tags (src/machines/server.machine.ts ServerTag): `usable`, `starting`, `needsSignIn`… */
+  tags: Pick<ReadonlySet<ServerTag>, 'has'>;
   health: ServerHealth;
   /** When the current state was entered (epoch ms). */
   since?: number;
@@ -107,13 +110,15 @@ export function panelView(runtime: Runtime): PanelView {
       if (context.disabled.includes(name)) servers.push({ kind: 'disabled', name });
       continue;
     }
-    const ctx = ref.getSnapshot().context;
+    const snapshot = ref.getSnapshot();
+    const ctx = snapshot.context;
     const own = entries.filter((e) => e.server === name);
     const known = ctx.catalog || context.catalogs[name] ? offeredCounts(runtime.catalog(), name) : undefined;
     const row: RunningServer = {
       kind: 'running',
       name,
       state: stateOf(ref),
+      tags: new Set(snapshot.tags),
       health: healthOf(ref),
       lifecycle: ctx.definition.lifecycle,
       transport: ctx.definition.transport,

@@ -16,6 +16,7 @@ import {
 import { type Style, type TextKit, trailText } from '../../../src/commands/mcp-panel/render.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
 import { nullLogger } from '../../../src/logger.ts';
+import { BACKOFF_CAP_MS } from '../../../src/machines/server.machine.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
 import { FakeConnection, scriptedConnector, tool } from '../../machine/fakes.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
@@ -58,6 +59,7 @@ const text: TextKit = {
 };
 
 let runtime: Runtime;
+let clock: SimulatedClock;
 let scripted: ReturnType<typeof scriptedConnector>;
 let status: string | undefined;
 let active: string[];
@@ -68,6 +70,7 @@ let outcomes: PanelOutcome[];
 async function start(servers: ServerDefinition[], skipped = false) {
   vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
   scripted = scriptedConnector();
+  clock = new SimulatedClock();
   const config = loadedConfig(servers);
   if (skipped) {
     config.skipped.push({
@@ -92,7 +95,7 @@ async function start(servers: ServerDefinition[], skipped = false) {
     loadConfig: () => config,
     logger: nullLogger,
     tempDir: '/nonexistent',
-    clock: new SimulatedClock(),
+    clock,
   });
   await runtime.start({ cwd: '/p', projectTrusted: true });
   redraws = 0;
@@ -184,6 +187,19 @@ describe('the /mcp panel', () => {
     expect(shown).toContain('last error 0 s ago: rejected token ***');
     expect(shown).toContain('│ using token ***');
     expect(shown).not.toContain(secret);
+  });
+
+  it('a lazy server whose attempt failed rests as failed, retried by the next call', async () => {
+    // Not in the cache: the session lists its tools at start.
+    await start([definition({ name: 'alpha' })]);
+    expect(screen()).toMatch(/alpha {2}◌ connecting for 0 s\n/);
+    attemptFor('alpha').fail('exited', 'exited with code 3');
+    await settle();
+    expect(screen()).toMatch(/alpha {2}✗ failed for 0 s · retry in \d+ s \(attempt 1\)\n/);
+    clock.increment(BACKOFF_CAP_MS);
+    await settle();
+    expect(screen()).toMatch(/alpha {2}✗ failed for 0 s · the next call retries\n/);
+    expect(screen()).toContain('connecting → backoff → closed');
   });
 
   it('r reconnects the selected server now, ending its backoff wait', async () => {
