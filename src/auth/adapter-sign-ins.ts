@@ -108,8 +108,8 @@ function readEncrypted(
 ): unknown {
   const encoded = source.env[ADAPTER_FILE_KEY_ENV];
   const key = fileKey(encoded);
-  if (key) learnSecrets([encoded!]);
-  if (!key) return undefined;
+  if (!key || encoded === undefined) return undefined;
+  learnSecrets([encoded]);
   const envelope = readJson(encryptedFile(source, name));
   if (!isRecord(envelope) || envelope.version !== 1 || envelope.algorithm !== 'aes-256-gcm') return undefined;
   try {
