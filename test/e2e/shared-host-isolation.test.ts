@@ -174,7 +174,7 @@ describe('two real Pi sessions on one shared host', () => {
     expect(seenByB).not.toContain('Grace Hopper');
   }, 200_000);
 
-  it('a list change caused by A reaches both sessions', async () => {
+  it("a list change caused by A reaches both sessions; each one's /mcp says the server runs in the host", async () => {
     await a.promptAndWait('PLAN:a_change', { timeoutMs: 90_000 });
     expect(world.llm.errors).toEqual([]);
     for (const rpc of [a, b]) {
@@ -185,6 +185,12 @@ describe('two real Pi sessions on one shared host', () => {
         },
         { timeout: 30_000, interval: 250 },
       );
+    }
+    // Each session's /mcp says where the server runs: the one host both are attached to.
+    const { pid } = await hostStatus();
+    for (const rpc of [a, b]) {
+      const shown = (await rpc.runCommand('/mcp')).notifications.map((n) => n.message).join('\n');
+      expect(shown).toMatch(new RegExp(`^fx: connected, shared \\(host pid ${pid}\\) — `, 'm'));
     }
   }, 150_000);
 
