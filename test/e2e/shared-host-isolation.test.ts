@@ -142,7 +142,7 @@ beforeAll(async () => {
 }, ENSURE_PI_TIMEOUT_MS + 90_000);
 
 afterAll(async () => {
-  for (const rpc of [a, b]) await rpc?.close().catch(() => rpc.kill());
+  for (const rpc of [a, b]) if (rpc) await rpc.close().catch(() => rpc.kill());
   killPids([...hostPids], 'SIGTERM');
   await vi.waitFor(() => expect([...hostPids].filter(isRunning)).toEqual([]), { timeout: 10_000 });
   killMarked(marker);
