@@ -26,6 +26,16 @@ export function stateOf(ref: ServerActorRef): ServerState {
   return serverStateOf(ref.getSnapshot());
 }
 
+/** The shared host running this server's live connection (the snapshot's `connection`), if any. */
+export function sharedHostOf(ref: ServerActorRef): { readonly pid: number } | undefined {
+  return ref.getSnapshot().context.connection?.sharedHost;
+}
+
+/** Said beside a server's state on every surface (/mcp, the panel, the CLI) when the host runs it. */
+export function sharedHostText(host: { readonly pid: number }): string {
+  return `shared (host pid ${host.pid})`;
+}
+
 /** What a server means for the user right now; `ready` includes idle servers that start on use. */
 export type ServerHealth = 'ready' | 'connecting' | 'needs-auth' | 'failing';
 
@@ -121,7 +131,8 @@ export function describeServers(
     // Servers print what they like on stderr, tokens included: never show a configured secret.
     const clean = (text: string) => plainText(options.secrets.redact(text));
     const counts = ctx.catalog ? offeredCounts(options.catalog, name, ctx.catalog.tools.length) : undefined;
-    const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : STATE_LABEL[state]}`;
+    const shared = sharedHostOf(ref);
+    const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : STATE_LABEL[state]}${shared ? `, ${sharedHostText(shared)}` : ''}`;
     if (options.brief) {
       if (snapshot.hasTag('needsSignIn'))
         blocks.push(`MCP server ${name} needs authentication: ${signInAdvice(name, options.surface)}`);

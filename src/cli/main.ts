@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureConnected } from '../actors/ensure-connected.ts';
 import { silentHost } from '../actors/host-port.ts';
-import { describeServers, offeredCounts } from '../actors/server-status.ts';
+import { describeServers, offeredCounts, sharedHostOf } from '../actors/server-status.ts';
 import { createRuntime, type Runtime } from '../actors/session-actor.ts';
 import { createAuthPort } from '../adapters/mcp/auth/sign-in.ts';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
@@ -183,6 +183,7 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
       return {
         name,
         state: s.value,
+        sharedHost: sharedHostOf(ref)?.pid ?? null,
         tools: counts?.tools ?? null,
         resources: counts?.resources ?? null,
         error: s.context.lastError ? serverErrorText(s.context.lastError) : null,

@@ -24,6 +24,7 @@ const TAIL_LINES = 50;
 export class HostConnection implements Connection {
   readonly catalog: ServerCatalog;
   readonly pid?: number;
+  readonly sharedHost: { readonly pid: number };
   /** The host's instance key (for status and tests). */
   readonly instance: string;
   private readonly listeners = new Set<(event: ConnectionEvent) => void>();
@@ -36,6 +37,7 @@ export class HostConnection implements Connection {
   ) {
     this.catalog = attached.catalog;
     this.instance = attached.instance;
+    this.sharedHost = { pid: host.hostPid };
     if (attached.pid !== undefined) this.pid = attached.pid;
     this.tail = attached.stderrTail === '' ? [] : attached.stderrTail.split('\n');
   }

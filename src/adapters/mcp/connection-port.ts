@@ -134,6 +134,8 @@ export interface Connection {
   readonly catalog: ServerCatalog;
   /** Process id of the stdio child, when there is one. */
   readonly pid?: number;
+  /** The shared host that runs this server for the session (src/host/); absent when it runs in this process. */
+  readonly sharedHost?: { readonly pid: number };
   listTools(signal?: AbortSignal): Promise<ToolDescriptor[]>;
   listResources(signal?: AbortSignal): Promise<ResourceDescriptor[]>;
   listResourceTemplates(signal?: AbortSignal): Promise<ResourceTemplateDescriptor[]>;

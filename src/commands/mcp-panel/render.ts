@@ -1,7 +1,7 @@
 // The /mcp panel as terminal lines for a given width and height. Pure: the host supplies the colours
 // (Style) and the terminal-width arithmetic (TextKit: ANSI, wide characters), so every line fits.
 
-import { countsText } from '../../actors/server-status.ts';
+import { countsText, sharedHostText } from '../../actors/server-status.ts';
 import { formatElapsed } from '../../duration.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
@@ -138,6 +138,7 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
   if (row.since !== undefined && row.state !== 'init') {
     head[0] += ` ${style.dim(`for ${formatElapsed(now - row.since)}`)}`;
   }
+  if (row.sharedHost) head.push(style.muted(sharedHostText(row.sharedHost)));
   if (row.tags.has('failed') && row.nextRetryAt !== undefined) {
     head.push(`retry in ${formatElapsed(row.nextRetryAt - now)} (attempt ${row.attempt})`);
   }

@@ -7,6 +7,7 @@ import {
   type OfferedCounts,
   offeredCounts,
   type ServerHealth,
+  sharedHostOf,
   stateOf,
   statusLine,
 } from '../../actors/server-status.ts';
@@ -50,6 +51,8 @@ export interface RunningServer {
   /** Estimated tokens all its tools would add to every request if they were direct. */
   directTokens: number;
   inFlight: number;
+  /** The shared host that runs it for this session, while connected there. */
+  sharedHost?: { pid: number };
   attempt: number;
   nextRetryAt?: number;
   lastError?: { message: string; at: number };
@@ -136,6 +139,8 @@ export function panelView(runtime: Runtime): PanelView {
     if (since !== undefined) row.since = since;
     if (known !== undefined) row.tools = known;
     if (ctx.nextRetryAt !== undefined) row.nextRetryAt = ctx.nextRetryAt;
+    const shared = sharedHostOf(ref);
+    if (shared) row.sharedHost = { pid: shared.pid };
     if (ctx.lastError)
       row.lastError = { message: plainText(redact(serverErrorText(ctx.lastError))), at: ctx.lastError.at };
     servers.push(row);

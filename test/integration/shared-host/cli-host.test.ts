@@ -63,12 +63,14 @@ it('with settings.sharedHost, `status` connects through the host, and the server
   );
   const { code, out } = await cli('status', '--cwd', world.project);
   expect(code, out).toBe(0);
-  expect(out).toContain('fx');
   const status = await world.status();
+  expect(out).toMatch(new RegExp(`^fx: connected, shared \\(host pid ${status?.pid}\\) — `, 'm'));
   expect(status?.instances).toEqual([
     expect.objectContaining({ server: 'fx', state: 'connected', attached: 0 }),
   ]);
   expect((await cli('host')).out).toMatch(/fx \[project .*\] connected/);
+  const json = JSON.parse((await cli('status', '--cwd', world.project, '--json')).out);
+  expect(json.servers).toEqual([expect.objectContaining({ name: 'fx', sharedHost: status?.pid })]);
 });
 
 it('`host stop` stops the running host, which closes its servers', async () => {

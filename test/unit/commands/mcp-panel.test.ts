@@ -21,6 +21,11 @@ import { SecretValues } from '../../../src/redact/index.ts';
 import { FakeConnection, scriptedConnector, tool } from '../../machine/fakes.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
 
+/** A connection as the shared host's adapter gives it (src/adapters/host/host-connection.ts). */
+class HostedConnection extends FakeConnection {
+  readonly sharedHost = { pid: 4242 };
+}
+
 const plain = (t: string) => t;
 const style: Style = {
   accent: plain,
@@ -353,6 +358,28 @@ describe('the /mcp panel', () => {
     runtime.servers().alpha!.send({ type: 'CALL_FINISHED' });
     await settle();
     expect(screen()).not.toContain('in flight');
+  });
+
+  it('says which servers run in the shared host, in the panel and in /mcp, while connected there', async () => {
+    await start([
+      definition({ name: 'alpha', lifecycle: 'eager' }),
+      definition({ name: 'beta', lifecycle: 'eager' }),
+    ]);
+    attemptFor('alpha').succeed(new HostedConnection());
+    attemptFor('beta').succeed();
+    await settle();
+    const shown = screen();
+    expect(shown).toMatch(/alpha {2}● connected for 0 s · shared \(host pid 4242\)/);
+    expect(shown).toMatch(/beta {2}● connected for 0 s\n/);
+    const status = await runMcpCommand('status', runtime);
+    expect(status).toContain('alpha: connected, shared (host pid 4242) — eager, stdio');
+    expect(status).toMatch(/^beta: connected — eager, stdio/m);
+    expect(await runMcpCommand('alpha', runtime)).toMatch(/^alpha: connected, shared \(host pid 4242\) — /);
+
+    runtime.servers().alpha!.send({ type: 'CLOSE' });
+    await settle();
+    expect(screen()).not.toContain('shared');
+    expect(await runMcpCommand('status', runtime)).not.toContain('shared');
   });
 
   it('fits every line in narrow terminals and scrolls to keep the selection visible', async () => {
