@@ -21,6 +21,7 @@ const MEMO_MAX_ENTRIES = 20_000;
 export class SecretValues {
   private readonly known = new Set<string>();
   private pattern: RegExp | undefined;
+  /** Grows by one each time the set changes (the memo below is stale after). */
   private changes = 0;
   /**
    * `redact`'s answers for short texts, valid while the known secrets stay the same: tool
@@ -29,11 +30,6 @@ export class SecretValues {
    */
   private readonly answers = new Map<string, string>();
   private answersVersion = -1;
-
-  /** Grows by one each time the set changes (a cache of redacted texts is stale after). */
-  get version(): number {
-    return this.changes;
-  }
 
   /** Remembers secret values (and their other spellings); shorter than MIN_SECRET_LENGTH are ignored. */
   add(values: Iterable<unknown>): void {
