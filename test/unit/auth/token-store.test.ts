@@ -55,6 +55,24 @@ describe('token store', () => {
     );
   });
 
+  it('its tokens go to the known secrets of the runtimes sharing it, until one stops sharing', async () => {
+    const store = createTokenStore({ agentDir: dir });
+    await store.update('work', URL_A, () => ({ name: 'work', url: URL_A, tokens: tokens('early-token-1') }));
+    store.get('work', URL_A);
+    const joinedLate = new SecretValues();
+    const leaving = new SecretValues();
+    const stopSharing = store.shareSecrets(leaving);
+    store.shareSecrets(joinedLate);
+    // What the store read before a runtime joined is known to it too.
+    expect(joinedLate.redactKnown('early-token-1')).toBe('***');
+    stopSharing();
+    await store.update('work', URL_A, () => ({ name: 'work', url: URL_A, tokens: tokens('later-token-2') }));
+    store.learnSecrets(['a-pkce-verifier-3']);
+    expect(joinedLate.redactKnown('later-token-2 a-pkce-verifier-3')).toBe('*** ***');
+    expect(leaving.redactKnown('later-token-2 a-pkce-verifier-3')).toBe('later-token-2 a-pkce-verifier-3');
+    expect(new SecretValues().redactKnown('early-token-1')).toBe('early-token-1');
+  });
+
   it('concurrent stores (as two processes would) lose no record', async () => {
     const a = createTokenStore({ agentDir: dir });
     const b = createTokenStore({ agentDir: dir });
