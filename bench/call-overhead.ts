@@ -14,6 +14,7 @@ import { createRuntime } from '../src/actors/session-actor.ts';
 import { connectMcp } from '../src/adapters/mcp/index.ts';
 import type { LoadedConfig } from '../src/config/types.ts';
 import { nullLogger } from '../src/logger.ts';
+import { SecretValues } from '../src/redact/index.ts';
 import { serverDefinition } from '../test/fixtures/servers/definitions.ts';
 import { stdioFixture } from '../test/fixtures/servers/spawn.ts';
 import { loadedConfig } from '../test/support/config.ts';
@@ -103,6 +104,7 @@ export async function runCallOverhead(): Promise<CallOverheadResult> {
   const config: LoadedConfig = loadedConfig([definition]);
   const tempDir = mkdtempSync(join(tmpdir(), 'bench-calls-'));
   const runtime = createRuntime({
+    secrets: new SecretValues(),
     host: silentHost(),
     connector: connectMcp,
     loadConfig: () => config,

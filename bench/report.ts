@@ -2,6 +2,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FIVE_VARIANTS } from './five-sessions.ts';
 import type { QuickFigure } from './quick.ts';
 import type { BenchResults } from './results.ts';
 import { DEFAULT_PI_RUNS, type SideBySideResult, VARIANTS } from './side-by-side.ts';
@@ -697,10 +698,49 @@ export function writeReport(r: BenchResults, dir: string): void {
     );
   }
 
+  // 9. Five sessions at once
+  const five = r.fiveSessions;
+  if (five) {
+    const cols = FIVE_VARIANTS.map((v) => five.variants[v]!);
+    const row = (label: string, pick: (m: NonNullable<(typeof cols)[number]['median']>) => string) => [
+      label,
+      ...cols.map((c) => (c.median ? pick(c.median) : c.notAvailable ? 'not available' : 'n/a')),
+    ];
+    md.push(
+      '## 9. Five sessions at once: the shared host',
+      '',
+      `${five.sessions} real Pi sessions in one project with the five servers; each searches for and calls one tool of every server (the model thinks ${f(five.thinkMs)} ms per turn), then holds its last answer until all have, and the process trees of the Pi processes and of the host are read. Sessions start one after another, so sessions 2–${five.sessions} call servers session 1 warmed. Median of ${five.runs} rounds after one warm-up session per column.`,
+      '',
+      table(
+        ['', ...cols.map((c) => c.label)],
+        [
+          row('server processes', (m) => count(m.serverProcesses)),
+          row("servers' RSS (the host's included)", (m) => `${f(m.serversRssMb)} MB`),
+          row("  the host's own", (m) => (m.hostRssMb === undefined ? '—' : `${f(m.hostRssMb)} MB`)),
+          row('the five Pi processes', (m) => `${f(m.piRssMb)} MB`),
+          row('echo call turn, session 1', (m) => `${f(m.firstCallTurnMs)} ms`),
+          row(`echo call turn, sessions 2–${five.sessions}`, (m) => `${f(m.warmCallTurnMs)} ms`),
+          ['rounds counted / failed', ...cols.map((c) => `${c.rounds.length} / ${c.failures.length}`)],
+        ],
+      ),
+      '',
+    );
+    for (const c of cols) if (c.notAvailable) md.push(`${c.label}: not available (${c.notAvailable}).`, '');
+    const failures = cols.flatMap((c) =>
+      c.failures.map((msg) => `- ${c.label}: ${msg.replace(/\s+/g, ' ').slice(0, 400)}`),
+    );
+    if (failures.length) md.push('Failed rounds (not counted):', '', ...failures, '');
+    if (five.leftoverProcesses)
+      md.push(
+        `Server processes still running after Pi exited (ended by the bench): ${five.leftoverProcesses}.`,
+        '',
+      );
+  }
+
   md.push(
     '## How to rerun',
     '',
-    `\`npm run bench\` (= \`npx tsx bench/run.ts\`); \`--only=calls,startup,search,tokens,memory,pi,reliability,quick\`, \`--runs=N\` (real-Pi runs per column, default ${DEFAULT_PI_RUNS}) and \`--load-ms=N\` (the load run, default 60 000) narrow it. A fresh clone fetches Pi 1.5.2 + Node 22 (\`.cache/pi\`), the five servers, pi-mcp-adapter and an npx cache (\`.cache/bench\`) from the npm registry on the first run.`,
+    `\`npm run bench\` (= \`npx tsx bench/run.ts\`); \`--only=calls,startup,search,tokens,memory,pi,reliability,quick,shared\`, \`--runs=N\` (real-Pi runs per column, default ${DEFAULT_PI_RUNS}) and \`--load-ms=N\` (the load run, default 60 000) narrow it. A fresh clone fetches Pi 1.5.2 + Node 22 (\`.cache/pi\`), the five servers, pi-mcp-adapter and an npx cache (\`.cache/bench\`) from the npm registry on the first run.`,
     '',
   );
   for (const { file, chart } of charts) writeFileSync(join(dir, file), barChartSvg(chart));

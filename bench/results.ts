@@ -1,6 +1,7 @@
 // The shape of bench/results/results.json.
 
 import type { CallOverheadResult } from './call-overhead.ts';
+import type { FiveSessionsResult } from './five-sessions.ts';
 import type { ActorHeap, NpxMemory } from './memory.ts';
 import type { QuickResult } from './quick.ts';
 import type { ReliabilityResult } from './reliability.ts';
@@ -32,7 +33,16 @@ export interface BenchResults {
     packages: Record<string, unknown>;
     sectionMs: Partial<
       Record<
-        'provision' | 'calls' | 'startup' | 'search' | 'tokens' | 'memory' | 'pi' | 'reliability' | 'quick',
+        | 'provision'
+        | 'calls'
+        | 'startup'
+        | 'search'
+        | 'tokens'
+        | 'memory'
+        | 'pi'
+        | 'reliability'
+        | 'quick'
+        | 'shared',
         number
       >
     >;
@@ -50,6 +60,8 @@ export interface BenchResults {
   coldStart?: ColdStartResult;
   reliability?: ReliabilityResult;
   quick?: QuickResult;
+  /** Five Pi sessions at once: servers in each session, in Pi's built-in, in the shared host. */
+  fiveSessions?: FiveSessionsResult;
   targets?: TargetCheck[];
   errors: Record<string, string>;
 }

@@ -2,7 +2,8 @@
 // each figure next to a reference measured in the same run. Writes bench/results/results.json,
 // bench/results/REPORT.md and the SVG charts beside it; the search eval's own output goes to
 // bench/results/raw/ (git-ignored).
-//   npx tsx bench/run.ts [--only=calls,startup,search,tokens,memory,pi,reliability,quick] [--runs=N] [--load-ms=N]
+//   npx tsx bench/run.ts [--only=calls,startup,search,tokens,memory,pi,reliability,quick,shared] [--runs=N]
+//                        [--load-ms=N]
 //                        [--entry=source]
 // Never part of `npm test`. Needs the npm registry on a fresh clone (Pi, the five servers, pi-mcp-adapter).
 
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { PI_VERSIONS } from '../scripts/pi-paths.mjs';
 import { ensurePi } from '../test/e2e/harness/ensure-pi.ts';
 import { runCallOverhead } from './call-overhead.ts';
+import { runFiveSessions } from './five-sessions.ts';
 import { actorHeap, npxMemory } from './memory.ts';
 import { runQuick } from './quick.ts';
 import { runReliability } from './reliability.ts';
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
     }
   };
 
-  const needsPi = wanted('startup') || wanted('pi') || wanted('quick');
+  const needsPi = wanted('startup') || wanted('pi') || wanted('quick') || wanted('shared');
   await section('provisioning (Pi, servers, pi-mcp-adapter, npx cache)', 'provision', async () => {
     const [bench] = await Promise.all([provisionBench(), needsPi ? ensurePi() : Promise.resolve(undefined)]);
     for (const [part, message] of Object.entries(bench.failures))
@@ -135,6 +137,10 @@ async function main(): Promise<void> {
   );
   results.quick = await section('8. misbehaving servers: slow, dropped, noisy, huge', 'quick', () =>
     runQuick(runsArg ? PI_RUNS : 3, log),
+  );
+  // Each round is three columns of five sessions, five turns each: three rounds unless --runs says.
+  results.fiveSessions = await section('9. five sessions at once: the shared host', 'shared', () =>
+    runFiveSessions(runsArg ? PI_RUNS : 3),
   );
 
   results.targets = evaluateTargets(results);

@@ -12,7 +12,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { node22Path } from '../scripts/pi-paths.mjs';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
-import { type ChatRequestBody, messageText, toolResultMessages } from '../test/e2e/harness/fake-llm.ts';
+import {
+  type ChatRequestBody,
+  messageText,
+  type ScriptToolCall,
+  toolResultMessages,
+} from '../test/e2e/harness/fake-llm.ts';
 import { extensionEntry } from './support/installed.ts';
 import { runPiTimed, type Step } from './support/pi-run.ts';
 import { ADAPTER_DIR, SERVERS_DIR, serverEntry } from './support/provision.ts';
@@ -34,9 +39,9 @@ export const VARIANT_LABELS: Record<Variant, string> = {
   adapter: 'pi-mcp-adapter 2.36.0',
 };
 
-const ECHO_TEXT = 'bench echo 42';
+export const ECHO_TEXT = 'bench echo 42';
 
-function serverConfig(dir: AgentDir, variant: Variant) {
+export function serverConfig(dir: AgentDir, variant: Variant) {
   const node = (entry: string, args: string[] = [], env?: Record<string, string>) => ({
     command: node22Path,
     args: [entry, ...args],
@@ -56,18 +61,23 @@ function serverConfig(dir: AgentDir, variant: Variant) {
 
 const toolNamesOf = (body: ChatRequestBody | undefined) => (body?.tools ?? []).map((t) => t.function.name);
 
+/** The name under which a variant declared `server`'s `tool` to the model (after a search found it). */
+export const declaredTool = (body: ChatRequestBody | undefined, server: string, tool: string) =>
+  toolNamesOf(body).find((n) => n.includes(server) && n.endsWith(tool));
+
+/** The model's call of the variant's search tool. */
+export function searchCall(variant: Variant, id: string, query: string): ScriptToolCall {
+  if (variant === 'ours') return { id, name: 'ToolSearch', arguments: { query } };
+  if (variant === 'builtin') return { id, name: 'tool_search', arguments: { query } };
+  return { id, name: 'mcp', arguments: { search: query } };
+}
+
 /** The scripted model for a variant: search for `echo`, call what the search found, answer. */
-function scriptFor(variant: Variant, problems: string[]): Step {
+export function scriptFor(variant: Variant, problems: string[]): Step {
   const answer = { text: 'The echo tool answered.' };
   if (variant === 'none') return () => ({ text: 'No MCP here.' });
   return (body, index) => {
-    if (index === 0) {
-      if (variant === 'ours')
-        return { toolCalls: [{ id: 'call_search', name: 'ToolSearch', arguments: { query: 'echo' } }] };
-      if (variant === 'builtin')
-        return { toolCalls: [{ id: 'call_search', name: 'tool_search', arguments: { query: 'echo' } }] };
-      return { toolCalls: [{ id: 'call_search', name: 'mcp', arguments: { search: 'echo' } }] };
-    }
+    if (index === 0) return { toolCalls: [searchCall(variant, 'call_search', 'echo')] };
     if (index === 1) {
       const names = toolNamesOf(body);
       if (variant === 'adapter') {
@@ -85,7 +95,7 @@ function scriptFor(variant: Variant, problems: string[]): Step {
           ],
         };
       }
-      const name = names.find((n) => /everything/.test(n) && /echo$/.test(n));
+      const name = declaredTool(body, 'everything', 'echo');
       if (!name) {
         problems.push(
           `${variant}: no everything echo tool declared after the search (tools: ${names.join(', ')})`,
@@ -175,7 +185,7 @@ async function everythingStart(): Promise<number> {
 }
 
 /** Server processes (from the bench install) still alive: ended by pid, counted as a finding. */
-function endLeftovers(): number {
+export function endLeftovers(): number {
   let found = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;

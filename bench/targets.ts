@@ -158,6 +158,7 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
         }
       : missing('turn-one MCP tokens ≤ 600 for the 23-server catalog'),
   );
+  out.push(...fiveSessionTargets(r));
   const heap = r.memory?.heap;
   out.push(
     heap
@@ -170,4 +171,34 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
       : missing('heap per idle server actor < 50 KB'),
   );
   return out;
+}
+
+/** Issue 26's bar: five Pi sessions at once, the shared host against today and Pi's built-in. */
+function fiveSessionTargets(r: BenchResults): TargetCheck[] {
+  const five = r.fiveSessions?.variants;
+  const shared = five?.shared;
+  const today = five?.session?.median;
+  const builtin = five?.builtin?.median;
+  const unmeasured = (target: string): TargetCheck =>
+    shared?.notAvailable
+      ? { ...missing(target), measured: `not available: ${shared.notAvailable}` }
+      : missing(target);
+  const memory = "five Pi sessions × five servers: servers' RSS with the shared host ≤ 1/4 of today's";
+  const turn = 'second session, model thinks 1.5 s: call turn to a server the first warmed ≤ built-in + 5 ms';
+  const s = shared?.median;
+  if (!s || !today || !builtin) return [unmeasured(memory), unmeasured(turn)];
+  return [
+    {
+      target: memory,
+      measured: `${f(s.serversRssMb)} MB in ${s.serverProcesses} processes + the host = ${(s.serversRssMb / today.serversRssMb).toFixed(2)}× today's`,
+      reference: `today ${f(today.serversRssMb)} MB in ${today.serverProcesses}; built-in ${f(builtin.serversRssMb)} MB in ${builtin.serverProcesses}`,
+      met: s.serversRssMb <= today.serversRssMb / 4,
+    },
+    {
+      target: turn,
+      measured: `${f(s.warmCallTurnMs)} ms = built-in ${formatDeltaMs(s.warmCallTurnMs - builtin.warmCallTurnMs)}`,
+      reference: `built-in ${f(builtin.warmCallTurnMs)} ms (servers started at launch); today ${f(today.warmCallTurnMs)} ms`,
+      met: s.warmCallTurnMs - builtin.warmCallTurnMs <= 5,
+    },
+  ];
 }

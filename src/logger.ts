@@ -5,7 +5,7 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LOG_MAX_BYTES } from './config/defaults.ts';
-import { OUR_DATA, redact, redactData } from './redact/index.ts';
+import { OUR_DATA, redactData, type SecretValues } from './redact/index.ts';
 import { plainLine } from './terminal-text.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -21,11 +21,13 @@ export interface Logger {
 
 export interface LoggerOptions {
   file: string;
+  /** The known secrets of the runtime this log belongs to; removed from every line. */
+  known: SecretValues;
   /** Lowest level written; default 'info'. */
   level?: LogLevel;
   /** Past this size the file is renamed to `<file>.1` (replacing it) and a new one begun. Default 5 MiB. */
   maxBytes?: number;
-  /** Secrets beyond the process-wide set of src/redact.ts; called per line. */
+  /** Secrets beyond `known`; called per line. */
   secrets?: () => string[];
 }
 
@@ -36,6 +38,7 @@ interface Sink {
   file: string;
   maxBytes: number;
   minLevel: number;
+  known: SecretValues;
   secrets: () => string[];
   size: number | undefined;
   dirReady: boolean;
@@ -46,6 +49,7 @@ export function createLogger(options: LoggerOptions): Logger {
     file: options.file,
     maxBytes: options.maxBytes !== undefined && options.maxBytes > 0 ? options.maxBytes : LOG_MAX_BYTES,
     minLevel: ORDER[options.level ?? 'info'] ?? ORDER.info,
+    known: options.known,
     secrets: options.secrets ?? (() => []),
     size: undefined,
     dirReady: false,
@@ -91,7 +95,7 @@ function formatLine(
     secrets = [];
   }
   // A server's text (stderr, errors) must not drive the terminal of a `tail -f`.
-  line = plainLine(redact(line, Array.isArray(secrets) ? secrets : []));
+  line = plainLine(sink.known.redact(line, Array.isArray(secrets) ? secrets : []));
   if (line.length > MAX_LINE_CHARS)
     line = `${line.slice(0, MAX_LINE_CHARS)} …(${line.length - MAX_LINE_CHARS} more chars)`;
   return `${line}\n`;

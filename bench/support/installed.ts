@@ -1,10 +1,10 @@
 // Which copy of the extension the real-Pi benchmarks load. By default the one an installed user runs:
-// package.json, index.ts and the dist/ bundle (`scripts/build.mjs`), built once per bench process
+// package.json, index.ts, bin/ and the dist/ bundle (`scripts/build.mjs`), built once per bench process
 // into a temp folder that is removed at exit. `--entry=source` (BENCH_ENTRY=source) loads the
 // checkout's TypeScript sources through Pi's jiti instead, as a developer's `-e .` does.
 
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,6 +28,8 @@ export function extensionEntry(): string {
     stdio: 'ignore',
   });
   for (const file of ['package.json', 'index.ts']) copyFileSync(join(REPO_ROOT, file), join(dir, file));
+  // The CLI too: the shared host is started as `bin/pi-mcp-actors.mjs host serve` from the package.
+  cpSync(join(REPO_ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
   installed = dir;
   return dir;
 }

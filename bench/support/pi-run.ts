@@ -10,7 +10,8 @@ import { type ChatRequestBody, type ScriptStep, startFakeLlm } from '../../test/
 import { piArgs } from '../../test/e2e/harness/run-pi.ts';
 import { processTree } from '../../test/fixtures/cache/process-tree.ts';
 
-export type Step = (body: ChatRequestBody, index: number) => ScriptStep;
+/** May wait before it answers (a barrier between sessions); `thinkMs` is spent before it is asked. */
+export type Step = (body: ChatRequestBody, index: number) => ScriptStep | Promise<ScriptStep>;
 
 export interface PiRun {
   code: number | null;
@@ -49,6 +50,8 @@ export interface PiRunOptions {
   sampleEveryMs?: number;
   /** The model "thinks" this long before it answers each request (real models take seconds). */
   thinkMs?: number;
+  /** Told Pi's pid once it is spawned (to look at its process tree while it runs). */
+  onSpawn?: (pid: number) => void;
 }
 
 function piEnv(dir: AgentDir, extra: Record<string, string> = {}): Record<string, string> {
@@ -74,7 +77,7 @@ export async function runPiTimed(opts: PiRunOptions): Promise<PiRun> {
       if (cpu !== undefined) cpuAtArrivalMs[index] = cpu;
       bodies[index] = body;
       if (opts.thinkMs) await new Promise((resolve) => setTimeout(resolve, opts.thinkMs));
-      const step = opts.step(body, index);
+      const step = await opts.step(body, index);
       // The step is written synchronously right after this returns; a microtask later it is sent.
       queueMicrotask(() => {
         answered[index] = performance.now() - spawnedAt;
@@ -100,6 +103,7 @@ export async function runPiTimed(opts: PiRunOptions): Promise<PiRun> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   piPid = child.pid;
+  if (piPid !== undefined) opts.onSpawn?.(piPid);
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {

@@ -6,7 +6,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import { formatElapsed } from '../duration.ts';
 import { type ServerState, serverStateOf } from '../machines/server.machine.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
-import { redact } from '../redact/index.ts';
+import type { SecretValues } from '../redact/index.ts';
 import { serverErrorText } from '../server-error-text.ts';
 import { plainText } from '../terminal-text.ts';
 import { wordsFor } from '../tools/surface-words.ts';
@@ -25,6 +25,16 @@ const STATE_LABEL: Record<ServerState, string> = {
 /** The top-level state's name, for display (what to do is decided by the snapshot's tags). */
 export function stateOf(ref: ServerActorRef): ServerState {
   return serverStateOf(ref.getSnapshot());
+}
+
+/** The shared host running this server's live connection (the snapshot's `connection`), if any. */
+export function sharedHostOf(ref: ServerActorRef): { readonly pid: number } | undefined {
+  return ref.getSnapshot().context.connection?.sharedHost;
+}
+
+/** Said beside a server's state on every surface (/mcp, the panel, the CLI) when the host runs it. */
+export function sharedHostText(host: { readonly pid: number }): string {
+  return `shared (host pid ${host.pid})`;
 }
 
 /** What a server means for the user right now; `ready` includes idle servers that start on use. */
@@ -111,7 +121,7 @@ export function countsText(counts: OfferedCounts): string {
 /** One block per server: state, lifecycle, tool count, last error with the stderr tail, hints. */
 export function describeServers(
   refs: Record<string, ServerActorRef>,
-  options: { brief?: boolean; surface?: Surface; catalog?: Catalog } = {},
+  options: { secrets: SecretValues; brief?: boolean; surface?: Surface; catalog?: Catalog },
 ): string {
   const words = wordsFor(options.surface);
   const blocks: string[] = [];
@@ -120,9 +130,10 @@ export function describeServers(
     const state = stateOf(ref);
     const ctx = snapshot.context;
     // Servers print what they like on stderr, tokens included: never show a configured secret.
-    const clean = (text: string) => plainText(redact(text));
+    const clean = (text: string) => plainText(options.secrets.redact(text));
     const counts = ctx.catalog ? offeredCounts(options.catalog, name, ctx.catalog.tools.length) : undefined;
-    const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : STATE_LABEL[state]}`;
+    const shared = sharedHostOf(ref);
+    const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : STATE_LABEL[state]}${shared ? `, ${sharedHostText(shared)}` : ''}`;
     if (options.brief) {
       if (snapshot.hasTag('needsSignIn'))
         blocks.push(`MCP server ${name} needs authentication: ${signInAdvice(name, options.surface)}`);

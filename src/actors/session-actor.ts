@@ -14,6 +14,7 @@ import {
   type InspectionEvent,
   waitFor,
 } from 'xstate';
+import { lazySharedHost } from '../adapters/host/lazy-shared-host.ts';
 import type { Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
@@ -29,7 +30,7 @@ import {
   serverId,
   sessionMachine,
 } from '../machines/session.machine.ts';
-import { addServerSecrets, redact } from '../redact/index.ts';
+import type { SecretValues } from '../redact/index.ts';
 import { plainText } from '../terminal-text.ts';
 import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
@@ -63,6 +64,8 @@ export interface RuntimeOptions {
   readSession?(request: StartRequest): SessionStartup | undefined;
   cache?: CacheStore;
   logger: Logger;
+  /** The runtime's known secrets: it adds the config's, and redacts everything it lets out with them. */
+  secrets: SecretValues;
   tempDir: string;
   inspect?: (event: InspectionEvent) => void;
   /** Defaults to real timers that never keep the process alive. */
@@ -77,6 +80,8 @@ export interface RuntimeOptions {
   surface?: Surface;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
+  /** The agent dir: with `settings.sharedHost`, servers run in the per-user host whose socket is there. */
+  agentDir?: string;
 }
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -89,6 +94,8 @@ interface UnknownServers {
 
 export interface Runtime {
   actor: SessionActor;
+  /** The known secrets this runtime redacts with (/mcp, the CLI and the host's texts use them too). */
+  readonly secrets: SecretValues;
   catalog(): Catalog;
   servers(): Record<string, ServerActorRef>;
   toolSearch(query: string, signal?: AbortSignal): Promise<ToolResult>;
@@ -118,12 +125,14 @@ export interface Runtime {
 export const SEARCH_WAIT_MS = 1_000;
 
 export function createRuntime(options: RuntimeOptions): Runtime {
-  const { logger } = options;
+  const { logger, secrets } = options;
   const clock = options.clock ?? unrefClock;
-  const host = redactingHost(options.host);
+  const host = redactingHost(options.host, secrets);
   const registered = options.host.registry ?? new RegisteredTools();
   const prompts = new RegisteredPrompts();
-  const recorders = sessionRecorders(options.cache, logger);
+  const recorders = sessionRecorders(options.cache, logger, secrets);
+  // The tokens the sign-in store reads or writes are secrets of this runtime too.
+  const stopSharingSignIns = options.auth?.store.shareSecrets(secrets);
   /** The latest catalog built for a session's config (one config per generation) and what it was built from. */
   const built = new WeakMap<LoadedConfig, { catalogs: SessionContext['catalogs']; catalog: Catalog }>();
   /** The server refs of a children object (it keeps its identity until a child is spawned or stopped). */
@@ -169,7 +178,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   /** `approveTools` answers, remembered for the session in its machine's context (a new session asks again). */
   function approvalsOf(generation: number) {
-    return createToolApprovals(options.askApproval, words, {
+    return createToolApprovals(options.askApproval, secrets, words, {
       has: (grant) => actor.getSnapshot().context.approved.includes(grant),
       add: (grant) => actor.send({ type: 'APPROVED', grant, generation }),
     });
@@ -178,15 +187,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** A running recorder of the session (none while it is not open). */
   const recorder = (id: 'trace' | 'stats') => actor.getSnapshot().children[id] as AnyActorRef | undefined;
 
+  const viaHost = options.agentDir
+    ? lazySharedHost({ agentDir: options.agentDir }, options.connector)
+    : undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
-    const settings = actor.getSnapshot().context.config?.settings ?? defaultSettings();
+    const { config, request } = actor.getSnapshot().context;
+    const settings = config?.settings ?? defaultSettings();
+    const connect = settings.sharedHost && viaHost && request ? viaHost(request.cwd) : options.connector;
     const host: HostRequests = {
       ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings, definition),
       log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
     };
     const trace = recorders.traceOf(recorder('trace'));
-    return options.connector(definition, { ...connectOptions, host, ...(trace ? { trace } : {}) });
+    return connect(definition, { ...connectOptions, host, secrets, ...(trace ? { trace } : {}) });
   };
 
   // The steps of a session's start, in order: read config and cache (or take the host's reading),
@@ -199,7 +213,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   function beginSession({ config, cached, catalog }: SessionStartup) {
-    addServerSecrets(config.servers);
+    secrets.addDefinitions(config.servers);
     options.auth?.store.useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
     // The same catalog serves registration when the session enters running (same config, same cache).
     built.set(config, { catalogs: cached, catalog });
@@ -255,7 +269,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (event.type !== 'SERVER.STATUS') return;
         const ref = childRefs()[event.name];
         const message = ref
-          ? describeServers({ [event.name]: ref }, { brief: true, ...surface })
+          ? describeServers({ [event.name]: ref }, { brief: true, secrets, ...surface })
           : event.name;
         host.notify(message, event.state === 'needsAuth' ? 'warning' : 'error');
       },
@@ -362,11 +376,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   return {
     actor,
+    secrets,
     catalog,
     servers: childRefs,
     signIn(server, io) {
       const def = actor.getSnapshot().context.config?.servers.find((d) => d.name === server);
-      return signInAndConnect(options.auth, def, childRefs()[server], io, options.surface);
+      return signInAndConnect(options.auth, def, childRefs()[server], io, secrets, options.surface);
     },
     async toolSearch(query, signal) {
       await started(signal);
@@ -384,11 +399,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (asked !== undefined && configured && !context.disabled.includes(asked)) {
         const reason = failed.get(asked);
         if (reason) actor.send({ type: 'MODEL_TOLD', troubles: [`${asked}:${reason.kind}`] });
-        const text = reason ? redact(unavailableNote(reason, words)) : `Server ${asked} offers no tools.`;
-        return redactResult({
-          content: [{ type: 'text', text: plainText(text) }],
-          details: { query, loaded: [] },
-        });
+        const text = reason
+          ? secrets.redact(unavailableNote(reason, words))
+          : `Server ${asked} offers no tools.`;
+        return redactResult(
+          {
+            content: [{ type: 'text', text: plainText(text) }],
+            details: { query, loaded: [] },
+          },
+          secrets,
+        );
       }
       // Told once per session and kind of trouble: the model keeps what it read.
       const notes = stillListing.map(
@@ -400,7 +420,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const key = `${name}:${reason.kind}`;
         if (context.troublesTold.includes(key) || troubles.includes(key)) continue;
         troubles.push(key);
-        notes.push(`Note: ${redact(unavailableNote(reason, words))}`);
+        notes.push(`Note: ${secrets.redact(unavailableNote(reason, words))}`);
       }
       if (outcome.kind === 'loaded') {
         actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });
@@ -417,10 +437,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       if (troubles.length > 0 || instructed.length > 0)
         actor.send({ type: 'MODEL_TOLD', troubles, instructions: instructed });
-      return redactResult({
-        content: [{ type: 'text', text: plainText(renderSearchOutcome(query, outcome, notes)) }],
-        details: { query, loaded },
-      });
+      return redactResult(
+        {
+          content: [{ type: 'text', text: plainText(renderSearchOutcome(query, outcome, notes)) }],
+          details: { query, loaded },
+        },
+        secrets,
+      );
     },
     async callTool(name, args, signal, onUpdate) {
       await started(signal);
@@ -428,6 +451,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const stats = recorders.statsOf(recorder('stats'));
       const result = await executeTool(
         {
+          secrets,
           entry: (n) => catalogOf(context).byName.get(n),
           names: () =>
             catalogOf(context)
@@ -450,9 +474,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         name,
         args,
         signal,
-        redactProgress(onUpdate),
+        redactProgress(onUpdate, secrets),
       );
-      return redactResult(result);
+      return redactResult(result, secrets);
     },
     async prompt(server, name, args, signal) {
       await started(signal);
@@ -463,7 +487,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(signal ? { signal } : {}),
       });
       return outcome.ok
-        ? { ok: true, content: redactResult({ content: outcome.content, details: {} }).content }
+        ? { ok: true, content: redactResult({ content: outcome.content, details: {} }, secrets).content }
         : outcome;
     },
     async start(request) {
@@ -483,6 +507,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     dispose() {
       actor.stop();
+      stopSharingSignIns?.();
     },
   };
 }

@@ -8,7 +8,7 @@ import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import type { Logger } from '../logger.ts';
 import type { CacheWrite, RecorderInput } from '../machines/session.machine.ts';
-import { redactKnownDeep } from '../redact/index.ts';
+import type { SecretValues } from '../redact/index.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
 
 interface Held {
@@ -30,7 +30,11 @@ export interface SessionRecorders {
   flush(refs: AnyActorRef[]): Promise<void>;
 }
 
-export function sessionRecorders(cache: CacheStore | undefined, logger: Logger): SessionRecorders {
+export function sessionRecorders(
+  cache: CacheStore | undefined,
+  logger: Logger,
+  secrets: SecretValues,
+): SessionRecorders {
   const held = new WeakMap<AnyActorRef, Held>();
   const hold = (self: AnyActorRef, what: Held) => {
     held.set(self, what);
@@ -49,7 +53,7 @@ export function sessionRecorders(cache: CacheStore | undefined, logger: Logger):
         if (!definition) return;
         last = cache
           // The server's lists as sent but for the secrets we know: the next session reads what this one did.
-          .write({ [name]: redactKnownDeep(cachedServerFromCatalog(definition, catalog)) })
+          .write({ [name]: secrets.redactKnownDeep(cachedServerFromCatalog(definition, catalog)) })
           .catch((error: unknown) => logger.warn(`cache write failed: ${String(error)}`));
       });
       return hold(self, { flush: () => last });
@@ -57,7 +61,8 @@ export function sessionRecorders(cache: CacheStore | undefined, logger: Logger):
     trace: fromCallback<EventObject, RecorderInput>(({ input, self }) => {
       const { config, cwd } = input;
       if (!config.servers.some((d) => d.trace)) return;
-      const trace = createTraceLog(traceFile(cwd, config.settings.trace.file), config.settings.trace, cwd);
+      const file = traceFile(cwd, config.settings.trace.file);
+      const trace = createTraceLog(file, config.settings.trace, secrets, cwd);
       return hold(self, { trace, flush: () => trace.flush() });
     }),
     stats: fromCallback<EventObject, RecorderInput>(({ input, self }) => {

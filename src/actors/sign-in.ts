@@ -9,6 +9,7 @@ import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { Surface } from '../auth/sign-in-advice.ts';
 import type { ServerDefinition } from '../config/types.ts';
 import type { SignInInput } from '../machines/server.machine.ts';
+import type { SecretValues } from '../redact/index.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
 import { describeServers } from './server-status.ts';
 
@@ -28,6 +29,7 @@ export async function signInAndConnect(
   def: ServerDefinition | undefined,
   ref: ServerActorRef | undefined,
   io: SignInIo,
+  secrets: SecretValues,
   surface?: Surface,
 ): Promise<SignInResult> {
   if (!def) return { ok: false, message: 'Unknown server.' };
@@ -42,7 +44,7 @@ export async function signInAndConnect(
   );
   return {
     ok: true,
-    message: `${result.message}\n${describeServers({ [def.name]: ref }, surface ? { surface } : {})}`,
+    message: `${result.message}\n${describeServers({ [def.name]: ref }, surface ? { secrets, surface } : { secrets })}`,
   };
 }
 

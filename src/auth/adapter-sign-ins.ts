@@ -8,15 +8,14 @@
 //     "encrypted-file"`);
 //   - legacy plaintext `<dir>/<account>/tokens.json`, dir = $MCP_OAUTH_DIR, else `settings.oauthDir`,
 //     else `<agentDir>/mcp-oauth` (it imports these into the keyring on first use and deletes them).
-// Plain file logic: no SDK, no XState; nothing here throws. The store adds what it reads to the
-// redaction.
+// Plain file logic: no SDK, no XState; nothing here throws. The store adds what it reads (and the
+// file key) to the known secrets of the runtimes that share it.
 
 import { createDecipheriv, createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import { isPlainObject as isRecord } from '../plain-object.ts';
-import { addSecrets } from '../redact/index.ts';
 import { normalizeUrl, type SignInRecord, type StoredTokens } from './sign-in-record.ts';
 
 export const ADAPTER_FILE_KEY_ENV = 'PI_MCP_ADAPTER_OAUTH_FILE_KEY';
@@ -64,8 +63,9 @@ export function readAdapterSignIn(
   source: AdapterSignInSource,
   name: string,
   url: string,
+  learnSecrets: (values: string[]) => void = () => {},
 ): SignInRecord | undefined {
-  for (const entry of [readEncrypted(source, name), readJson(legacyFile(source, name))]) {
+  for (const entry of [readEncrypted(source, name, learnSecrets), readJson(legacyFile(source, name))]) {
     const record = toRecord(entry, name, url);
     if (record) return record;
   }
@@ -101,9 +101,15 @@ function adapterInstalled(source: AdapterSignInSource): boolean {
   });
 }
 
-function readEncrypted(source: AdapterSignInSource, name: string): unknown {
-  const key = fileKey(source.env[ADAPTER_FILE_KEY_ENV]);
-  if (!key) return undefined;
+function readEncrypted(
+  source: AdapterSignInSource,
+  name: string,
+  learnSecrets: (values: string[]) => void,
+): unknown {
+  const encoded = source.env[ADAPTER_FILE_KEY_ENV];
+  const key = fileKey(encoded);
+  if (!key || encoded === undefined) return undefined;
+  learnSecrets([encoded]);
   const envelope = readJson(encryptedFile(source, name));
   if (!isRecord(envelope) || envelope.version !== 1 || envelope.algorithm !== 'aes-256-gcm') return undefined;
   try {
@@ -128,7 +134,6 @@ function fileKey(encoded: string | undefined): Buffer | undefined {
   if (!encoded) return undefined;
   const key = Buffer.from(encoded, 'base64');
   if (key.length !== 32 || key.toString('base64') !== encoded) return undefined;
-  addSecrets([encoded]);
   return key;
 }
 

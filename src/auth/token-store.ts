@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { acquireFileLock, errorMessage } from '../catalog/cache-lock.ts';
 import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
-import { addSecrets } from '../redact/index.ts';
+import type { SecretValues } from '../redact/index.ts';
 import {
   type AdapterSignInSettings,
   type AdapterSignInSource,
@@ -50,6 +50,13 @@ export interface TokenStore {
   watch(name: string, url: string, onChange: () => void): () => void;
   /** Where pi-mcp-adapter's sign-ins are, as the loaded config says (the last load wins, as the config does). */
   useAdapterSignInSettings(settings: AdapterSignInSettings): void;
+  /**
+   * Every token this store reads or writes, and every sign-in secret given to `learnSecrets`, is added
+   * to `secrets` (a runtime's known secrets) from now on, until the returned function is called.
+   */
+  shareSecrets(secrets: SecretValues): () => void;
+  /** A sign-in secret that is not stored (an authorization code, a PKCE verifier), for the runtimes sharing. */
+  learnSecrets(values: Iterable<unknown>): void;
 }
 
 export function storeKey(name: string, url: string): string {
@@ -85,6 +92,13 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
   const lockPath = `${file}.lock`;
   let cached: { signature: string; records: Record<string, SignInRecord> } | undefined;
   let writes: Promise<unknown> = Promise.resolve();
+  /** The runtimes' known secrets this store's tokens go to (see shareSecrets). */
+  const sharing = new Set<SecretValues>();
+  const learn = (values: Iterable<unknown>) => {
+    if (sharing.size === 0) return;
+    const list = [...values];
+    for (const secrets of sharing) secrets.add(list);
+  };
 
   function readOurs(): Record<string, SignInRecord> {
     const signature = statSignature(file);
@@ -101,7 +115,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       }
     }
     cached = { signature, records };
-    addSecrets(recordSecrets(Object.values(records)));
+    learn(recordSecrets(Object.values(records)));
     return records;
   }
 
@@ -124,7 +138,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       const tokens = state.tokens as StoredTokens;
       if (typeof tokens.access_token !== 'string') continue;
       const record: SignInRecord = { name, url: normalizeUrl(url), tokens, source: 'pi' };
-      addSecrets(recordSecrets([record]));
+      learn(recordSecrets([record]));
       if (typeof state.tokensExpireAt === 'number') record.tokensExpireAt = state.tokensExpireAt;
       if (isRecord(state.clientInformation)) record.clientInformation = state.clientInformation;
       return record;
@@ -134,8 +148,8 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
 
   function readAdapter(name: string, url: string): SignInRecord | undefined {
     if (!adapter) return undefined;
-    const record = readAdapterSignIn(adapter, name, url);
-    if (record) addSecrets(recordSecrets([record]));
+    const record = readAdapterSignIn(adapter, name, url, learn);
+    if (record) learn(recordSecrets([record]));
     return record;
   }
 
@@ -186,7 +200,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         await writeRecords((records) => {
           const current = records[key] ?? readForeign(name, url);
           result = change(current === undefined ? undefined : { ...current });
-          if (result) addSecrets(recordSecrets([result]));
+          if (result) learn(recordSecrets([result]));
           if (result === undefined) delete records[key];
           else {
             const { source: _source, ...rest } = result;
@@ -197,6 +211,15 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       });
     },
     signInElsewhere: (name) => (adapter ? unreadableSignInNote(adapter, name) : undefined),
+    shareSecrets(secrets) {
+      sharing.add(secrets);
+      // What was read before this runtime joined.
+      if (cached) secrets.add(recordSecrets(Object.values(cached.records)));
+      return () => {
+        sharing.delete(secrets);
+      };
+    },
+    learnSecrets: learn,
     useAdapterSignInSettings(settings) {
       if (adapter) adapter = { ...adapter, settings: { ...settings } };
     },

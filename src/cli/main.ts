@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureConnected } from '../actors/ensure-connected.ts';
 import { silentHost } from '../actors/host-port.ts';
-import { describeServers, offeredCounts } from '../actors/server-status.ts';
+import { describeServers, offeredCounts, sharedHostOf } from '../actors/server-status.ts';
 import { createRuntime, type Runtime } from '../actors/session-actor.ts';
 import { createAuthPort } from '../adapters/mcp/auth/sign-in.ts';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
@@ -23,18 +23,19 @@ import { CACHE_FILE_NAME } from '../config/defaults.ts';
 import { loadConfig } from '../config/load.ts';
 import { readProjectConsent } from '../config/project-consent.ts';
 import { nullLogger } from '../logger.ts';
-import { redact, redactKnown } from '../redact/index.ts';
+import { SecretValues } from '../redact/index.ts';
 import { serverErrorText } from '../server-error-text.ts';
 import { plainText } from '../terminal-text.ts';
 import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { runAllowCommand } from './allow-command.ts';
 import { type AuthCliIo, login, logout } from './auth-commands.ts';
+import { runHostCommand } from './host-command.ts';
 import { runInspectCommand } from './inspect-command.ts';
 import { type PromptLine, promptLineFrom } from './prompt-line.ts';
 import { cliApprover, cliServerRequests } from './server-requests.ts';
 import { createCliTempDir } from './temp-dir.ts';
-import { terminalDialogs } from './terminal-dialogs.ts';
+import { hidingKnownSecrets, terminalDialogs } from './terminal-dialogs.ts';
 
 export interface CliIo extends AuthCliIo {
   out(text: string): void;
@@ -63,6 +64,7 @@ Commands:
   login <server>         sign in to an OAuth server (browser, or paste the redirect URL); every session uses it
   logout <server>        forget the server's tokens and registered client
   inspect                serve the live statechart inspector on 127.0.0.1
+  host [stop]            the shared MCP host (settings.sharedHost): its sessions and server instances; stop it
   allow [server…|--all]  allow servers of the project's files (remembered per project, asked again when
                          an entry changes); without a name, list those waiting and what they run
 Options:
@@ -102,6 +104,7 @@ async function openRuntime(
   io: CliIo,
   auth: AuthPort,
   tempDir: string,
+  secrets: SecretValues,
 ): Promise<Runtime> {
   const env = process.env;
   const askApproval = cliApprover(io.dialogs);
@@ -109,6 +112,8 @@ async function openRuntime(
   const agentDir = agentDirFrom(env, homeDir);
   const runtime = createRuntime({
     host: silentHost(),
+    secrets,
+    agentDir,
     auth,
     connector: withNpxResolution(
       createMcpConnector({
@@ -178,6 +183,7 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
       return {
         name,
         state: s.value,
+        sharedHost: sharedHostOf(ref)?.pid ?? null,
         tools: counts?.tools ?? null,
         resources: counts?.resources ?? null,
         error: s.context.lastError ? serverErrorText(s.context.lastError) : null,
@@ -192,7 +198,7 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
     );
   } else {
     io.out(
-      describeServers(servers, { surface: 'cli', catalog: runtime.catalog() }) ||
+      describeServers(servers, { secrets: runtime.secrets, surface: 'cli', catalog: runtime.catalog() }) ||
         'No MCP servers configured.',
     );
   }
@@ -291,15 +297,17 @@ async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<n
 }
 
 export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
+  // The known secrets of this run: the runtime adds the config's, the sign-in store the tokens.
+  const secrets = new SecretValues();
   // Every line the CLI prints, text or JSON, passes the one redaction and the one terminal sanitizer
   // (JSON escapes C0 controls itself; C1 controls and bidi overrides inside its strings are removed).
   const io: CliIo = {
-    out: (text) => rawIo.out(plainText(redact(text))),
-    err: (text) => rawIo.err(plainText(redact(text))),
+    out: (text) => rawIo.out(plainText(secrets.redact(text))),
+    err: (text) => rawIo.err(plainText(secrets.redact(text))),
     stdinLines: () => rawIo.stdinLines(),
     // The question is ours and the answer the user's: neither passes the redaction.
     ...(rawIo.promptLine ? { promptLine: rawIo.promptLine } : {}),
-    ...(rawIo.dialogs ? { dialogs: rawIo.dialogs } : {}),
+    ...(rawIo.dialogs ? { dialogs: hidingKnownSecrets(rawIo.dialogs, secrets) } : {}),
   };
   const options = parseCliArgs(argv);
   if (typeof options === 'string') {
@@ -312,6 +320,7 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
       ...io,
       out: (text) => rawIo.out(plainText(text)),
     });
+  if (options.command === 'host') return runHostCommand(options.positional, options.json, io);
   if (options.command === 'allow') {
     const homeDir = homedir();
     return runAllowCommand(
@@ -343,7 +352,8 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
   }
   const temp = createCliTempDir();
   // What `call` prints is a tool's result, the server's data: only known secrets are removed from it.
-  const redactOut = options.command === 'call' ? redactKnown : redact;
+  const redactOut = (text: string) =>
+    options.command === 'call' ? secrets.redactKnown(text) : secrets.redact(text);
   const printing: CliIo = {
     ...io,
     out: (text) => {
@@ -352,7 +362,7 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
     },
   };
   try {
-    const runtime = await openRuntime(options, printing, auth, temp.path);
+    const runtime = await openRuntime(options, printing, auth, temp.path, secrets);
     try {
       return await run(runtime, options, printing);
     } finally {

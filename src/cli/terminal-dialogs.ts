@@ -3,7 +3,7 @@
 
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { redactKnown } from '../redact/index.ts';
+import type { SecretValues } from '../redact/index.ts';
 import { plainText } from '../terminal-text.ts';
 import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 
@@ -26,7 +26,7 @@ export function terminalDialogs(input: Readable, output: Writable): FormDialogs 
         rl.close();
       });
     });
-  const shown = (text: string) => plainText(redactKnown(text));
+  const shown = (text: string) => plainText(text);
   return {
     async select(title, options, opts) {
       const list = options.map((o, i) => `  ${i + 1}. ${shown(o)}`).join('\n');
@@ -49,5 +49,25 @@ export function terminalDialogs(input: Readable, output: Writable): FormDialogs 
     input(title, placeholder, opts) {
       return ask(`${shown(title)}${placeholder ? ` [${shown(placeholder)}]` : ''}: `, opts?.signal);
     },
+  };
+}
+
+/**
+ * `dialogs` showing a server's text as sent but for the secrets the runtime knows (a link's `?code=`
+ * is the user's to open); a choice is answered with the option as given.
+ */
+export function hidingKnownSecrets(dialogs: FormDialogs, secrets: SecretValues): FormDialogs {
+  return {
+    async select(title, options, opts) {
+      const shown = options.map((option) => secrets.redactKnown(option));
+      const chosen = await dialogs.select(secrets.redactKnown(title), shown, opts);
+      return chosen === undefined ? undefined : options[shown.indexOf(chosen)];
+    },
+    input: (title, placeholder, opts) =>
+      dialogs.input(
+        secrets.redactKnown(title),
+        placeholder === undefined ? undefined : secrets.redactKnown(placeholder),
+        opts,
+      ),
   };
 }

@@ -5,7 +5,6 @@ import { waitFor } from 'xstate';
 import { promptCommandName } from '../actors/prompt-command-name.ts';
 import { describeServers } from '../actors/server-status.ts';
 import type { Runtime } from '../actors/session-actor.ts';
-import { redact } from '../redact/index.ts';
 import { oneLine } from '../tools/tool-search.ts';
 
 const USAGE =
@@ -42,7 +41,7 @@ function renderStatus(runtime: Runtime): string {
       'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json (see docs/config.md).',
     );
   }
-  const described = describeServers(servers, { catalog: runtime.catalog() });
+  const described = describeServers(servers, { secrets: runtime.secrets, catalog: runtime.catalog() });
   if (described) lines.push(described);
   for (const name of context.disabled) lines.push(`${name}: disabled for this session (/mcp enable ${name})`);
   for (const s of config.skipped) lines.push(`${s.name}: skipped — ${s.reason}${s.fix ? ` (${s.fix})` : ''}`);
@@ -75,7 +74,9 @@ function renderTools(runtime: Runtime, server?: string): string {
 function renderServer(runtime: Runtime, server: string): string {
   const ref = runtime.servers()[server]!;
   const context = ref.getSnapshot().context;
-  const lines = [describeServers({ [server]: ref }, { catalog: runtime.catalog() })];
+  const lines = [
+    describeServers({ [server]: ref }, { secrets: runtime.secrets, catalog: runtime.catalog() }),
+  ];
   const prompts = renderPrompts(runtime, server);
   if (
     context.catalog?.prompts?.length ||
@@ -91,7 +92,8 @@ function renderServer(runtime: Runtime, server: string): string {
   if (tail) {
     lines.push(
       'Last log lines:',
-      ...redact(tail)
+      ...runtime.secrets
+        .redact(tail)
         .split('\n')
         .slice(-LOG_LINES)
         .map((l) => `  ${l}`),
@@ -132,6 +134,7 @@ async function reconnect(runtime: Runtime, server?: string): Promise<string> {
     ),
   );
   return describeServers(Object.fromEntries(targets.map((n) => [n, servers[n]!])), {
+    secrets: runtime.secrets,
     catalog: runtime.catalog(),
   });
 }

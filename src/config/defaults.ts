@@ -1,7 +1,7 @@
 // Every default of the configuration, in one place. The loader applies them once; the schemas and
 // docs/config.md quote them from here.
 
-import type { Exposure, Lifecycle, ProtocolVersionMode, Settings, ToolPrefix } from './types.ts';
+import type { Exposure, Lifecycle, ProtocolVersionMode, Settings, ShareScope, ToolPrefix } from './types.ts';
 
 export const MINUTE_MS = 60_000;
 
@@ -22,6 +22,7 @@ export const SERVER_DEFAULTS = {
   inheritEnv: true,
   directTools: false as boolean | string[],
   exposure: 'deferred' as Exposure,
+  share: 'project' as ShareScope,
   debug: false,
 } as const;
 
@@ -39,6 +40,8 @@ export const SETTINGS_DEFAULTS = {
   elicitation: true,
   // pi-mcp-adapter sends no roots; servers that replace their configured folders with the roots keep them.
   roots: false as boolean | string[],
+  // Off until the shared host is proven (issue 26): servers run in each session, as before.
+  sharedHost: false,
 } as const;
 
 /** pi-mcp-adapter's trace bounds. */
@@ -83,6 +86,7 @@ export function defaultSettings(): Settings {
     samplingAutoApprove: SETTINGS_DEFAULTS.samplingAutoApprove,
     elicitation: SETTINGS_DEFAULTS.elicitation,
     roots: SETTINGS_DEFAULTS.roots,
+    sharedHost: SETTINGS_DEFAULTS.sharedHost,
     trace: {
       enabled: TRACE_DEFAULTS.enabled,
       maxBytes: TRACE_DEFAULTS.maxBytes,

@@ -58,6 +58,7 @@ export interface ServerFields {
   protocolVersion?: 'legacy' | 'auto' | '2026-07-28';
   searchKeywords?: Record<string, string[]>;
   trace?: boolean;
+  share?: 'user' | 'project' | 'session';
 }
 
 export interface ServerSpec {

@@ -9,8 +9,11 @@ import { formatPath, type PathSegment } from './json-path.ts';
 import type { SettingsLayer } from './settings.ts';
 import type { Diagnostic } from './types.ts';
 
-/** Settings whose `true` lets a server or the model do more without asking. */
-const PERMISSIONS = ['sampling', 'samplingAutoApprove', 'elicitation', 'autoAuth'] as const;
+/**
+ * Settings whose `true` lets a server or the model do more without asking (`sharedHost`: servers that
+ * outlive the session in a background process).
+ */
+const PERMISSIONS = ['sampling', 'samplingAutoApprove', 'elicitation', 'autoAuth', 'sharedHost'] as const;
 /** Settings only the user's own files may set, and why. */
 const USER_ONLY: Record<string, string> = {
   oauthDir: 'a project may not choose where sign-ins are kept',

@@ -130,6 +130,7 @@ export function resolveServer(spec: ServerSpec, settings: Settings, context: Int
     });
   }
   if (fields.toolPrefix !== undefined) definition.toolPrefix = fields.toolPrefix;
+  if (fields.share !== undefined) definition.share = fields.share;
   if (fields.trace ?? settings.trace.enabled) definition.trace = true;
   if (fields.searchKeywords !== undefined && Object.keys(fields.searchKeywords).length > 0)
     definition.searchKeywords = fields.searchKeywords;

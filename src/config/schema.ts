@@ -279,6 +279,11 @@ export const ServerSchema = Type.Object(
         'MCP protocol era to speak: `"legacy"` (the 2025 `initialize` handshake, no probe), `"auto"` (ask the server with `server/discover` and speak 2026-07-28 when it offers it, else fall back to the 2025 handshake; the answer is remembered per server entry, so later connects skip the probe) or `"2026-07-28"` (that revision only, no fallback). Same values as pi-mcp-adapter (whose default is `legacy`).',
       'x-default': '`settings.protocolVersion`',
     }),
+    share: Type.Enum(['user', 'project', 'session'], {
+      description:
+        'With `settings.sharedHost`: who shares one running copy of this server in the per-user host. `user`: every Pi session and CLI call; `project`: sessions in the same project folder (with the same roots); `session`: never shared, the server runs in each session (for servers that keep per-client state, e.g. a browser or a shell). Servers with `trace`, `!command` values or a `requestHeadersCommand` always run in the session.',
+      default: SERVER_DEFAULTS.share,
+    }),
     debug: Type.Boolean({
       description:
         "Log the server's stderr, and ask it (`logging/setLevel`) for `debug`-level log messages instead of `info`.",
@@ -419,6 +424,11 @@ export const SettingsSchema = Type.Object(
       description:
         'Let servers ask you for input (forms, links) through Pi’s dialogs; false = the elicitation capability is not declared to servers (pi-mcp-adapter).',
       default: SETTINGS_DEFAULTS.elicitation,
+    }),
+    sharedHost: Type.Boolean({
+      description:
+        'Run servers in one per-user host process shared by every Pi session, subagent and CLI call (a Unix socket in `<agent dir>/mcp-host/`), so a server another session started is already warm; each server’s `share` says who shares it. Off by default in this version; a project file may switch it off, not on.',
+      default: SETTINGS_DEFAULTS.sharedHost,
     }),
     roots: Type.Union([Type.Boolean(), StringList], {
       description:

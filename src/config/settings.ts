@@ -118,7 +118,7 @@ export function buildSettings(
   if (typeof roots === 'boolean') settings.roots = roots;
   else if (Array.isArray(roots))
     settings.roots = roots.map((folder) => resolve(context.cwd, expandHome(String(folder), context.homeDir)));
-  for (const key of ['sampling', 'samplingAutoApprove', 'elicitation'] as const) {
+  for (const key of ['sampling', 'samplingAutoApprove', 'elicitation', 'sharedHost'] as const) {
     const value = get(key);
     if (typeof value === 'boolean') settings[key] = value;
   }

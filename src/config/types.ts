@@ -122,7 +122,12 @@ export interface ServerDefinition {
   protocolVersion?: ProtocolVersionMode;
   /** The metadata cache identity, computed like pi-mcp-adapter from the entry as written. */
   configHash?: string;
+  /** Who shares one running instance in the shared host (`settings.sharedHost`); absent = `project`. */
+  share?: ShareScope;
 }
+
+/** `user`: one instance for every session; `project`: one per project folder; `session`: never shared. */
+export type ShareScope = 'user' | 'project' | 'session';
 
 /** pi-mcp-adapter's `protocolVersion` values. */
 export type ProtocolVersionMode = 'legacy' | 'auto' | '2026-07-28';
@@ -162,6 +167,8 @@ export interface Settings {
   autoAuth?: boolean;
   /** pi-mcp-adapter's sign-in store, as its settings name it (its sign-ins are read from there). */
   adapterSignIns?: { oauthDir?: string; oauthCredentialStore?: 'encrypted-file' };
+  /** Run shared servers in the per-user host (src/host/) instead of in the session. */
+  sharedHost: boolean;
   /** Direct tools requested by the MCP_DIRECT_TOOLS environment variable, already parsed. */
   directToolsEnv?: DirectToolsSpec;
 }

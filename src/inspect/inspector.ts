@@ -4,7 +4,7 @@
 
 import { createInspector } from '@statelyai/inspect';
 import type { AnyEventObject, InspectionEvent } from 'xstate';
-import { createRedactor } from '../redact/index.ts';
+import { createRedactor, type SecretValues } from '../redact/index.ts';
 import { redactEventObject, redactInspectionEvent, redactSnapshot } from './redact-event.ts';
 import { createJsonlSink, createWebSocketSink, type Sink } from './sinks.ts';
 import type { InspectTarget } from './target.ts';
@@ -22,7 +22,9 @@ export {
 } from './target.ts';
 
 export interface InspectionOptions {
-  /** Secrets beyond the process-wide set of src/redact.ts; read for every event. */
+  /** The known secrets of the runtime inspected. */
+  known: SecretValues;
+  /** Secrets beyond `known`; read for every event. */
   secrets?: () => readonly string[];
   /** Told once per failure (file not writable, inspector not reachable); never a secret. */
   onError?: (message: string) => void;
@@ -36,7 +38,7 @@ export interface Inspection {
 }
 
 export function createInspection(target: InspectTarget, options: InspectionOptions): Inspection {
-  const redactor = createRedactor(options.secrets);
+  const redactor = createRedactor(options.known, options.secrets);
   const report = (message: string) => {
     try {
       options.onError?.(redactor.text(message));

@@ -5,9 +5,7 @@
 // A live connection (SDK client, transport, child process) never leaves as data: it is described.
 
 import { setOwn } from '../plain-object.ts';
-import { isSecretField, SECRET_MAP_KEY } from './key-policy.ts';
-import { REDACTED } from './secret-values.ts';
-import { redact, redactKnown } from './text.ts';
+import { isSecretField, REDACTED, SECRET_MAP_KEY } from './key-policy.ts';
 
 export interface DataRedaction {
   /** How each string (a value, or a name inside an env / headers map) is scrubbed. */
@@ -18,29 +16,15 @@ export interface DataRedaction {
   maxDepth: number;
 }
 
-/** Our diagnostic data: secret-named values hidden, strings through `redact`. */
-export const OUR_DATA: DataRedaction = { text: (value) => redact(value), byKey: true, maxDepth: 16 };
-/** A server's data (schemas are cut at 64 levels before they get here): known secrets only. */
-export const SERVER_DATA: DataRedaction = {
-  text: (value) => redactKnown(value),
-  byKey: false,
-  maxDepth: 100,
-};
+/** Our diagnostic data: secret-named values hidden (strings through SecretValues.redact). */
+export const OUR_DATA: Omit<DataRedaction, 'text'> = { byKey: true, maxDepth: 16 };
+/** A server's data (schemas are cut at 64 levels before they get here): judged by its strings only. */
+export const SERVER_DATA: Omit<DataRedaction, 'text'> = { byKey: false, maxDepth: 100 };
 
 const CONNECTION_KEY = /^connection$/i;
 
-export function redactData(value: unknown, how: DataRedaction = OUR_DATA): unknown {
+export function redactData(value: unknown, how: DataRedaction): unknown {
   return walk(value, how, 0, new WeakSet());
-}
-
-/** A copy of JSON-like data with every string (not keys) through `redact`; nothing hidden by name. */
-export function redactDeep<T>(value: T): T {
-  return redactData(value, { ...OUR_DATA, byKey: false, maxDepth: SERVER_DATA.maxDepth }) as T;
-}
-
-/** A copy of a server's JSON-like data with every known secret removed from its strings. */
-export function redactKnownDeep<T>(value: T): T {
-  return redactData(value, SERVER_DATA) as T;
 }
 
 function walk(value: unknown, how: DataRedaction, depth: number, seen: WeakSet<object>): unknown {

@@ -52,6 +52,9 @@ export const SECRET_MAP_KEY = /^(?:env|headers|requestHeaders)$/i;
 
 /** Shorter values carry no secret worth the damage of replacing them everywhere in a text. */
 export const MIN_SECRET_LENGTH = 4;
+
+/** What a hidden value is replaced by. */
+export const REDACTED = '***';
 /** A value whose name does not say "secret" counts as one from this length on (unless it is a path, URL, word…). */
 const MIN_UNNAMED_SECRET_LENGTH = 8;
 

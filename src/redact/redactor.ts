@@ -1,10 +1,9 @@
-// A redactor for a channel that knows extra secrets of its own beyond the process's known ones (the
+// A redactor for a channel that knows extra secrets of its own beyond its runtime's known ones (the
 // inspector: the secrets of the definitions it shows). The extra list is read once per tick, as one
 // event is redacted in several passes.
 
 import { OUR_DATA, redactData } from './data.ts';
-import { REDACTED } from './secret-values.ts';
-import { redact } from './text.ts';
+import { REDACTED, type SecretValues } from './secret-values.ts';
 
 export interface Redactor {
   /** A redacted, JSON-safe copy of any value. */
@@ -13,9 +12,9 @@ export interface Redactor {
   text(value: string): string;
 }
 
-export function createRedactor(secrets: () => readonly string[] = () => []): Redactor {
+export function createRedactor(known: SecretValues, secrets: () => readonly string[] = () => []): Redactor {
   let cached: readonly string[] | undefined;
-  const known = (): readonly string[] => {
+  const extra = (): readonly string[] => {
     if (cached) return cached;
     cached = readSecrets(secrets);
     queueMicrotask(() => {
@@ -24,8 +23,8 @@ export function createRedactor(secrets: () => readonly string[] = () => []): Red
     return cached;
   };
   const text = (value: string): string => {
-    const list = known();
-    return list.includes(value) ? REDACTED : redact(value, list);
+    const list = extra();
+    return list.includes(value) ? REDACTED : known.redact(value, list);
   };
   return {
     value: (value) => redactData(value, { ...OUR_DATA, text }),

@@ -3,22 +3,33 @@
 // and what is learned at run time (OAuth tokens, codes and verifiers, `!command` output). Every
 // channel removes them, server data included (DESIGN rule 6). Each value is kept with its JSON-escaped
 // and URL-encoded spellings; the set only grows, bounded, the oldest dropped first.
+//
+// One instance per runtime owner (Pi's bridge, the CLI, a test), passed to every part that learns a
+// secret or lets text out; no module holds one, so two runtimes in one process keep their own.
 
 import type { ServerDefinition } from '../config/types.ts';
-import { isSecretValue, MIN_SECRET_LENGTH, SECRET_NAME } from './key-policy.ts';
+import { redactData, SERVER_DATA } from './data.ts';
+import { isSecretValue, MIN_SECRET_LENGTH, REDACTED, SECRET_NAME } from './key-policy.ts';
+import { maskCredentialShapes } from './text.ts';
 
-export const REDACTED = '***';
+export { REDACTED };
+
 const MAX_SECRETS = 10_000;
+const MEMO_MAX_CHARS = 1_024;
+const MEMO_MAX_ENTRIES = 20_000;
 
 export class SecretValues {
   private readonly known = new Set<string>();
   private pattern: RegExp | undefined;
+  /** Grows by one each time the set changes (the memo below is stale after). */
   private changes = 0;
-
-  /** Grows by one each time the set changes (a cache of redacted texts is stale after). */
-  get version(): number {
-    return this.changes;
-  }
+  /**
+   * `redact`'s answers for short texts, valid while the known secrets stay the same: tool
+   * descriptions and schema strings repeat (every "string", every cached catalog registered again),
+   * and a dozen patterns per string are the bulk of registering a large catalog at session start.
+   */
+  private readonly answers = new Map<string, string>();
+  private answersVersion = -1;
 
   /** Remembers secret values (and their other spellings); shorter than MIN_SECRET_LENGTH are ignored. */
   add(values: Iterable<unknown>): void {
@@ -46,8 +57,42 @@ export class SecretValues {
     for (const def of defs) this.add(secretsOfDefinition(def));
   }
 
-  /** `text` with every known secret, and every one of `extra`, replaced by ***, longest first. */
-  removeFrom(text: string, extra: readonly string[] = []): string {
+  /** Our own diagnostic text: known secrets (and `extraSecrets`) and credential-shaped parts → ***. */
+  redact(text: string, extraSecrets: readonly string[] = []): string {
+    if (typeof text !== 'string') return text;
+    const memo = extraSecrets.length === 0 && text.length <= MEMO_MAX_CHARS;
+    if (memo) {
+      if (this.answersVersion !== this.changes) {
+        this.answers.clear();
+        this.answersVersion = this.changes;
+      }
+      const answered = this.answers.get(text);
+      if (answered !== undefined) return answered;
+    }
+    const out = maskCredentialShapes(this.redactKnown(text, extraSecrets));
+    if (memo) {
+      if (this.answers.size >= MEMO_MAX_ENTRIES) this.answers.clear();
+      this.answers.set(text, out);
+    }
+    return out;
+  }
+
+  /** A copy of JSON-like data with every string (not keys) through `redact`; nothing hidden by name. */
+  redactDeep<T>(value: T): T {
+    return redactData(value, { ...SERVER_DATA, text: (text) => this.redact(text) }) as T;
+  }
+
+  /** A copy of a server's JSON-like data with every known secret removed from its strings. */
+  redactKnownDeep<T>(value: T): T {
+    return redactData(value, { ...SERVER_DATA, text: (text) => this.redactKnown(text) }) as T;
+  }
+
+  /**
+   * A server's data: `text` with every known secret, and every one of `extra`, replaced by ***,
+   * longest first; nothing is guessed from its shape.
+   */
+  redactKnown(text: string, extra: readonly string[] = []): string {
+    if (typeof text !== 'string') return text;
     let out = text;
     if (extra.length > 0) {
       const ordered = [...new Set(extra.flatMap((s) => (typeof s === 'string' ? spellings(s) : [])))]
@@ -68,22 +113,6 @@ export class SecretValues {
     this.pattern.lastIndex = 0;
     return this.pattern;
   }
-}
-
-/**
- * The process's known secrets. A token learned by one part (a sign-in, a config load) must be hidden
- * by every other part, so this one instance is shared rather than handed through every port.
- */
-export const secretValues = new SecretValues();
-
-/** Remembers secret values for every later redaction (see SecretValues.add). */
-export function addSecrets(values: Iterable<unknown>): void {
-  secretValues.add(values);
-}
-
-/** Remembers every secret the given server definitions name. */
-export function addServerSecrets(defs: Iterable<ServerDefinition>): void {
-  secretValues.addDefinitions(defs);
 }
 
 /** Every secret string of a definition. */

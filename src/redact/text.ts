@@ -1,11 +1,11 @@
-// The one text scrubber. A server's data (tool results, ToolSearch text, a link the user must open)
-// goes through `redactKnown`: known secret values only, nothing guessed from its shape, so
-// `?code=abc123` stays. Our own diagnostic text (errors, stderr tails, logs, status) goes through
-// `redact`: known secrets, and what looks like a credential (JWTs, vendor key formats, `Bearer …`,
-// URL passwords, secret-named query parameters, options and `name=value` pairs of the key policy).
+// The text scrubber's guesses. A server's data (tool results, ToolSearch text, a link the user must
+// open) goes through `SecretValues.redactKnown`: known secret values only, nothing guessed from its
+// shape, so `?code=abc123` stays. Our own diagnostic text (errors, stderr tails, logs, status) goes
+// through `SecretValues.redact`: known secrets, and what looks like a credential (JWTs, vendor key
+// formats, `Bearer …`, URL passwords, secret-named query parameters, options and `name=value` pairs of
+// the key policy), the shapes below.
 
-import { SECRET_KEY_WORDS, SECRET_NAME_WORDS, TOKEN_VALUE } from './key-policy.ts';
-import { REDACTED, secretValues } from './secret-values.ts';
+import { REDACTED, SECRET_KEY_WORDS, SECRET_NAME_WORDS, TOKEN_VALUE } from './key-policy.ts';
 
 const DIGIT_AHEAD = '(?=[A-Za-z0-9._~+/=-]*\\d)';
 const TOKEN_SHAPES: Array<[RegExp, string]> = [
@@ -47,39 +47,9 @@ const TOKEN_SHAPES: Array<[RegExp, string]> = [
   ],
 ];
 
-/**
- * Answers for short texts, valid while the known secrets stay the same: tool descriptions and schema
- * strings repeat (every "string", every cached catalog registered again), and a dozen patterns per
- * string are the bulk of registering a large catalog at session start.
- */
-const answers = new Map<string, string>();
-let answersVersion = -1;
-const MEMO_MAX_CHARS = 1_024;
-const MEMO_MAX_ENTRIES = 20_000;
-
-/** Our own diagnostic text: known secrets (and `extraSecrets`) and credential-shaped parts → ***. */
-export function redact(text: string, extraSecrets: readonly string[] = []): string {
-  if (typeof text !== 'string') return text;
-  const memo = extraSecrets.length === 0 && text.length <= MEMO_MAX_CHARS;
-  if (memo) {
-    if (answersVersion !== secretValues.version) {
-      answers.clear();
-      answersVersion = secretValues.version;
-    }
-    const answered = answers.get(text);
-    if (answered !== undefined) return answered;
-  }
-  let out = secretValues.removeFrom(text, extraSecrets);
+/** Credential-shaped parts of our own diagnostic text → *** (SecretValues.redact adds the known ones). */
+export function maskCredentialShapes(text: string): string {
+  let out = text;
   for (const [shape, replacement] of TOKEN_SHAPES) out = out.replace(shape, replacement);
-  if (memo) {
-    if (answers.size >= MEMO_MAX_ENTRIES) answers.clear();
-    answers.set(text, out);
-  }
   return out;
-}
-
-/** A server's data: only known secrets (and `extraSecrets`) → ***; nothing is guessed from its shape. */
-export function redactKnown(text: string, extraSecrets: readonly string[] = []): string {
-  if (typeof text !== 'string') return text;
-  return secretValues.removeFrom(text, extraSecrets);
 }

@@ -2,7 +2,7 @@
 // are dropped. Of the two former versions (one masked only secret-named parameters, one dropped the
 // query) this keeps the safer one; text that is not a URL is not echoed.
 
-import { REDACTED } from './secret-values.ts';
+import { REDACTED } from './key-policy.ts';
 
 export function redactUrl(text: string): string {
   try {

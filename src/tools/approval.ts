@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { matchesToolPattern } from '../catalog/name-patterns.ts';
 import type { ServerDefinition } from '../config/types.ts';
-import { redactDeep } from '../redact/index.ts';
+import type { SecretValues } from '../redact/index.ts';
 import { type SurfaceWords, wordsFor } from './surface-words.ts';
 
 /** The user's answer; `no-ui` when nobody can be asked (print or JSON mode, no TTY, no host dialog). */
@@ -41,6 +41,7 @@ export interface ApprovalGrants {
 
 export function createToolApprovals(
   ask: AskApproval | undefined,
+  secrets: SecretValues,
   words: SurfaceWords = wordsFor('pi'),
   grants: ApprovalGrants = new Set<string>(),
 ) {
@@ -63,7 +64,7 @@ export function createToolApprovals(
         tool: entry.tool,
         name: entry.name,
         kind: entry.kind,
-        preview: argumentsPreview(args),
+        preview: argumentsPreview(args, secrets),
       };
       const answer = ask ? await ask(request, signal).catch((): ApprovalAnswer => 'deny') : 'no-ui';
       if (answer === 'session') grants.add(tool);
@@ -78,10 +79,10 @@ export type ToolApprovals = ReturnType<typeof createToolApprovals>;
 
 const PREVIEW_CHARS = 300;
 
-function argumentsPreview(args: Record<string, unknown>): string {
+function argumentsPreview(args: Record<string, unknown>, secrets: SecretValues): string {
   let text: string;
   try {
-    text = JSON.stringify(redactDeep(args)) ?? '{}';
+    text = JSON.stringify(secrets.redactDeep(args)) ?? '{}';
   } catch {
     text = '(arguments that cannot be shown)';
   }

@@ -11,7 +11,7 @@ import type { CatalogEntry } from '../catalog/catalog.ts';
 import { expandUriTemplate } from '../catalog/uri-template.ts';
 import type { Settings } from '../config/types.ts';
 import { formatDuration } from '../duration.ts';
-import { redact } from '../redact/index.ts';
+import type { SecretValues } from '../redact/index.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';
 import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';
@@ -30,6 +30,8 @@ export interface ToolResult {
 export type ProgressUpdate = (partial: ToolResult) => void;
 
 export interface ExecutorDeps {
+  /** The runtime's known secrets: our error texts are redacted with them. */
+  secrets: SecretValues;
   entry(name: string): CatalogEntry | undefined;
   server(name: string): ServerActorRef | undefined;
   settings: Settings;
@@ -51,9 +53,13 @@ export interface ExecutorDeps {
   ): Promise<string | undefined>;
 }
 
-/** A failure in our words: our diagnostic text, so secret-shaped parts are masked too (src/redact.ts). */
-export function errorResult(text: string, details: Record<string, unknown> = {}): ToolResult {
-  return { content: [{ type: 'text', text: redact(text) }], details, isError: true };
+/** A failure in our words: our diagnostic text, so secret-shaped parts are masked too (src/redact/). */
+export function errorResult(
+  text: string,
+  secrets: SecretValues,
+  details: Record<string, unknown> = {},
+): ToolResult {
+  return { content: [{ type: 'text', text: secrets.redact(text) }], details, isError: true };
 }
 
 function toonEnabled(settings: Settings, server: string): boolean {
@@ -143,14 +149,16 @@ export async function executeTool(
   const words = wordsFor(deps.surface);
   const entry = deps.entry(name);
   const waiting = entry ? undefined : deps.unknownTool?.(name);
-  if (waiting) return errorResult(waiting.message, { server: waiting.server, unavailable: 'needs-auth' });
-  if (!entry) return errorResult(words.unknownTool(name, deps.names?.() ?? []));
+  if (waiting)
+    return errorResult(waiting.message, deps.secrets, { server: waiting.server, unavailable: 'needs-auth' });
+  if (!entry) return errorResult(words.unknownTool(name, deps.names?.() ?? []), deps.secrets);
   const missing = missingTemplateArguments(entry, args);
-  if (missing) return errorResult(missing, { server: entry.server, tool: entry.tool });
+  if (missing) return errorResult(missing, deps.secrets, { server: entry.server, tool: entry.tool });
   const actor = deps.server(entry.server);
   if (!actor) {
     return errorResult(
       `MCP server "${entry.server}" is not running in this session (disabled or removed). ${words.seeServers}`,
+      deps.secrets,
       { server: entry.server },
     );
   }
@@ -160,12 +168,15 @@ export async function executeTool(
     ...(deps.surface ? { surface: deps.surface } : {}),
   });
   if (!ready.ok)
-    return errorResult(ready.error.message, { server: entry.server, unavailable: ready.error.kind });
+    return errorResult(ready.error.message, deps.secrets, {
+      server: entry.server,
+      unavailable: ready.error.kind,
+    });
   // Asked once the server is reachable (as pi-mcp-adapter does): a sign-in and its replay ask once.
   const asking = deps.stats ? performance.now() : 0;
   const refused = await deps.approve?.(entry, args, signal);
   if (refused !== undefined)
-    return errorResult(refused, { server: entry.server, tool: entry.tool, approved: false });
+    return errorResult(refused, deps.secrets, { server: entry.server, tool: entry.tool, approved: false });
   // The user's time to answer is not the call's.
   if (deps.stats) started += performance.now() - asking;
 
@@ -191,7 +202,9 @@ export async function executeTool(
     return { content, details: { server: entry.server, tool: entry.tool }, isError: !ok };
   } catch (error) {
     const timeoutMs = actor.getSnapshot().context.definition.requestTimeoutMs;
-    content = [{ type: 'text', text: redact(describeCallError(entry, error, timeoutMs, signal)) }];
+    content = [
+      { type: 'text', text: deps.secrets.redact(describeCallError(entry, error, timeoutMs, signal)) },
+    ];
     return { content, details: { server: entry.server, tool: entry.tool }, isError: true };
   } finally {
     progress?.flush();

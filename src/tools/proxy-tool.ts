@@ -59,28 +59,31 @@ export async function runProxyTool(
   signal?: AbortSignal,
 ): Promise<ToolResult> {
   const catalog = runtime.catalog();
+  const { secrets } = runtime;
   if (params.tool) {
     const entry = catalog.byName.get(params.tool);
     if (!entry) {
       const close = searchIndexOf(catalog).suggest(params.tool, 5);
       return errorResult(
         `Unknown tool "${params.tool}".${close.length ? ` Close names: ${close.join(', ')}.` : ''} Use search to find tools.`,
+        secrets,
       );
     }
     const args = parseArgs(params.args);
-    if (typeof args === 'string') return errorResult(`${args}\n${summarizeParameters(entry.inputSchema)}`);
+    if (typeof args === 'string')
+      return errorResult(`${args}\n${summarizeParameters(entry.inputSchema)}`, secrets);
     return runtime.callTool(entry.name, args, signal);
   }
   if (params.connect) {
     const ref = runtime.servers()[params.connect];
-    if (!ref) return errorResult(`Unknown or disabled server "${params.connect}".`);
+    if (!ref) return errorResult(`Unknown or disabled server "${params.connect}".`, secrets);
     const result = await ensureConnected(ref, signal ? { signal } : {});
-    if (!result.ok) return errorResult(result.error.message);
-    return text(describeServers({ [params.connect]: ref }));
+    if (!result.ok) return errorResult(result.error.message, secrets);
+    return text(describeServers({ [params.connect]: ref }, { secrets }));
   }
   if (params.describe) {
     const entry = catalog.byName.get(params.describe);
-    if (!entry) return errorResult(`Unknown tool "${params.describe}". Use search to find tools.`);
+    if (!entry) return errorResult(`Unknown tool "${params.describe}". Use search to find tools.`, secrets);
     return text(
       `${entry.name} (server ${entry.server})\n${entry.description}\n${summarizeParameters(entry.inputSchema)}`,
     );
@@ -102,5 +105,5 @@ export async function runProxyTool(
       return text(`No known tools for "${params.server}". Try connect: "${params.server}".`);
     return text(entries.map((e) => `- ${e.name}: ${oneLine(e.description, 100)}`).join('\n'));
   }
-  return text(describeServers(runtime.servers()) || 'No MCP servers configured.');
+  return text(describeServers(runtime.servers(), { secrets }) || 'No MCP servers configured.');
 }

@@ -11,6 +11,7 @@ import { createRuntime, type Runtime } from '../../src/actors/session-actor.ts';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import type { LoadedConfig, ServerDefinition } from '../../src/config/types.ts';
 import { nullLogger } from '../../src/logger.ts';
+import { SecretValues } from '../../src/redact/index.ts';
 import type { ToolResult } from '../../src/tools/executor.ts';
 import { stdioDefinition } from '../fixtures/servers/definitions.ts';
 import { listDescendants } from '../fixtures/servers/spawn.ts';
@@ -24,6 +25,7 @@ const host = silentHost();
 async function start(servers: ServerDefinition[], settings: Partial<LoadedConfig['settings']> = {}) {
   const config = loadedConfig(servers, settings);
   runtime = createRuntime({
+    secrets: new SecretValues(),
     host,
     connector: connectMcp,
     loadConfig: () => config,

@@ -12,7 +12,7 @@ import { type Actor, createActor, SimulatedClock } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
 import { createInspection, type Inspection } from '../../src/inspect/inspector.ts';
 import { type InspectorServer, startInspectorServer } from '../../src/inspect/server.ts';
-import { secretsOfDefinition } from '../../src/redact/index.ts';
+import { SecretValues, secretsOfDefinition } from '../../src/redact/index.ts';
 import { CHROMIUM_ARGS, requireChromium } from '../fixtures/inspect/chromium.ts';
 import { createFakeConnection, createScriptedConnector } from '../fixtures/inspect/scripted-connector.ts';
 import { SECRET_VALUES, secretServerDefinition } from '../fixtures/inspect/secret-config.ts';
@@ -89,7 +89,7 @@ describe('local visual inspector in headless Chromium', () => {
     const definition = secretServerDefinition('fixture');
     inspection = createInspection(
       { kind: 'websocket', url: server.wsUrl },
-      { secrets: () => [definition].flatMap(secretsOfDefinition) },
+      { known: new SecretValues(), secrets: () => [definition].flatMap(secretsOfDefinition) },
     );
 
     browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });

@@ -8,6 +8,7 @@ import { createActor, SimulatedClock, waitFor } from 'xstate';
 import { signInAndConnect, signInLogic } from '../../src/actors/sign-in.ts';
 import type { SignInIo, SignInResult } from '../../src/auth/port.ts';
 import type { ServerDefinition } from '../../src/config/types.ts';
+import { SecretValues } from '../../src/redact/index.ts';
 import { definition, FakeConnection, logicWithJitter, scriptedConnector } from './fakes.ts';
 
 afterEach(() => {
@@ -48,8 +49,8 @@ describe('signInAndConnect', () => {
 
     const first: string[] = [];
     const second: string[] = [];
-    const one = signInAndConnect(h.auth, h.def, h.actor, io(first));
-    const two = signInAndConnect(h.auth, h.def, h.actor, io(second));
+    const one = signInAndConnect(h.auth, h.def, h.actor, io(first), new SecretValues());
+    const two = signInAndConnect(h.auth, h.def, h.actor, io(second), new SecretValues());
     expect(h.asked).toHaveLength(1);
     h.asked[0]!.io.showUrl('https://auth.example.com/authorize?x', false);
     expect(first).toEqual(['https://auth.example.com/authorize?x']);
@@ -71,14 +72,14 @@ describe('signInAndConnect', () => {
     h.actor.send({ type: 'CONNECT' });
     h.attempts.at(-1)!.fail('auth');
     await waitFor(h.actor, (s) => s.hasTag('needsSignIn'));
-    const one = signInAndConnect(h.auth, h.def, h.actor, io([]));
-    const two = signInAndConnect(h.auth, h.def, h.actor, io([]));
+    const one = signInAndConnect(h.auth, h.def, h.actor, io([]), new SecretValues());
+    const two = signInAndConnect(h.auth, h.def, h.actor, io([]), new SecretValues());
     h.asked[0]!.finish({ ok: false, message: 'linear: the browser did not come back within 5 min.' });
     expect(await Promise.all([one, two])).toEqual([
       { ok: false, message: 'linear: the browser did not come back within 5 min.' },
       { ok: false, message: 'linear: the browser did not come back within 5 min.' },
     ]);
-    void signInAndConnect(h.auth, h.def, h.actor, io([]));
+    void signInAndConnect(h.auth, h.def, h.actor, io([]), new SecretValues());
     expect(h.asked).toHaveLength(2);
   });
 
@@ -87,9 +88,15 @@ describe('signInAndConnect', () => {
     h.actor.send({ type: 'CONNECT' });
     h.attempts.at(-1)!.fail('auth');
     await waitFor(h.actor, (s) => s.hasTag('needsSignIn'));
-    const first = signInAndConnect(h.auth, h.def, h.actor, io([]));
+    const first = signInAndConnect(h.auth, h.def, h.actor, io([]), new SecretValues());
     const stop = new AbortController();
-    const impatient = signInAndConnect(h.auth, h.def, h.actor, { ...io([]), signal: stop.signal });
+    const impatient = signInAndConnect(
+      h.auth,
+      h.def,
+      h.actor,
+      { ...io([]), signal: stop.signal },
+      new SecretValues(),
+    );
     stop.abort();
     expect(await impatient).toEqual({ ok: false, message: 'linear: the sign-in was cancelled.' });
     expect(h.actor.getSnapshot().hasTag('signingIn')).toBe(true);
@@ -101,7 +108,7 @@ describe('signInAndConnect', () => {
 
   it('a server that does not need auth is signed in beside its actor, which keeps its state', async () => {
     const h = start();
-    const result = signInAndConnect(h.auth, h.def, h.actor, io([]));
+    const result = signInAndConnect(h.auth, h.def, h.actor, io([]), new SecretValues());
     expect(h.asked).toHaveLength(1);
     expect(h.actor.getSnapshot().hasTag('resting')).toBe(true);
     h.asked[0]!.finish({ ok: true, message: 'linear: signed in.' });

@@ -10,6 +10,7 @@ import { type CacheStore, cachedServerFromCatalog } from '../../src/catalog/cach
 import type { CatalogEntry } from '../../src/catalog/catalog.ts';
 import type { LoadedConfig, ServerDefinition } from '../../src/config/types.ts';
 import { nullLogger } from '../../src/logger.ts';
+import { SecretValues } from '../../src/redact/index.ts';
 import type { ToolResult } from '../../src/tools/executor.ts';
 import { loadedConfig } from './config.ts';
 
@@ -74,6 +75,7 @@ export async function startRuntime(
 ): Promise<Runtime> {
   const config = loadedConfig(servers, options.settings);
   const runtime = createRuntime({
+    secrets: new SecretValues(),
     host: options.host ?? recordingHost(),
     connector: connectMcp,
     loadConfig: () => config,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redactInspectionEvent } from '../../src/inspect/redact-event.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createRedactor, REDACTED, redactKnownDeep } from '../../src/redact/index.ts';
+import { createRedactor, REDACTED, SecretValues } from '../../src/redact/index.ts';
 import { errorResult } from '../../src/tools/executor.ts';
 
 const VALUE = 'q8Zr2nVx0pLw7Tk3';
@@ -34,27 +34,29 @@ const SECRET_KEYS = [
 ];
 
 let dir: string;
+let secrets: SecretValues;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'pi-mcp-redact-channels-'));
+  secrets = new SecretValues();
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function logLine(key: string): string {
   const file = join(dir, `${key}.log`);
-  createLogger({ file }).info('calling', { [key]: VALUE });
+  createLogger({ file, known: secrets }).info('calling', { [key]: VALUE });
   return readFileSync(file, 'utf8');
 }
 
 function inspectorEvent(key: string): unknown {
   const event = redactInspectionEvent(
     { type: '@xstate.event', event: { type: 'CALL', [key]: VALUE } },
-    createRedactor(),
+    createRedactor(secrets),
   );
   return (event.event as Record<string, unknown>)[key];
 }
 
 function errorText(key: string): string {
-  const result = errorResult(`the server refused ${key}=${VALUE}`);
+  const result = errorResult(`the server refused ${key}=${VALUE}`, secrets);
   return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
 
@@ -74,7 +76,7 @@ describe.each(SECRET_KEYS)('a value under "%s"', (key) => {
   });
 
   it("is left alone in a server's data (it is no known secret)", () => {
-    expect(redactKnownDeep({ [key]: VALUE, text: `${key}=${VALUE}` })).toEqual({
+    expect(secrets.redactKnownDeep({ [key]: VALUE, text: `${key}=${VALUE}` })).toEqual({
       [key]: VALUE,
       text: `${key}=${VALUE}`,
     });

@@ -2,19 +2,25 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerDefinition } from '../../src/config/types.ts';
 import {
-  addSecrets,
-  addServerSecrets,
   argSecrets,
+  OUR_DATA,
   REDACTED,
-  redact,
-  redactData,
-  redactDeep,
-  redactKnown,
-  redactKnownDeep,
+  SecretValues,
   secretsOfDefinition,
+  redactData as walk,
 } from '../../src/redact/index.ts';
 import { definition } from '../support/config.ts';
 import { loadMemory, USER_FILE } from './config/helpers.ts';
+
+// One runtime's known secrets for the whole file (as a session's grow).
+const secrets = new SecretValues();
+const addSecrets = (values: Iterable<unknown>) => secrets.add(values);
+const addServerSecrets = (defs: ServerDefinition[]) => secrets.addDefinitions(defs);
+const redact = (text: string, extra?: readonly string[]) => secrets.redact(text, extra);
+const redactKnown = (text: string) => secrets.redactKnown(text);
+const redactDeep = <T>(value: T) => secrets.redactDeep(value);
+const redactKnownDeep = <T>(value: T) => secrets.redactKnownDeep(value);
+const redactData = (value: unknown) => walk(value, { ...OUR_DATA, text: (text) => secrets.redact(text) });
 
 const secretive: ServerDefinition = definition({
   name: 'svc',

@@ -4,21 +4,25 @@
 
 import type { CommandValue } from '../../config/command-values.ts';
 import type { ServerDefinition } from '../../config/types.ts';
-import { addSecrets, headerSecrets } from '../../redact/index.ts';
+import { headerSecrets } from '../../redact/index.ts';
 import { ConnectError } from './connection-port.ts';
 import { runShortCommand, ShortCommandError } from './short-command.ts';
 
 const TIMEOUT_MS = 10_000;
 const MAX_BYTES = 1024 * 1024;
 
-/** The definition with every `!command` value run and filled in; unchanged when it has none. */
+/**
+ * The definition with every `!command` value run and filled in; unchanged when it has none. Each
+ * output goes to `learnSecrets`.
+ */
 export async function withCommandValues(
   def: ServerDefinition,
+  learnSecrets: (values: string[]) => void,
   signal?: AbortSignal,
 ): Promise<ServerDefinition> {
   const commands = def.commandValues;
   if (!commands || commands.length === 0) return def;
-  const outputs = await Promise.all(commands.map((value) => runValue(def, value, signal)));
+  const outputs = await Promise.all(commands.map((value) => runValue(def, value, learnSecrets, signal)));
   const resolved: ServerDefinition = { ...def, env: { ...def.env }, headers: { ...def.headers } };
   delete resolved.commandValues;
   commands.forEach((value, index) => {
@@ -29,7 +33,12 @@ export async function withCommandValues(
   return resolved;
 }
 
-async function runValue(def: ServerDefinition, value: CommandValue, signal?: AbortSignal): Promise<string> {
+async function runValue(
+  def: ServerDefinition,
+  value: CommandValue,
+  learnSecrets: (values: string[]) => void,
+  signal?: AbortSignal,
+): Promise<string> {
   const env: Record<string, string> = {};
   for (const [key, text] of Object.entries(process.env)) if (text !== undefined) env[key] = text;
   const shell =
@@ -50,7 +59,7 @@ async function runValue(def: ServerDefinition, value: CommandValue, signal?: Abo
       .toString('utf8')
       .trim();
     if (output !== '') {
-      addSecrets(value.field === 'headers' ? headerSecrets(output) : [output]);
+      learnSecrets(value.field === 'headers' ? headerSecrets(output) : [output]);
       return output;
     }
     why = 'printed nothing';

@@ -4,6 +4,7 @@
 
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
+import type { SecretValues } from '../../redact/index.ts';
 import type { TraceLog } from './trace.ts';
 
 export type JsonSchema = Record<string, unknown>;
@@ -133,6 +134,8 @@ export interface Connection {
   readonly catalog: ServerCatalog;
   /** Process id of the stdio child, when there is one. */
   readonly pid?: number;
+  /** The shared host that runs this server for the session (src/host/); absent when it runs in this process. */
+  readonly sharedHost?: { readonly pid: number };
   listTools(signal?: AbortSignal): Promise<ToolDescriptor[]>;
   listResources(signal?: AbortSignal): Promise<ResourceDescriptor[]>;
   listResourceTemplates(signal?: AbortSignal): Promise<ResourceTemplateDescriptor[]>;
@@ -245,6 +248,8 @@ export interface ConnectOptions {
   onListing?: () => void;
   /** HTTP: the OAuth sign-in store of this host (default: the user's agent dir). */
   tokenStore?: TokenStore;
+  /** The runtime's known secrets: secrets learned while connecting (`!command` outputs, command headers) go there. */
+  secrets?: SecretValues;
   /** `trace`: where this server's protocol metadata goes (src/adapters/mcp/trace.ts). */
   trace?: TraceLog;
   /** `protocolVersion: "auto"`: the file that remembers each server entry's protocol era. */

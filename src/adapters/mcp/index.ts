@@ -49,11 +49,12 @@ export const connectMcp: Connector = createMcpConnector();
 
 async function connect(
   def: ServerDefinition,
-  { signal, onStderr, onListing, tokenStore, host, trace, protocolErasFile }: ConnectOptions,
+  { signal, onStderr, onListing, tokenStore, secrets, host, trace, protocolErasFile }: ConnectOptions,
   connectorOptions: McpConnectorOptions,
 ): Promise<Connection> {
   let options =
     tokenStore && !connectorOptions.tokenStore ? { ...connectorOptions, tokenStore } : connectorOptions;
+  if (secrets) options = { ...options, secrets };
   if (protocolErasFile) options = { ...options, protocolEras: fileProtocolEraStore(protocolErasFile) };
   if (trace && def.trace) options = { ...options, trace };
   const tail = new StderrTail();

@@ -6,7 +6,7 @@
 
 import type { FetchLike } from '@modelcontextprotocol/client';
 import type { RequestHeadersCommand } from '../../config/types.ts';
-import { addSecrets, headerSecrets } from '../../redact/index.ts';
+import { headerSecrets } from '../../redact/index.ts';
 import { runShortCommand, ShortCommandError } from './short-command.ts';
 
 export const HEADERS_COMMAND_TIMEOUT_MS = 10_000;
@@ -20,7 +20,12 @@ export class HeadersCommandError extends Error {
   }
 }
 
-export function headersCommandFetch(config: RequestHeadersCommand, base: FetchLike): FetchLike {
+/** `learnSecrets`: where the header values the command prints go (they are secrets). */
+export function headersCommandFetch(
+  config: RequestHeadersCommand,
+  base: FetchLike,
+  learnSecrets: (values: string[]) => void,
+): FetchLike {
   return async (input, init) => {
     const request = new Request(input, init);
     const body = Buffer.from(await request.clone().arrayBuffer());
@@ -33,6 +38,7 @@ export function headersCommandFetch(config: RequestHeadersCommand, base: FetchLi
         bodyBase64: body.toString('base64'),
       },
       init?.signal ?? undefined,
+      learnSecrets,
     );
     const merged = new Headers(request.headers);
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
@@ -51,6 +57,7 @@ async function runHeadersCommand(
   config: RequestHeadersCommand,
   envelope: Record<string, unknown>,
   signal: AbortSignal | undefined,
+  learnSecrets: (values: string[]) => void,
 ): Promise<Record<string, string>> {
   const timeoutMs = config.timeoutMs ?? HEADERS_COMMAND_TIMEOUT_MS;
   const env: Record<string, string> = {};
@@ -82,7 +89,7 @@ async function runHeadersCommand(
   if (headers.some(([, value]) => typeof value !== 'string')) {
     throw new HeadersCommandError('printed a header value that is not a string');
   }
-  addSecrets(headers.flatMap(([, value]) => headerSecrets(value as string)));
+  learnSecrets(headers.flatMap(([, value]) => headerSecrets(value as string)));
   try {
     new Headers(headers as Array<[string, string]>);
   } catch {

@@ -10,7 +10,8 @@ import { ConnectError } from './connection-port.ts';
 import { originOf } from './errors.ts';
 import { headersCommandFetch } from './request-headers-command.ts';
 
-export function serverFetch(def: ServerDefinition): FetchLike {
+/** `learnSecrets`: where secrets learned on the way (the headers command's values) go. */
+export function serverFetch(def: ServerDefinition, learnSecrets: (values: string[]) => void): FetchLike {
   let base: FetchLike = fetch;
   if (def.caFile !== undefined && def.url?.startsWith('https:')) {
     let ca: string;
@@ -22,5 +23,7 @@ export function serverFetch(def: ServerDefinition): FetchLike {
     }
     base = caFetch(ca, originOf(def.url), base);
   }
-  return def.requestHeadersCommand ? headersCommandFetch(def.requestHeadersCommand, base) : base;
+  return def.requestHeadersCommand
+    ? headersCommandFetch(def.requestHeadersCommand, base, learnSecrets)
+    : base;
 }

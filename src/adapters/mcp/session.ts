@@ -13,6 +13,7 @@ import { defaultTokenStore } from '../../auth/default-store.ts';
 import type { Surface } from '../../auth/sign-in-advice.ts';
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
+import type { SecretValues } from '../../redact/index.ts';
 import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
 import { StoreOAuthProvider } from './auth/provider.ts';
 import { boundListedSchemas } from './bounded-listing.ts';
@@ -44,6 +45,8 @@ export interface McpConnectorOptions {
   terminateSessionMs?: number;
   /** HTTP: where OAuth sign-ins live (default: the user's agent dir). */
   tokenStore?: TokenStore;
+  /** The runtime's known secrets: what connecting learns (`!command` outputs, command headers) goes there. */
+  secrets?: SecretValues;
   /** `trace: true` servers: the session's protocol trace. */
   trace?: TraceLog;
   /** Whose words a needs-auth error uses: Pi's `/mcp-auth` (default) or the CLI's `login`. */
@@ -91,6 +94,8 @@ export class SessionOpener {
     this.eras = options.protocolEras ?? memoryProtocolEraStore();
   }
 
+  private readonly learnSecrets = (values: string[]) => this.options.secrets?.add(values);
+
   /** A remembered era turned out wrong: the next open asks the server again. */
   forgetEra(): Promise<void> {
     return this.eras.forget(this.configured);
@@ -98,7 +103,7 @@ export class SessionOpener {
 
   /** Connects with the configured transport; for URL servers, Streamable HTTP falls back to SSE on 404/405. */
   async open(signal: AbortSignal, only?: TransportKind): Promise<Session> {
-    this.def = await withCommandValues(this.configured, signal);
+    this.def = await withCommandValues(this.configured, this.learnSecrets, signal);
     const def = this.def;
     if (def.transport === 'stdio' || def.transport === 'socket') return this.attempt(def.transport, signal);
     if (!def.url) throw new ConnectError('config', `Server "${def.name}" has no url`);
@@ -211,7 +216,7 @@ export class SessionOpener {
     } else {
       const url = new URL(this.def.url!);
       const requestInit: RequestInit = { headers: httpHeaders(this.def) };
-      const fetch = serverFetch(this.def);
+      const fetch = serverFetch(this.def, this.learnSecrets);
       if (usesOAuth(this.def)) {
         const store = this.options.tokenStore ?? defaultTokenStore();
         session.oauth = new StoreOAuthProvider(this.def, store, undefined, fetch);

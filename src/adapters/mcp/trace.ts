@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { redact } from '../../redact/index.ts';
+import type { SecretValues } from '../../redact/index.ts';
 import { plainLine } from '../../terminal-text.ts';
 
 export interface TraceEvent {
@@ -46,6 +46,7 @@ export function traceFile(cwd: string, file: string | undefined): string {
 export function createTraceLog(
   file: string,
   limits: { maxBytes: number; maxEvents: number },
+  secrets: SecretValues,
   project?: string,
 ): TraceLog {
   let bytes = 0;
@@ -73,7 +74,7 @@ export function createTraceLog(
     file,
     sink: (server, transport) => (event) =>
       write(
-        `${plainLine(redact(JSON.stringify({ time: new Date().toISOString(), server, transport, ...event })))}\n`,
+        `${plainLine(secrets.redact(JSON.stringify({ time: new Date().toISOString(), server, transport, ...event })))}\n`,
       ),
     flush: () => writing,
   };

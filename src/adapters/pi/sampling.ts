@@ -3,7 +3,7 @@
 // request is refused with the reason. settings.samplingAutoApprove skips the question, UI or not.
 // maxTokens and temperature are passed on; text and images go both ways (audio is described, not sent).
 
-import { redactKnown } from '../../redact/index.ts';
+import type { SecretValues } from '../../redact/index.ts';
 import {
   HostRefusal,
   type SamplingAnswer,
@@ -40,7 +40,7 @@ const ONCE = 'Allow once';
 const SESSION = 'Allow for this session';
 const DENY = 'Deny';
 
-export function createSampler(currentContext: () => PiContext | undefined) {
+export function createSampler(currentContext: () => PiContext | undefined, secrets: SecretValues) {
   const approved = new Set<string>();
   return {
     /** A new Pi session asks again. */
@@ -64,8 +64,8 @@ export function createSampler(currentContext: () => PiContext | undefined) {
           );
         }
         const last = request.messages.at(-1);
-        // The server's text, as sent but for the secrets we know (src/redact.ts).
-        const preview = last ? redactKnown(oneBlockText(last.content)).slice(0, 200) : '';
+        // The server's text, as sent but for the secrets we know (src/redact/).
+        const preview = last ? secrets.redactKnown(oneBlockText(last.content)).slice(0, 200) : '';
         const choice = await ui.select(
           `MCP server "${server}" wants to use your model ${model.provider}/${model.id} (up to ${request.maxTokens} tokens): ${preview}`,
           [ONCE, SESSION, DENY],

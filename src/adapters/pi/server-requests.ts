@@ -3,6 +3,7 @@
 
 import { pathToFileURL } from 'node:url';
 import type { Settings } from '../../config/types.ts';
+import type { SecretValues } from '../../redact/index.ts';
 import type { HostRequests } from '../mcp/connection-port.ts';
 import { createElicitor } from './elicitation.ts';
 import type { PiContext } from './pi-types.ts';
@@ -14,9 +15,12 @@ export interface PiServerRequests {
   newSession(): void;
 }
 
-export function piServerRequests(currentContext: () => PiContext | undefined): PiServerRequests {
-  const elicit = createElicitor(currentContext);
-  const sampler = createSampler(currentContext);
+export function piServerRequests(
+  currentContext: () => PiContext | undefined,
+  secrets: SecretValues,
+): PiServerRequests {
+  const elicit = createElicitor(currentContext, secrets);
+  const sampler = createSampler(currentContext, secrets);
   return {
     newSession: sampler.forgetApprovals,
     forServer: (server, settings) => ({

@@ -32,7 +32,6 @@ export interface PiRuntime {
 /** The session runtime with Pi's sign-ins (agentDir's token store), dialogs and approvals. */
 export function createPiRuntime(options: PiRuntimeOptions): PiRuntime {
   const { agentDir, currentContext, connector, ...rest } = options;
-  // The store feeds every token it reads or writes to the one redaction (src/redact.ts addSecrets).
   const tokenStore = tokenStoreFor(agentDir);
   const protocolErasFile = defaultProtocolErasFile(agentDir);
   // The sign-in flow loads the MCP SDK: only when someone signs in.
@@ -41,9 +40,10 @@ export function createPiRuntime(options: PiRuntimeOptions): PiRuntime {
     signIn: async (def, io) => (await import('../mcp/auth/sign-in.ts')).signInServer(def, tokenStore, io),
     signOut: async (def) => (await import('../mcp/auth/sign-in.ts')).signOutServer(def, tokenStore),
   };
-  const serverRequests = piServerRequests(currentContext);
+  const serverRequests = piServerRequests(currentContext, rest.secrets);
   const runtime = createRuntime({
     ...rest,
+    agentDir,
     auth,
     connector: withNpxResolution(
       (def, connectOptions) => connector(def, { ...connectOptions, tokenStore, protocolErasFile }),

@@ -211,14 +211,14 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
       reconnecting = undefined;
       return;
     }
-    if (row.state === 'connecting') {
+    if (row.tags.has('starting')) {
       watching.started = true;
       return;
     }
     if (!watching.started) return;
     reconnecting = undefined;
-    if (row.state === 'connected') message = `${row.name} reconnected.`;
-    else if (row.state === 'needsAuth') message = `${row.name} needs a sign-in: a signs in.`;
+    if (row.tags.has('usable')) message = `${row.name} reconnected.`;
+    else if (row.tags.has('needsSignIn')) message = `${row.name} needs a sign-in: a signs in.`;
     else
       message = `Reconnecting ${row.name} failed${row.lastError ? `: ${oneLine(row.lastError.message, 160)}` : '.'}`;
   }

@@ -1,7 +1,7 @@
 // The /mcp panel as terminal lines for a given width and height. Pure: the host supplies the colours
 // (Style) and the terminal-width arithmetic (TextKit: ANSI, wide characters), so every line fits.
 
-import { countsText } from '../../actors/server-status.ts';
+import { countsText, sharedHostText } from '../../actors/server-status.ts';
 import { formatElapsed } from '../../duration.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
@@ -61,11 +61,13 @@ const STATE_NAME: Record<ServerState, string> = {
 };
 
 function stateLabel(row: RunningServer): string {
-  if (row.state === 'closed') return row.health === 'failing' ? 'failed' : 'idle';
-  if (row.state === 'init') return 'not started';
-  if (row.state === 'needsAuth') return 'needs sign-in';
-  if (row.state === 'backoff') return 'failed';
-  return row.state;
+  if (row.tags.has('needsSignIn')) return 'needs sign-in';
+  // In backoff, or resting after a failed attempt (the next call retries).
+  if (row.health === 'failing') return 'failed';
+  if (row.tags.has('starting')) return 'connecting';
+  if (row.tags.has('usable')) return 'connected';
+  // Resting: no tag tells a server never started from an idle one, and the panel words them apart.
+  return row.state === 'init' ? 'not started' : 'idle';
 }
 
 function glyph(row: RunningServer, style: Style): string {
@@ -77,7 +79,7 @@ function glyph(row: RunningServer, style: Style): string {
     case 'connecting':
       return style.accent('◌');
     default:
-      return row.state === 'connected' ? style.success('●') : style.dim('○');
+      return row.tags.has('usable') ? style.success('●') : style.dim('○');
   }
 }
 
@@ -137,10 +139,11 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
   if (row.since !== undefined && row.state !== 'init') {
     head[0] += ` ${style.dim(`for ${formatElapsed(now - row.since)}`)}`;
   }
-  if (row.state === 'backoff' && row.nextRetryAt !== undefined) {
+  if (row.sharedHost) head.push(style.muted(sharedHostText(row.sharedHost)));
+  if (row.tags.has('failed') && row.nextRetryAt !== undefined) {
     head.push(`retry in ${formatElapsed(row.nextRetryAt - now)} (attempt ${row.attempt})`);
   }
-  if (row.state === 'closed' && row.health === 'failing') head.push('the next call retries');
+  if (row.tags.has('resting') && row.health === 'failing') head.push('the next call retries');
   if (row.inFlight > 0) head.push(style.accent(`${plural(row.inFlight, 'call')} in flight`));
   if (row.health === 'needs-auth') head.push(style.warning('press a to sign in'));
   const facts: string[] = [row.lifecycle, row.transport];

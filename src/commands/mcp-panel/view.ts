@@ -7,6 +7,7 @@ import {
   type OfferedCounts,
   offeredCounts,
   type ServerHealth,
+  sharedHostOf,
   stateOf,
   statusLine,
 } from '../../actors/server-status.ts';
@@ -14,8 +15,7 @@ import type { Runtime } from '../../actors/session-actor.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
-import type { ServerState } from '../../machines/server.machine.ts';
-import { redact } from '../../redact/index.ts';
+import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
 import { serverErrorText } from '../../server-error-text.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 
@@ -36,7 +36,10 @@ export interface SkippedServerRow {
 export interface RunningServer {
   kind: 'running';
   name: string;
+  /** The state's name, for display; what the panel does is decided by `tags`. */
   state: ServerState;
+  /** The snapshot's tags (src/machines/server.machine.ts ServerTag): `usable`, `starting`, `needsSignIn`… */
+  tags: Pick<ReadonlySet<ServerTag>, 'has'>;
   health: ServerHealth;
   /** When the current state was entered (epoch ms). */
   since?: number;
@@ -48,6 +51,8 @@ export interface RunningServer {
   /** Estimated tokens all its tools would add to every request if they were direct. */
   directTokens: number;
   inFlight: number;
+  /** The shared host that runs it for this session, while connected there. */
+  sharedHost?: { pid: number };
   attempt: number;
   nextRetryAt?: number;
   lastError?: { message: string; at: number };
@@ -95,6 +100,7 @@ function tokensOf(entry: CatalogEntry): number {
 
 export function panelView(runtime: Runtime): PanelView {
   const context = runtime.actor.getSnapshot().context;
+  const redact = (text: string) => runtime.secrets.redact(text);
   const config = context.config;
   if (!config) return { running: false, summary: 'MCP: no session is running.', servers: [], problems: 0 };
   const refs = runtime.servers();
@@ -107,13 +113,15 @@ export function panelView(runtime: Runtime): PanelView {
       if (context.disabled.includes(name)) servers.push({ kind: 'disabled', name });
       continue;
     }
-    const ctx = ref.getSnapshot().context;
+    const snapshot = ref.getSnapshot();
+    const ctx = snapshot.context;
     const own = entries.filter((e) => e.server === name);
     const known = ctx.catalog || context.catalogs[name] ? offeredCounts(runtime.catalog(), name) : undefined;
     const row: RunningServer = {
       kind: 'running',
       name,
       state: stateOf(ref),
+      tags: new Set(snapshot.tags),
       health: healthOf(ref),
       lifecycle: ctx.definition.lifecycle,
       transport: ctx.definition.transport,
@@ -131,6 +139,8 @@ export function panelView(runtime: Runtime): PanelView {
     if (since !== undefined) row.since = since;
     if (known !== undefined) row.tools = known;
     if (ctx.nextRetryAt !== undefined) row.nextRetryAt = ctx.nextRetryAt;
+    const shared = sharedHostOf(ref);
+    if (shared) row.sharedHost = { pid: shared.pid };
     if (ctx.lastError)
       row.lastError = { message: plainText(redact(serverErrorText(ctx.lastError))), at: ctx.lastError.at };
     servers.push(row);
@@ -156,6 +166,7 @@ export function panelView(runtime: Runtime): PanelView {
 /** A server's tools as the catalog knows them, with what each costs per request when direct. */
 export function toolRows(runtime: Runtime, server: string): ToolRow[] {
   const { activated, pinned } = runtime.actor.getSnapshot().context;
+  const redact = (text: string) => runtime.secrets.redact(text);
   const loaded = new Set(activated);
   const direct = new Set(pinned);
   return runtime

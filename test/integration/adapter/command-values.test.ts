@@ -10,7 +10,7 @@ import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { adapterConfigHash } from '../../../src/config/config-hash.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
-import { redact } from '../../../src/redact/index.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 import { stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { rejectionOf, textOf, useAdapterHarness } from './harness.ts';
 
@@ -73,9 +73,10 @@ describe('!command values at connect', () => {
       url: fixture.url,
       headers: { Authorization: `!echo "Bearer $(cat ${join(dir, 'token.txt')})"` },
     });
-    const connection = await harness.connect({ ...server!, name: 'fixture-http' });
+    const secrets = new SecretValues();
+    const connection = await harness.connect({ ...server!, name: 'fixture-http' }, { secrets });
     expect(textOf(await connection.callTool('echo', { text: 'via command' }))).toBe('via command');
-    expect(redact(`the token is ${TOKEN}`)).not.toContain(TOKEN);
+    expect(secrets.redact(`the token is ${TOKEN}`)).not.toContain(TOKEN);
   });
 
   test('a bearerToken command', async () => {

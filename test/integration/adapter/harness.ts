@@ -10,6 +10,7 @@ import type {
 } from '../../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
+import type { SecretValues } from '../../../src/redact/index.ts';
 import {
   type HttpFixture,
   listDescendants,
@@ -40,12 +41,15 @@ export function useAdapterHarness(connector: Connector = connectMcp) {
         onStderr?: (line: string) => void;
         connector?: Connector;
         host?: HostRequests;
+        /** Where the secrets learned while connecting go. */
+        secrets?: SecretValues;
       } = {},
     ): Promise<Connection> {
       const connection = await (options.connector ?? connector)(definition, {
         signal: options.signal ?? new AbortController().signal,
         ...(options.onStderr ? { onStderr: options.onStderr } : {}),
         ...(options.host ? { host: options.host } : {}),
+        ...(options.secrets ? { secrets: options.secrets } : {}),
       });
       cleanups.push(() => connection.close());
       if (connection.pid !== undefined) groups.push(connection.pid);

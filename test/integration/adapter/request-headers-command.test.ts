@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import type { RequestHeadersCommand } from '../../../src/config/types.ts';
-import { addServerSecrets, redact } from '../../../src/redact/index.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 import { httpDefinition } from '../../fixtures/servers/definitions.ts';
 import { rejectionOf, textOf, useAdapterHarness } from './harness.ts';
 
@@ -55,14 +55,16 @@ const command = (script: string, extra: Partial<RequestHeadersCommand> = {}): Re
 describe('requestHeadersCommand', () => {
   test('its headers go on every request: the server that requires them answers', async () => {
     const fixture = await harness.http(['--require-token', TOKEN]);
+    const secrets = new SecretValues();
     const connection = await harness.connect(
       httpDefinition(fixture.url, { requestHeadersCommand: command('signer.cjs') }),
+      { secrets },
     );
     expect(textOf(await connection.callTool('echo', { text: 'signed' }))).toBe('signed');
     const headers = JSON.parse(textOf(await connection.callTool('request_headers', {})));
     expect(headers['x-signature']).toBe('1 POST /mcp tools/call');
     // From now on the command's output is a secret.
-    expect(redact(`token ${TOKEN}`)).not.toContain(TOKEN);
+    expect(secrets.redact(`token ${TOKEN}`)).not.toContain(TOKEN);
   });
 
   test('without the command the same server refuses', async () => {
@@ -118,8 +120,9 @@ describe('requestHeadersCommand in the config', () => {
       args: ['--key', 'k1'],
       env: { SECRET: 'sig-secret-value-0042' },
     });
-    addServerSecrets(config.servers);
-    expect(redact('sig-secret-value-0042')).not.toContain('sig-secret-value-0042');
+    const secrets = new SecretValues();
+    secrets.addDefinitions(config.servers);
+    expect(secrets.redact('sig-secret-value-0042')).not.toContain('sig-secret-value-0042');
   });
 
   test('a wrong shape or a missing variable is reported at its key and costs only that server', () => {

@@ -12,6 +12,7 @@ import { createCacheStore } from '../../../src/catalog/cache.ts';
 import type { Settings } from '../../../src/config/types.ts';
 import { nullLogger } from '../../../src/logger.ts';
 import type { RecorderInput } from '../../../src/machines/session.machine.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
 
 let dir: string;
@@ -30,7 +31,7 @@ function input(settings: Partial<Settings> = {}, trace = false): RecorderInput {
 describe('session recorders', () => {
   it('the cache writer writes each live catalog; a flush waits for the writes so far', async () => {
     const file = join(dir, 'mcp-cache.json');
-    const recorders = sessionRecorders(createCacheStore({ file }), nullLogger);
+    const recorders = sessionRecorders(createCacheStore({ file }), nullLogger, new SecretValues());
     const writer = createActor(recorders.cacheWriter, { input: input() }).start();
     writer.send({ type: 'WRITE', name: 'fx', catalog });
     writer.send({ type: 'WRITE', name: 'not-configured', catalog });
@@ -43,7 +44,7 @@ describe('session recorders', () => {
 
   it('the stats recorder holds the call statistics while it runs; a flush writes them', async () => {
     const path = join(dir, 'stats.json');
-    const recorders = sessionRecorders(undefined, nullLogger);
+    const recorders = sessionRecorders(undefined, nullLogger, new SecretValues());
     const stats = createActor(recorders.stats, {
       input: input({ captureStats: { path, flushDelayMs: 60_000 } }),
     }).start();
@@ -55,7 +56,7 @@ describe('session recorders', () => {
   });
 
   it('without captureStats or a traced server, the recorders hold nothing', () => {
-    const recorders = sessionRecorders(undefined, nullLogger);
+    const recorders = sessionRecorders(undefined, nullLogger, new SecretValues());
     const stats = createActor(recorders.stats, { input: input() }).start();
     const trace = createActor(recorders.trace, { input: input() }).start();
     expect(recorders.statsOf(stats)).toBeUndefined();
@@ -63,7 +64,7 @@ describe('session recorders', () => {
   });
 
   it("the trace recorder opens the session's trace file while it runs, and lets it go when stopped", async () => {
-    const recorders = sessionRecorders(undefined, nullLogger);
+    const recorders = sessionRecorders(undefined, nullLogger, new SecretValues());
     const trace = createActor(recorders.trace, { input: input({}, true) }).start();
     const log = recorders.traceOf(trace);
     expect(log?.file.startsWith(join(dir, '.pi', 'mcp-traces'))).toBe(true);

@@ -13,6 +13,7 @@ import {
   showMcpPanel,
 } from '../../../src/adapters/pi/panel.ts';
 import { nullLogger } from '../../../src/logger.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 import { scriptedConnector } from '../../machine/fakes.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
 
@@ -46,6 +47,7 @@ async function startRuntime(): Promise<Runtime> {
   const config = loadedConfig([definition({ name: 'alpha' }), definition({ name: 'beta' })]);
   const scripted = scriptedConnector();
   runtime = createRuntime({
+    secrets: new SecretValues(),
     host: silentHost(),
     connector: scripted.connector,
     loadConfig: () => config,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTokenStore, storeKey } from '../../../src/auth/token-store.ts';
-import { redact } from '../../../src/redact/index.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 
 const URL_A = 'https://mcp.example.com/mcp';
 let dir: string;
@@ -163,9 +163,12 @@ describe("pi-mcp-adapter's sign-ins", () => {
     const key = randomBytes(32);
     writeEncrypted('linear', entry('tok-enc-redact-1'), key);
     const encoded = key.toString('base64');
-    store({ PI_MCP_ADAPTER_OAUTH_FILE_KEY: encoded }).get('linear', URL_A);
+    const secrets = new SecretValues();
+    const signIns = store({ PI_MCP_ADAPTER_OAUTH_FILE_KEY: encoded });
+    signIns.shareSecrets(secrets);
+    signIns.get('linear', URL_A);
     const text = `a tok-enc-redact-1 b rt-tok-enc-redact-1 c secret-tok-enc-redact-1 d ${encoded}`;
-    expect(redact(text)).toBe('a *** b *** c *** d ***');
+    expect(secrets.redact(text)).toBe('a *** b *** c *** d ***');
   });
 
   it('a user of its OS keyring store is told why to sign in once more (pi-mcp-adapter in Pi packages)', () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTokenStore, storeKey } from '../../../src/auth/token-store.ts';
-import { redact } from '../../../src/redact/index.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 
 let dir: string;
 const URL_A = 'https://mcp.example.com/mcp';
@@ -39,6 +39,8 @@ describe('token store', () => {
 
   it("a registered client's secret and registration access token are secrets once stored", async () => {
     const store = createTokenStore({ agentDir: dir });
+    const secrets = new SecretValues();
+    store.shareSecrets(secrets);
     await store.update('dcr', URL_A, () => ({
       name: 'dcr',
       url: URL_A,
@@ -48,7 +50,27 @@ describe('token store', () => {
         registration_access_token: 'dcr-registration-token-1',
       },
     }));
-    expect(redact('secret dcr-client-secret-1 and dcr-registration-token-1')).toBe('secret *** and ***');
+    expect(secrets.redact('secret dcr-client-secret-1 and dcr-registration-token-1')).toBe(
+      'secret *** and ***',
+    );
+  });
+
+  it('its tokens go to the known secrets of the runtimes sharing it, until one stops sharing', async () => {
+    const store = createTokenStore({ agentDir: dir });
+    await store.update('work', URL_A, () => ({ name: 'work', url: URL_A, tokens: tokens('early-token-1') }));
+    store.get('work', URL_A);
+    const joinedLate = new SecretValues();
+    const leaving = new SecretValues();
+    const stopSharing = store.shareSecrets(leaving);
+    store.shareSecrets(joinedLate);
+    // What the store read before a runtime joined is known to it too.
+    expect(joinedLate.redactKnown('early-token-1')).toBe('***');
+    stopSharing();
+    await store.update('work', URL_A, () => ({ name: 'work', url: URL_A, tokens: tokens('later-token-2') }));
+    store.learnSecrets(['a-pkce-verifier-3']);
+    expect(joinedLate.redactKnown('later-token-2 a-pkce-verifier-3')).toBe('*** ***');
+    expect(leaving.redactKnown('later-token-2 a-pkce-verifier-3')).toBe('later-token-2 a-pkce-verifier-3');
+    expect(new SecretValues().redactKnown('early-token-1')).toBe('early-token-1');
   });
 
   it('concurrent stores (as two processes would) lose no record', async () => {
@@ -78,6 +100,8 @@ describe('token store', () => {
     };
     writeFileSync(piFile, JSON.stringify(pi));
     const store = createTokenStore({ agentDir: dir });
+    const secrets = new SecretValues();
+    store.shareSecrets(secrets);
     expect(store.get('my-server', URL_A)).toMatchObject({
       source: 'pi',
       tokensExpireAt: 123,
@@ -86,7 +110,7 @@ describe('token store', () => {
     expect(store.get('legacy', 'https://legacy.example.com/mcp')?.tokens?.access_token).toBe('pi-token-two');
     expect(store.get('other', URL_A)).toBeUndefined();
     // Tokens read are secrets from then on.
-    expect(redact('the token is pi-token-one')).toBe('the token is ***');
+    expect(secrets.redact('the token is pi-token-one')).toBe('the token is ***');
     await store.update('my-server', URL_A, (current) => ({ ...current!, tokens: tokens('ours-now-1') }));
     expect(store.get('my-server', URL_A)).toMatchObject({ tokens: { access_token: 'ours-now-1' } });
     expect(store.get('my-server', URL_A)?.source).toBeUndefined();

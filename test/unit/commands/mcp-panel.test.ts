@@ -16,8 +16,15 @@ import {
 import { type Style, type TextKit, trailText } from '../../../src/commands/mcp-panel/render.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
 import { nullLogger } from '../../../src/logger.ts';
+import { BACKOFF_CAP_MS } from '../../../src/machines/server.machine.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 import { FakeConnection, scriptedConnector, tool } from '../../machine/fakes.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
+
+/** A connection as the shared host's adapter gives it (src/adapters/host/host-connection.ts). */
+class HostedConnection extends FakeConnection {
+  readonly sharedHost = { pid: 4242 };
+}
 
 const plain = (t: string) => t;
 const style: Style = {
@@ -57,6 +64,7 @@ const text: TextKit = {
 };
 
 let runtime: Runtime;
+let clock: SimulatedClock;
 let scripted: ReturnType<typeof scriptedConnector>;
 let status: string | undefined;
 let active: string[];
@@ -67,6 +75,7 @@ let outcomes: PanelOutcome[];
 async function start(servers: ServerDefinition[], skipped = false) {
   vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
   scripted = scriptedConnector();
+  clock = new SimulatedClock();
   const config = loadedConfig(servers);
   if (skipped) {
     config.skipped.push({
@@ -85,12 +94,13 @@ async function start(servers: ServerDefinition[], skipped = false) {
     },
   });
   runtime = createRuntime({
+    secrets: new SecretValues(),
     host,
     connector: scripted.connector,
     loadConfig: () => config,
     logger: nullLogger,
     tempDir: '/nonexistent',
-    clock: new SimulatedClock(),
+    clock,
   });
   await runtime.start({ cwd: '/p', projectTrusted: true });
   redraws = 0;
@@ -182,6 +192,19 @@ describe('the /mcp panel', () => {
     expect(shown).toContain('last error 0 s ago: rejected token ***');
     expect(shown).toContain('│ using token ***');
     expect(shown).not.toContain(secret);
+  });
+
+  it('a lazy server whose attempt failed rests as failed, retried by the next call', async () => {
+    // Not in the cache: the session lists its tools at start.
+    await start([definition({ name: 'alpha' })]);
+    expect(screen()).toMatch(/alpha {2}◌ connecting for 0 s\n/);
+    attemptFor('alpha').fail('exited', 'exited with code 3');
+    await settle();
+    expect(screen()).toMatch(/alpha {2}✗ failed for 0 s · retry in \d+ s \(attempt 1\)\n/);
+    clock.increment(BACKOFF_CAP_MS);
+    await settle();
+    expect(screen()).toMatch(/alpha {2}✗ failed for 0 s · the next call retries\n/);
+    expect(screen()).toContain('connecting → backoff → closed');
   });
 
   it('r reconnects the selected server now, ending its backoff wait', async () => {
@@ -335,6 +358,28 @@ describe('the /mcp panel', () => {
     runtime.servers().alpha!.send({ type: 'CALL_FINISHED' });
     await settle();
     expect(screen()).not.toContain('in flight');
+  });
+
+  it('says which servers run in the shared host, in the panel and in /mcp, while connected there', async () => {
+    await start([
+      definition({ name: 'alpha', lifecycle: 'eager' }),
+      definition({ name: 'beta', lifecycle: 'eager' }),
+    ]);
+    attemptFor('alpha').succeed(new HostedConnection());
+    attemptFor('beta').succeed();
+    await settle();
+    const shown = screen();
+    expect(shown).toMatch(/alpha {2}● connected for 0 s · shared \(host pid 4242\)/);
+    expect(shown).toMatch(/beta {2}● connected for 0 s\n/);
+    const status = await runMcpCommand('status', runtime);
+    expect(status).toContain('alpha: connected, shared (host pid 4242) — eager, stdio');
+    expect(status).toMatch(/^beta: connected — eager, stdio/m);
+    expect(await runMcpCommand('alpha', runtime)).toMatch(/^alpha: connected, shared \(host pid 4242\) — /);
+
+    runtime.servers().alpha!.send({ type: 'CLOSE' });
+    await settle();
+    expect(screen()).not.toContain('shared');
+    expect(await runMcpCommand('status', runtime)).not.toContain('shared');
   });
 
   it('fits every line in narrow terminals and scrolls to keep the selection visible', async () => {

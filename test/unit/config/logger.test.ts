@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, nullLogger } from '../../../src/logger.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 
 let dir: string;
 let file: string;
@@ -19,7 +20,7 @@ afterEach(() => {
 
 describe('createLogger', () => {
   it('writes leveled lines with time, level, scope and fields, creating the folder', () => {
-    const log = createLogger({ file, level: 'debug' });
+    const log = createLogger({ known: new SecretValues(), file, level: 'debug' });
     log.info('session started', { servers: 3 });
     log.child('server:github').child('connect').warn('slow', { ms: 1200 });
     const [first, second] = lines();
@@ -28,7 +29,7 @@ describe('createLogger', () => {
   });
 
   it('writes no escape sequence, control character or bidi override (a `tail -f` stays safe)', () => {
-    const log = createLogger({ file });
+    const log = createLogger({ known: new SecretValues(), file });
     const evil = 'x\u001b]52;c;Y3VybA==\u0007\u001b]0;pwned\u0007\u001b[2K\u202eevil\u009b2J';
     log.warn(`server said ${evil}`, { stderr: evil });
     const [line] = lines();
@@ -38,7 +39,7 @@ describe('createLogger', () => {
   });
 
   it('drops lines below its level (info by default)', () => {
-    const log = createLogger({ file });
+    const log = createLogger({ known: new SecretValues(), file });
     log.debug('hidden');
     log.info('shown');
     log.error('also shown');
@@ -49,13 +50,13 @@ describe('createLogger', () => {
   });
 
   it('keeps one entry per line', () => {
-    createLogger({ file }).error('first\nsecond');
+    createLogger({ known: new SecretValues(), file }).error('first\nsecond');
     expect(lines()).toHaveLength(1);
     expect(lines()[0]).toContain('first\\nsecond');
   });
 
   it('redacts secret values, Bearer tokens and secret-looking fields before writing', () => {
-    const log = createLogger({ file, secrets: () => ['ghp_live_secret_0001'] });
+    const log = createLogger({ known: new SecretValues(), file, secrets: () => ['ghp_live_secret_0001'] });
     log.info('spawn with ghp_live_secret_0001', {
       env: { GITHUB_TOKEN: 'whatever-value-9' },
       headers: { 'X-Key': 'header-value-7' },
@@ -78,7 +79,7 @@ describe('createLogger', () => {
   });
 
   it('rotates to <file>.1 past maxBytes, keeping one old file', () => {
-    const log = createLogger({ file, maxBytes: 300 });
+    const log = createLogger({ known: new SecretValues(), file, maxBytes: 300 });
     for (let i = 0; i < 30; i++) log.info(`line ${i} ${'x'.repeat(40)}`);
     expect(existsSync(`${file}.1`)).toBe(true);
     expect(statSync(file).size).toBeLessThanOrEqual(300);
@@ -89,7 +90,7 @@ describe('createLogger', () => {
 
   it('picks up the size of an existing file', () => {
     writeFileSync(file.replace('nested/', ''), 'x'.repeat(290));
-    const log = createLogger({ file: file.replace('nested/', ''), maxBytes: 300 });
+    const log = createLogger({ known: new SecretValues(), file: file.replace('nested/', ''), maxBytes: 300 });
     log.info('pushes it over');
     expect(existsSync(`${file.replace('nested/', '')}.1`)).toBe(true);
   });
@@ -99,6 +100,7 @@ describe('createLogger', () => {
     const stderr = vi.spyOn(process.stderr, 'write');
     writeFileSync(join(dir, 'a-file'), 'not a directory');
     const log = createLogger({
+      known: new SecretValues(),
       file: join(dir, 'a-file', 'log.txt'),
       secrets: () => {
         throw new Error('secrets broke');
@@ -117,7 +119,7 @@ describe('createLogger', () => {
   it('writes a circular reference as a marker, keeping the rest of the fields', () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
-    createLogger({ file }).info('odd', { circular, big: 10n });
+    createLogger({ known: new SecretValues(), file }).info('odd', { circular, big: 10n });
     expect(lines()[0]).toContain('{"circular":{"self":"[circular]"},"big":"10"}');
   });
 });

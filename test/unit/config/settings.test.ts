@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultSettings, SERVER_DEFAULTS, SETTINGS_DEFAULTS } from '../../../src/config/defaults.ts';
 import { parseDirectToolsEnv } from '../../../src/config/direct-tools-env.ts';
 import type { Diagnostic } from '../../../src/config/types.ts';
-import { loadMemory, server, USER_FILE } from './helpers.ts';
+import { loadMemory, PROJECT_FILE, server, USER_FILE } from './helpers.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
 
@@ -70,6 +70,7 @@ describe('defaults', () => {
       samplingAutoApprove: false,
       elicitation: true,
       roots: false,
+      sharedHost: false,
       trace: { enabled: false, maxBytes: 262_144, maxEvents: 10_000 },
     });
     expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);
@@ -213,5 +214,52 @@ describe('protocolVersion', () => {
     });
     const problem = config.diagnostics.find((d) => d.path?.endsWith('protocolVersion'));
     expect(problem?.message).toMatch(/legacy.*auto.*2026-07-28/);
+  });
+});
+
+describe('the shared host settings (issue 26)', () => {
+  it('settings.sharedHost is off unless set; share is absent (project) unless set', () => {
+    const off = loadMemory({ [USER_FILE]: json({ mcpServers: { s: { command: 'srv' } } }) });
+    expect(off.settings.sharedHost).toBe(false);
+    expect(server(off, 's').share).toBeUndefined();
+    expect(SERVER_DEFAULTS.share).toBe('project');
+    const on = loadMemory({
+      [USER_FILE]: json({
+        settings: { sharedHost: true },
+        mcpServers: {
+          browser: { command: 'srv', share: 'session' },
+          docs: { command: 'srv', share: 'user' },
+        },
+      }),
+    });
+    expect(on.settings.sharedHost).toBe(true);
+    expect(server(on, 'browser').share).toBe('session');
+    expect(server(on, 'docs').share).toBe('user');
+  });
+
+  it('an unknown share value is reported at its key and the server is not shared wrongly', () => {
+    const config = loadMemory({
+      [USER_FILE]: json({ mcpServers: { s: { command: 'srv', share: 'everyone' } } }),
+    });
+    expect(config.diagnostics).toContainEqual(expect.objectContaining({ path: 'mcpServers.s.share' }));
+    expect(config.servers.find((d) => d.name === 's')?.share).toBeUndefined();
+  });
+});
+
+describe('settings.sharedHost in a project file', () => {
+  it('may switch it off, not on (servers would outlive the session in a background process)', () => {
+    const on = loadMemory({
+      [USER_FILE]: json({ mcpServers: {} }),
+      [PROJECT_FILE]: json({ settings: { sharedHost: true } }),
+    });
+    expect(on.settings.sharedHost).toBe(false);
+    expect(on.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'project-setting-ignored', path: 'settings.sharedHost' }),
+    );
+    const off = loadMemory({
+      [USER_FILE]: json({ settings: { sharedHost: true } }),
+      [PROJECT_FILE]: json({ settings: { sharedHost: false } }),
+    });
+    expect(off.settings.sharedHost).toBe(false);
   });
 });

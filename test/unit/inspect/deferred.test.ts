@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { serverLogic } from '../../../src/actors/server-actor.ts';
 import { createDeferredInspection, createInspection } from '../../../src/inspect/inspector.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 import { createScriptedConnector } from '../../fixtures/inspect/scripted-connector.ts';
 import { secretServerDefinition } from '../../fixtures/inspect/secret-config.ts';
 
@@ -36,7 +37,9 @@ describe('createDeferredInspection', () => {
     const deferred = createDeferredInspection();
     const actor = startServer(deferred.inspect);
     const file = join(dir, 'events.jsonl');
-    deferred.attach(createInspection({ kind: 'jsonl', file }, { secrets: () => [] }));
+    deferred.attach(
+      createInspection({ kind: 'jsonl', file }, { known: new SecretValues(), secrets: () => [] }),
+    );
     actor.send({ type: 'CONNECT' });
     actor.stop();
     await deferred.dispose();
@@ -52,7 +55,7 @@ describe('createDeferredInspection', () => {
     const actor = startServer(deferred.inspect);
     deferred.attach(undefined);
     const file = join(dir, 'never.jsonl');
-    const late = createInspection({ kind: 'jsonl', file }, { secrets: () => [] });
+    const late = createInspection({ kind: 'jsonl', file }, { known: new SecretValues(), secrets: () => [] });
     deferred.attach(late);
     actor.send({ type: 'CONNECT' });
     actor.stop();

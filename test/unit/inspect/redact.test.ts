@@ -4,12 +4,13 @@ import {
   createRedactor,
   describeConnection,
   REDACTED,
+  SecretValues,
   secretsOfDefinition,
 } from '../../../src/redact/index.ts';
 import { createFakeConnection } from '../../fixtures/inspect/scripted-connector.ts';
 import { SECRET_VALUES, SECRETS, secretServerDefinition } from '../../fixtures/inspect/secret-config.ts';
 
-const none = createRedactor(() => []);
+const none = createRedactor(new SecretValues(), () => []);
 
 describe('createRedactor', () => {
   it('hides values under secret-looking keys, at any depth', () => {
@@ -41,7 +42,7 @@ describe('createRedactor', () => {
   });
 
   it('replaces every known secret inside any string, longest first', () => {
-    const redactor = createRedactor(() => ['abcd', 'abcdefgh']);
+    const redactor = createRedactor(new SecretValues(), () => ['abcd', 'abcdefgh']);
     expect(redactor.value({ message: 'failed with abcdefgh and abcd', list: ['xabcdx'] })).toEqual({
       message: `failed with ${REDACTED} and ${REDACTED}`,
       list: [`x${REDACTED}x`],
@@ -49,7 +50,7 @@ describe('createRedactor', () => {
   });
 
   it('hides short secrets only where a whole string equals them', () => {
-    const redactor = createRedactor(() => ['1', 'ab']);
+    const redactor = createRedactor(new SecretValues(), () => ['1', 'ab']);
     expect(redactor.value({ a: '1', b: 'v1.2', c: 'ab', d: 'tab' })).toEqual({
       a: REDACTED,
       b: 'v1.2',
@@ -73,7 +74,7 @@ describe('createRedactor', () => {
       kind: 'auth',
       stderrTail: 'token s3cr3t-value',
     });
-    expect(createRedactor(() => ['s3cr3t-value']).value({ error })).toEqual({
+    expect(createRedactor(new SecretValues(), () => ['s3cr3t-value']).value({ error })).toEqual({
       error: {
         name: 'Error',
         message: `denied for ${REDACTED}`,
@@ -104,7 +105,7 @@ describe('createRedactor', () => {
   });
 
   it('never throws when the secrets source does', () => {
-    const redactor = createRedactor(() => {
+    const redactor = createRedactor(new SecretValues(), () => {
       throw new Error('boom');
     });
     expect(redactor.value({ a: 'b' })).toEqual({ a: 'b' });
@@ -119,7 +120,7 @@ describe('secretsOfDefinition', () => {
 });
 
 describe('redactInspectionEvent', () => {
-  const redactor = createRedactor(() => [SECRETS.bearerToken, 'connect']);
+  const redactor = createRedactor(new SecretValues(), () => [SECRETS.bearerToken, 'connect']);
 
   it('keeps the envelope, the state value and the event type readable', () => {
     const out = redactInspectionEvent(

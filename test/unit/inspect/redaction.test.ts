@@ -12,7 +12,7 @@ import { createActor, SimulatedClock, waitFor } from 'xstate';
 import { serverLogic } from '../../../src/actors/server-actor.ts';
 import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { createInspection, type Inspection } from '../../../src/inspect/inspector.ts';
-import { secretsOfDefinition } from '../../../src/redact/index.ts';
+import { SecretValues, secretsOfDefinition } from '../../../src/redact/index.ts';
 import { createFakeConnection, createScriptedConnector } from '../../fixtures/inspect/scripted-connector.ts';
 import { SECRET_VALUES, SECRETS, secretServerDefinition } from '../../fixtures/inspect/secret-config.ts';
 
@@ -48,8 +48,8 @@ describe('inspection of a server configured with secrets', () => {
     const file = join(dir, 'events.jsonl');
     const url = `ws://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
     const secrets = () => [definition].flatMap(secretsOfDefinition);
-    const overSocket = createInspection({ kind: 'websocket', url }, { secrets });
-    const toFile = createInspection({ kind: 'jsonl', file }, { secrets });
+    const overSocket = createInspection({ kind: 'websocket', url }, { known: new SecretValues(), secrets });
+    const toFile = createInspection({ kind: 'jsonl', file }, { known: new SecretValues(), secrets });
     inspections.push(overSocket, toFile);
 
     const scripted = createScriptedConnector();
@@ -137,7 +137,7 @@ describe('inspection sinks', () => {
     writeFileSync(blocker, 'x');
     const inspection = createInspection(
       { kind: 'jsonl', file: join(blocker, 'events.jsonl') },
-      { secrets: () => [], onError: (message) => errors.push(message) },
+      { known: new SecretValues(), secrets: () => [], onError: (message) => errors.push(message) },
     );
     const actor = createActor(serverLogic, {
       input: {
@@ -163,7 +163,7 @@ describe('inspection sinks', () => {
     const errors: string[] = [];
     const inspection = createInspection(
       { kind: 'websocket', url: `ws://127.0.0.1:${port}/ws?token=very-secret-token` },
-      { secrets: () => [], onError: (message) => errors.push(message) },
+      { known: new SecretValues(), secrets: () => [], onError: (message) => errors.push(message) },
     );
     const actor = createActor(serverLogic, {
       input: {

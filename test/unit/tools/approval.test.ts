@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogEntry } from '../../../src/catalog/catalog.ts';
 import { toolNameCandidates } from '../../../src/catalog/name-patterns.ts';
-import { addSecrets } from '../../../src/redact/index.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 import { type ApprovalAnswer, createToolApprovals, needsApproval } from '../../../src/tools/approval.ts';
 import { loadMemory, server, USER_FILE } from '../config/helpers.ts';
 
@@ -89,6 +89,7 @@ describe('session grants', () => {
         asked.push(request.tool);
         return answers.shift() ?? 'deny';
       },
+      new SecretValues(),
       undefined,
       grants,
     );
@@ -120,11 +121,12 @@ describe('session grants', () => {
 
   it('the question carries the arguments as one line, cut when long, known secrets redacted', async () => {
     const previews: string[] = [];
+    const secrets = new SecretValues();
     const approvals = createToolApprovals(async (request) => {
       previews.push(request.preview);
       return 'once';
-    });
-    addSecrets(['ghp_previewSecret123']);
+    }, secrets);
+    secrets.add(['ghp_previewSecret123']);
     await approvals.check(def, entry('gh', 'a'), { repo: 'pi', token: 'ghp_previewSecret123' });
     await approvals.check(def, entry('gh', 'a'), { body: 'x'.repeat(1000) });
     expect(previews[0]).toBe('{"repo":"pi","token":"***"}');
@@ -133,11 +135,15 @@ describe('session grants', () => {
   });
 
   it('without anyone to ask, the call fails closed and says how to allow it', async () => {
-    const refusal = await createToolApprovals(undefined).check(def, entry('gh', 'a'), {});
+    const refusal = await createToolApprovals(undefined, new SecretValues()).check(def, entry('gh', 'a'), {});
     expect(refusal).toContain("gh__a needs the user's approval");
     expect(refusal).toContain('"approveTools" of server "gh" at mcpServers.gh in /home/u/.pi/agent/mcp.json');
     expect(refusal).toContain('no interactive UI');
-    const noUi = await createToolApprovals(async () => 'no-ui').check(def, entry('gh', 'a'), {});
+    const noUi = await createToolApprovals(async () => 'no-ui', new SecretValues()).check(
+      def,
+      entry('gh', 'a'),
+      {},
+    );
     expect(noUi).toBe(refusal);
   });
 });

@@ -7,6 +7,7 @@ import { silentHost } from '../../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
 import { ConnectError, type Connector } from '../../../src/adapters/mcp/connection-port.ts';
 import { nullLogger } from '../../../src/logger.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
 import { FakeConnection, tool } from '../../machine/fakes.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
 
@@ -24,6 +25,7 @@ const connector: Connector = async (def) => {
 
 async function start(): Promise<Runtime> {
   runtime = createRuntime({
+    secrets: new SecretValues(),
     host: silentHost(),
     connector,
     loadConfig: () => loadedConfig([definition({ name: 'good' }), definition({ name: 'broken' })]),

@@ -26,7 +26,6 @@ import {
 } from '@modelcontextprotocol/client';
 import type { SignInRecord, StoredTokens, TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
-import { addSecrets } from '../../../redact/index.ts';
 import { privateKeyJwtAuth, usesPrivateKey } from './client-assertion.ts';
 import { isLoopbackHttp } from './loopback.ts';
 
@@ -323,8 +322,13 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     }
   }
 
+  /** A sign-in secret that is not stored (the authorization code): known to the runtimes sharing the store. */
+  learnSecrets(values: Iterable<unknown>): void {
+    this.store.learnSecrets(values);
+  }
+
   saveCodeVerifier(verifier: string): void {
-    addSecrets([verifier]);
+    this.store.learnSecrets([verifier]);
     this.verifier = verifier;
   }
 

@@ -11,7 +11,6 @@ import type { AuthPort, SignInIo, SignInResult } from '../../../auth/port.ts';
 import type { TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import { formatDuration } from '../../../duration.ts';
-import { addSecrets } from '../../../redact/index.ts';
 import { describe } from '../errors.ts';
 import { serverFetch } from '../server-fetch.ts';
 import { openBrowser } from './browser.ts';
@@ -39,7 +38,7 @@ export async function signInServer(
   }
   const serverUrl = def.url;
   try {
-    const baseFetch = options.fetch ?? serverFetch(def);
+    const baseFetch = options.fetch ?? serverFetch(def, (values) => store.learnSecrets(values));
     if (def.oauth?.grantType === 'client_credentials') {
       const provider = new StoreOAuthProvider(def, store, undefined, baseFetch);
       const result = await auth(provider, { serverUrl, fetchFn: provider.fetch });
@@ -246,7 +245,7 @@ function checkRedirect(url: URL, provider: StoreOAuthProvider, name: string): st
     };
   }
   const code = params.get('code');
-  addSecrets([code]);
+  provider.learnSecrets([code]);
   if (!code) return { ok: false, message: `${name}: the redirect URL has no authorization code.` };
   return code;
 }

@@ -1,0 +1,331 @@
+// One session's line to the shared host: the hello, attachments (one per server connection), calls
+// with their own ids, progress and cancellation, and the server's questions put to this session.
+// Every id here is this client's; the host keeps them apart from other sessions'.
+
+import { connect } from 'node:net';
+import { LineChannel } from '../../host/line-channel.ts';
+import type {
+  ClientMessage,
+  HostMessage,
+  HostStatus,
+  InstanceRequest,
+  Operation,
+  OperationResult,
+} from '../../host/protocol.ts';
+import { fromWire, toWire } from '../../host/wire-error.ts';
+import { CallError } from '../mcp/call-error.ts';
+import type {
+  CallOptions,
+  ConnectionEvent,
+  HostRequests,
+  LogLevel,
+  ServerCatalog,
+} from '../mcp/connection-port.ts';
+
+/** The host cannot be used (none answers, or one of another version does): the session runs the server itself. */
+export class HostUnavailable extends Error {
+  override name = 'HostUnavailable';
+}
+
+/** Extra time the host gets beyond a call's own timeout before the session gives up on it. */
+const HOST_GRACE_MS = 2_000;
+const HELLO_TIMEOUT_MS = 5_000;
+
+export interface Attached {
+  a: number;
+  instance: string;
+  catalog: ServerCatalog;
+  pid?: number;
+  stderrTail: string;
+}
+
+interface AttachmentHandlers {
+  host: HostRequests | undefined;
+  onEvent(event: ConnectionEvent): void;
+}
+
+interface PendingCall {
+  a: number;
+  resolve(value: OperationResult): void;
+  reject(error: Error): void;
+  onProgress?: CallOptions['onProgress'];
+  /** Restarts the give-up timer (progress with resetTimeoutOnProgress). */
+  touch(): void;
+}
+
+export class HostClient {
+  private nextId = 1;
+  private readonly calls = new Map<number, PendingCall>();
+  private readonly attaching = new Map<number, { resolve(a: Attached): void; reject(e: Error): void }>();
+  private readonly attachments = new Map<number, AttachmentHandlers>();
+  private readonly asks = new Map<number, AbortController>();
+  private readonly statusWaiters: Array<(status: HostStatus) => void> = [];
+  private closedListeners: Array<() => void> = [];
+  private gone = false;
+  private ended = false;
+
+  private constructor(
+    private readonly channel: LineChannel<HostMessage, ClientMessage>,
+    readonly hostPid: number,
+    readonly version: string,
+  ) {}
+
+  /** Connects and greets; rejects with HostUnavailable when nobody answers or the host is another version. */
+  static open(socketPath: string, version: string, label: string): Promise<HostClient> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(socketPath);
+      let client: HostClient | undefined;
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new HostUnavailable(`the shared host at ${socketPath} did not answer`));
+      }, HELLO_TIMEOUT_MS);
+      timer.unref();
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        if (!client) reject(new HostUnavailable(`no shared host at ${socketPath} (${error.message})`));
+      });
+      const channel = new LineChannel<HostMessage, ClientMessage>(
+        socket,
+        (message) => {
+          if (client) return client.receive(message);
+          clearTimeout(timer);
+          if (message.t !== 'welcome') return void socket.destroy();
+          if (message.version !== version) {
+            socket.destroy();
+            reject(
+              new HostUnavailable(
+                `the shared host at ${socketPath} is version ${message.version}, not ${version}: not used`,
+              ),
+            );
+            return;
+          }
+          client = new HostClient(channel, message.pid, message.version);
+          resolve(client);
+        },
+        () => {
+          clearTimeout(timer);
+          if (client) client.lost();
+          else reject(new HostUnavailable(`the shared host at ${socketPath} closed the connection`));
+        },
+      );
+      socket.once('connect', () => channel.send({ t: 'hello', version, pid: process.pid, label }));
+    });
+  }
+
+  get open(): boolean {
+    return !this.gone;
+  }
+
+  get attachmentCount(): number {
+    return this.attachments.size + this.attaching.size;
+  }
+
+  onClosed(listener: () => void): void {
+    this.closedListeners.push(listener);
+  }
+
+  attach(request: InstanceRequest, handlers: AttachmentHandlers, signal: AbortSignal): Promise<Attached> {
+    if (this.gone) return Promise.reject(new HostUnavailable('the shared host went away'));
+    if (signal.aborted) return Promise.reject(new Error('aborted'));
+    const a = this.nextId++;
+    return new Promise<Attached>((resolve, reject) => {
+      const onAbort = () => {
+        this.attaching.delete(a);
+        this.channel.send({ t: 'detach', a });
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.attaching.set(a, {
+        resolve: (attached) => {
+          signal.removeEventListener('abort', onAbort);
+          this.attachments.set(a, handlers);
+          resolve(attached);
+        },
+        reject: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      });
+      this.channel.send({ t: 'attach', a, request });
+    });
+  }
+
+  detach(a: number): void {
+    if (!this.attachments.delete(a)) return;
+    this.channel.send({ t: 'detach', a });
+    for (const call of [...this.calls.values()])
+      if (call.a === a) call.reject(new CallError('closed', 'The shared server connection was closed.'));
+    if (this.attachmentCount === 0) this.close();
+  }
+
+  call(
+    a: number,
+    operation: Operation,
+    options: CallOptions & { timeoutMs: number },
+  ): Promise<OperationResult> {
+    if (this.gone || !this.attachments.has(a))
+      return Promise.reject(new CallError('closed', 'The shared server connection is closed.'));
+    const id = this.nextId++;
+    const { signal, timeoutMs, onProgress } = options;
+    if (signal?.aborted) return Promise.reject(new CallError('aborted', 'The call was cancelled.'));
+    const reset = options.resetTimeoutOnProgress ?? onProgress !== undefined;
+    return new Promise<OperationResult>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = () => {
+        clearTimeout(timer);
+        this.calls.delete(id);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const giveUp = () => {
+        settle();
+        this.channel.send({ t: 'cancel', id });
+        reject(
+          new CallError('timeout', `The shared MCP host did not answer within ${timeoutMs} ms.`, {
+            code: -32001,
+          }),
+        );
+      };
+      const touch = () => {
+        clearTimeout(timer);
+        timer = setTimeout(giveUp, timeoutMs + HOST_GRACE_MS);
+        timer.unref();
+      };
+      const onAbort = () => {
+        settle();
+        this.channel.send({ t: 'cancel', id });
+        reject(new CallError('aborted', 'The call was cancelled.', { code: -32001 }));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.calls.set(id, {
+        a,
+        resolve: (value) => {
+          settle();
+          resolve(value);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+        ...(onProgress ? { onProgress } : {}),
+        touch: reset ? touch : () => {},
+      });
+      touch();
+      this.channel.send({
+        t: 'call',
+        id,
+        a,
+        operation,
+        timeoutMs,
+        ...(options.resetTimeoutOnProgress === undefined
+          ? {}
+          : { resetTimeoutOnProgress: options.resetTimeoutOnProgress }),
+        progress: onProgress !== undefined,
+      });
+    });
+  }
+
+  status(): Promise<HostStatus> {
+    return new Promise((resolve, reject) => {
+      if (this.gone) return reject(new HostUnavailable('the shared host went away'));
+      this.statusWaiters.push(resolve);
+      this.channel.send({ t: 'status' });
+    });
+  }
+
+  /** Ends this client's line (the host then detaches whatever is left). */
+  close(): void {
+    this.gone = true;
+    this.channel.close();
+  }
+
+  private receive(message: HostMessage): void {
+    switch (message.t) {
+      case 'attached': {
+        const { a, instance, catalog, pid, stderrTail } = message;
+        this.attaching
+          .get(a)
+          ?.resolve({ a, instance, catalog, stderrTail, ...(pid === undefined ? {} : { pid }) });
+        this.attaching.delete(a);
+        return;
+      }
+      case 'attach-failed':
+        this.attaching.get(message.a)?.reject(fromWire(message.error));
+        this.attaching.delete(message.a);
+        if (this.attachmentCount === 0) this.close();
+        return;
+      case 'result':
+        this.calls.get(message.id)?.resolve(message.value);
+        return;
+      case 'failed':
+        this.calls.get(message.id)?.reject(fromWire(message.error));
+        return;
+      case 'progress': {
+        const call = this.calls.get(message.id);
+        call?.touch();
+        call?.onProgress?.(message.progress);
+        return;
+      }
+      case 'event':
+        this.attachments.get(message.a)?.onEvent(message.event);
+        return;
+      case 'log':
+        this.attachments.get(message.a)?.host?.log?.(message.level as LogLevel, message.text);
+        return;
+      case 'ask':
+        return void this.answer(message);
+      case 'ask-cancelled':
+        this.asks.get(message.ask)?.abort();
+        this.asks.delete(message.ask);
+        return;
+      case 'status':
+        this.statusWaiters.shift()?.(message.status);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private async answer(message: Extract<HostMessage, { t: 'ask' }>): Promise<void> {
+    const host = this.attachments.get(message.a)?.host;
+    const controller = new AbortController();
+    this.asks.set(message.ask, controller);
+    try {
+      let value: unknown;
+      if (message.kind === 'elicit') {
+        if (!host?.elicit) throw new Error('This session does not answer elicitation.');
+        value = await host.elicit(message.request, controller.signal);
+      } else {
+        if (!host?.sample) throw new Error('This session does not answer sampling.');
+        value = await host.sample(message.request, controller.signal);
+      }
+      if (!controller.signal.aborted) this.channel.send({ t: 'answer', ask: message.ask, value });
+    } catch (error) {
+      if (!controller.signal.aborted)
+        this.channel.send({ t: 'answer', ask: message.ask, error: toWire(error) });
+    } finally {
+      this.asks.delete(message.ask);
+    }
+  }
+
+  /** The host's socket closed: every call fails now, every attachment hears that its connection is gone. */
+  private lost(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.gone = true;
+    const why = `the shared MCP host (pid ${this.hostPid}) went away`;
+    for (const call of [...this.calls.values()])
+      call.reject(
+        new CallError(
+          'dropped',
+          `The call failed: ${why} mid-call; the server may have run it. The next call starts a new host.`,
+        ),
+      );
+    for (const pending of [...this.attaching.values()]) pending.reject(new HostUnavailable(why));
+    this.attaching.clear();
+    for (const handlers of [...this.attachments.values()])
+      handlers.onEvent({ type: 'closed', error: `${why}` });
+    this.attachments.clear();
+    for (const controller of this.asks.values()) controller.abort();
+    for (const listener of this.closedListeners.splice(0)) listener();
+  }
+}

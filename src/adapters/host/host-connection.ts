@@ -1,0 +1,98 @@
+// A Connection (the port in ../mcp/connection-port.ts) whose server runs in the shared host: each
+// request goes over this session's line to the host and only its own answer, progress and events
+// come back. Closing it detaches this session; the host keeps the server warm for the next one.
+
+import type { ServerDefinition } from '../../config/types.ts';
+import type { Operation } from '../../host/protocol.ts';
+import type {
+  CallOptions,
+  CallToolResult,
+  Connection,
+  ConnectionEvent,
+  GetPromptResult,
+  PromptDescriptor,
+  ReadResourceResult,
+  ResourceDescriptor,
+  ResourceTemplateDescriptor,
+  ServerCatalog,
+  ToolDescriptor,
+} from '../mcp/connection-port.ts';
+import type { Attached, HostClient } from './host-client.ts';
+
+const TAIL_LINES = 50;
+
+export class HostConnection implements Connection {
+  readonly catalog: ServerCatalog;
+  readonly pid?: number;
+  readonly sharedHost: { readonly pid: number };
+  /** The host's instance key (for status and tests). */
+  readonly instance: string;
+  private readonly listeners = new Set<(event: ConnectionEvent) => void>();
+  private readonly tail: string[];
+
+  constructor(
+    private readonly host: HostClient,
+    private readonly attached: Attached,
+    private readonly definition: ServerDefinition,
+  ) {
+    this.catalog = attached.catalog;
+    this.instance = attached.instance;
+    this.sharedHost = { pid: host.hostPid };
+    if (attached.pid !== undefined) this.pid = attached.pid;
+    this.tail = attached.stderrTail === '' ? [] : attached.stderrTail.split('\n');
+  }
+
+  /** An event of the host's instance (list_changed, stderr, its end). */
+  receive(event: ConnectionEvent): void {
+    if (event.type === 'stderr') {
+      this.tail.push(event.line);
+      if (this.tail.length > TAIL_LINES) this.tail.splice(0, this.tail.length - TAIL_LINES);
+    }
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private run<T>(operation: Operation, options: CallOptions = {}): Promise<T> {
+    return this.host.call(this.attached.a, operation, {
+      ...options,
+      timeoutMs: options.timeoutMs ?? this.definition.requestTimeoutMs,
+    }) as Promise<T>;
+  }
+
+  listTools(signal?: AbortSignal): Promise<ToolDescriptor[]> {
+    return this.run({ op: 'listTools' }, signal ? { signal } : {});
+  }
+  listResources(signal?: AbortSignal): Promise<ResourceDescriptor[]> {
+    return this.run({ op: 'listResources' }, signal ? { signal } : {});
+  }
+  listResourceTemplates(signal?: AbortSignal): Promise<ResourceTemplateDescriptor[]> {
+    return this.run({ op: 'listResourceTemplates' }, signal ? { signal } : {});
+  }
+  listPrompts(signal?: AbortSignal): Promise<PromptDescriptor[]> {
+    return this.run({ op: 'listPrompts' }, signal ? { signal } : {});
+  }
+  getPrompt(name: string, args: Record<string, string>, options?: CallOptions): Promise<GetPromptResult> {
+    return this.run({ op: 'getPrompt', name, args }, options);
+  }
+  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
+    return this.run({ op: 'callTool', name, args }, options);
+  }
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return this.run({ op: 'readResource', uri }, options);
+  }
+  async ping(signal?: AbortSignal): Promise<void> {
+    await this.run({ op: 'ping' }, signal ? { signal } : {});
+  }
+
+  onEvent(listener: (event: ConnectionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  stderrTail(): string {
+    return this.tail.join('\n');
+  }
+
+  async close(): Promise<void> {
+    this.host.detach(this.attached.a);
+  }
+}

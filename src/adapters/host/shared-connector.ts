@@ -1,0 +1,137 @@
+// The session's side of the shared host: a Connector whose connections are attachments to the host's
+// instance of the server, so the session's own server actor mirrors it (connecting, connected,
+// needs-auth, closed…) and nothing above the adapter changes. Servers set to `share: "session"`, and
+// those whose connect depends on this session's process (a trace file, `!command` values, a request
+// headers command), run in the session as before; so does every server when no host can be used.
+
+import { homedir } from 'node:os';
+import { SERVER_DEFAULTS } from '../../config/defaults.ts';
+import type { ServerDefinition } from '../../config/types.ts';
+import type { InstanceRequest, ShareScope } from '../../host/protocol.ts';
+import type { ConnectionEvent, ConnectOptions, Connector } from '../mcp/connection-port.ts';
+import { ConnectError } from '../mcp/connection-port.ts';
+import { type HostClient, HostUnavailable } from './host-client.ts';
+import { HostConnection } from './host-connection.ts';
+import { attachToHost, type HostAddress } from './start-host.ts';
+
+/**
+ * What the SDK copies from the session's environment when `inheritEnv` is false (its POSIX default set):
+ * the session's values, not the host's, so a session with another PATH gets its own instance.
+ */
+const SDK_DEFAULT_VARIABLES = new Set(['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER']);
+
+/**
+ * Per-shell and per-terminal-window variables: they differ between two terminals of one user but say
+ * nothing about what a server does, so they are neither passed to a shared server nor part of its key.
+ */
+const SHELL_VARIABLES = new Set([
+  '_',
+  'PWD',
+  'OLDPWD',
+  'SHLVL',
+  'WINDOWID',
+  'TERM_SESSION_ID',
+  'ITERM_SESSION_ID',
+  'TMUX_PANE',
+  'KITTY_WINDOW_ID',
+  'WEZTERM_PANE',
+  'ALACRITTY_WINDOW_ID',
+  'WT_SESSION',
+  'STY',
+]);
+
+/** One runtime's line to the host: `connectorFor(project)` is the Connector for that project folder. */
+export function sharedHostConnector(
+  address: HostAddress,
+  inSession: Connector,
+): (project: string) => Connector {
+  let client: Promise<HostClient> | undefined;
+  /** The one line of this runtime to the host: opened on first use, again after it closed. */
+  const current = async (): Promise<HostClient> => {
+    const pending = client ?? attachToHost(address);
+    client = pending;
+    try {
+      const open = await pending;
+      if (open.open) return open;
+    } catch (error) {
+      if (client === pending) client = undefined;
+      throw error;
+    }
+    if (client === pending) client = undefined;
+    return current();
+  };
+  return (project) => async (definition, options) => {
+    const share = shareOf(definition);
+    if (share === 'session') return inSession(definition, options);
+    const request = instanceRequest(definition, share, project, options);
+    let connection: HostConnection | undefined;
+    const handlers = { host: options.host, onEvent: (event: ConnectionEvent) => connection?.receive(event) };
+    // Twice: the line may close between being handed out and the attach (its last server detached).
+    for (let attempt = 1; ; attempt++) {
+      let host: HostClient;
+      try {
+        host = await current();
+      } catch (error) {
+        if (error instanceof HostUnavailable) return inSession(definition, options);
+        throw error;
+      }
+      try {
+        const attached = await host.attach(request, handlers, options.signal);
+        options.onListing?.();
+        connection = new HostConnection(host, attached, definition);
+        return connection;
+      } catch (error) {
+        if (options.signal.aborted)
+          throw new ConnectError('aborted', `Connecting to "${definition.name}" was aborted`);
+        if (!(error instanceof HostUnavailable)) throw error;
+        if (attempt >= 2) throw new ConnectError('network', `Server "${definition.name}": ${error.message}`);
+      }
+    }
+  };
+}
+
+/** Where this server runs: `share` as configured; in the session when its connect needs this process. */
+export function shareOf(definition: ServerDefinition): ShareScope {
+  if (definition.trace || definition.commandValues?.length || definition.requestHeadersCommand)
+    return 'session';
+  return definition.share ?? SERVER_DEFAULTS.share;
+}
+
+/** What the session asks the host to run: the definition as it would run here, env values included. */
+export function instanceRequest(
+  definition: ServerDefinition,
+  share: Exclude<ShareScope, 'session'>,
+  project: string,
+  options: Pick<ConnectOptions, 'host' | 'protocolErasFile'>,
+): InstanceRequest {
+  let runs = definition;
+  if (definition.transport === 'stdio') {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) {
+      if (value === undefined) continue;
+      if (definition.inheritEnv ? !SHELL_VARIABLES.has(key) : SDK_DEFAULT_VARIABLES.has(key))
+        env[key] = value;
+    }
+    Object.assign(env, definition.env);
+    runs = {
+      ...definition,
+      inheritEnv: false,
+      env,
+      // The folder it would have started in here: the project's, or for `user` the home folder.
+      cwd: definition.cwd ?? (share === 'project' ? project : homedir()),
+    };
+  }
+  const host = options.host;
+  return {
+    definition: runs,
+    share,
+    ...(share === 'project' ? { project } : {}),
+    ...(host?.roots ? { roots: host.roots() } : {}),
+    answers: {
+      roots: host?.roots !== undefined,
+      elicit: host?.elicit !== undefined,
+      sample: host?.sample !== undefined,
+    },
+    ...(options.protocolErasFile ? { protocolErasFile: options.protocolErasFile } : {}),
+  };
+}

@@ -1,0 +1,68 @@
+// Finds the shared host of this package version, or starts it: detached, in its own process group,
+// outliving the session that started it. Two sessions starting it at once both end up on the one host
+// that won the socket (src/host/exclusive-listen.ts); the loser exits by itself.
+
+import { spawn } from 'node:child_process';
+import { basename } from 'node:path';
+import { hostSocketPath, packageVersion } from '../../host/paths.ts';
+import { packageFile } from '../../package-files.ts';
+import { HostClient, HostUnavailable } from './host-client.ts';
+
+/** How long a session waits for a host it started to answer. */
+const HOST_START_TIMEOUT_MS = 15_000;
+const RETRY_EVERY_MS = 25;
+
+export interface HostAddress {
+  agentDir: string;
+  version?: string;
+  /** Shown by `pi-mcp-actors host` for this client. */
+  label?: string;
+}
+
+export function socketOf(address: HostAddress): string {
+  return hostSocketPath(address.agentDir, address.version ?? packageVersion());
+}
+
+/** A client of the running host, starting one when none answers. */
+export async function attachToHost(address: HostAddress): Promise<HostClient> {
+  const version = address.version ?? packageVersion();
+  const socket = hostSocketPath(address.agentDir, version);
+  const label = address.label ?? defaultLabel();
+  try {
+    return await HostClient.open(socket, version, label);
+  } catch (error) {
+    if (isOtherVersion(error)) throw error;
+  }
+  spawnHost(address.agentDir, version);
+  const deadline = Date.now() + HOST_START_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return await HostClient.open(socket, version, label);
+    } catch (error) {
+      if (isOtherVersion(error) || Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, RETRY_EVERY_MS));
+  }
+}
+
+/** Runs `pi-mcp-actors host serve` detached; it exits by itself if another host already answers. */
+export function spawnHost(agentDir: string, version: string): number | undefined {
+  const child = spawn(process.execPath, [packageFile('bin', 'pi-mcp-actors.mjs'), 'host', 'serve'], {
+    detached: true,
+    stdio: 'ignore',
+    cwd: agentDir,
+    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_MCP_ACTORS_HOST_VERSION: version },
+  });
+  child.on('error', () => {});
+  child.unref();
+  return child.pid;
+}
+
+function isOtherVersion(error: unknown): boolean {
+  return error instanceof HostUnavailable && error.message.includes('not used');
+}
+
+function defaultLabel(): string {
+  const script = process.argv[1];
+  return script ? `${basename(script)} (pid ${process.pid})` : `pid ${process.pid}`;
+}

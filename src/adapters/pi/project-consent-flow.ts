@@ -1,0 +1,122 @@
+// The user's consent to servers of project files (DESIGN rule 11): asked at session start in Pi's
+// terminal UI, given with `/mcp allow` (the way in RPC mode, which never asks) or from the panel. The
+// answer is remembered per project, then the session starts over with the allowed servers. Loaded only
+// when a project server waits for consent or the user asks for it.
+
+import type { NotifyLevel } from '../../actors/host-port.ts';
+import type { LoadedConfig, PendingServer } from '../../config/types.ts';
+import type { StartRequest } from '../../machines/session.machine.ts';
+import { askProjectConsent, waitingList } from './consent-dialog.ts';
+import type { FullStart } from './full-start-loader.ts';
+import type { PiContext } from './pi-types.ts';
+
+export interface ConsentFlowDeps {
+  agentDir: string;
+  loadFullStart(): Promise<FullStart>;
+  /** Whether `request` is still the current session's. */
+  isCurrent(request: StartRequest): boolean;
+  /** Starts the current session over (a new generation of the runtime's session). */
+  restart(): Promise<void>;
+  tell(target: PiContext | undefined, raw: string, level: NotifyLevel): void;
+  log(level: 'error', text: string): void;
+}
+
+export interface ConsentFlow {
+  /**
+   * Servers of project files the user has not allowed: in Pi's terminal UI the user is asked now, before
+   * anything of the session connects; elsewhere nothing starts and the config's warning says how to allow
+   * (JSON mode prints no notifications, so the line goes to stderr there). True when one was allowed.
+   */
+  settleAtStart(eventCtx: PiContext, request: StartRequest, config: LoadedConfig): Promise<boolean>;
+  /**
+   * `/mcp allow <server…>|--all`: consent to servers waiting for it, remembered like the dialog's answer;
+   * without a name it lists what waits and what each would run. `ask`: from the panel, the same question
+   * as at start first.
+   */
+  allow(
+    commandCtx: PiContext,
+    waiting: { request: StartRequest; pending: PendingServer[] } | undefined,
+    names: string,
+    ask: boolean,
+  ): Promise<void>;
+}
+
+export function projectConsentFlow(deps: ConsentFlowDeps): ConsentFlow {
+  const { agentDir, tell } = deps;
+  /** Project servers (consent keys) the user denied in this Pi process: not asked again until restart. */
+  const denied = new Set<string>();
+
+  return {
+    async settleAtStart(eventCtx, request, config) {
+      const { rememberConsent, secrets } = await deps.loadFullStart();
+      const pending = config.pending ?? [];
+      const select = eventCtx.ui.select;
+      if (eventCtx.mode !== 'tui' || !eventCtx.hasUI || !select) {
+        const line = config.diagnostics.find((d) => d.code === 'project-server-not-allowed');
+        if (eventCtx.mode === 'json' && line)
+          process.stderr.write(`${secrets.redact(`MCP: ${line.message} ${line.fix ?? ''}`.trim())}\n`);
+        return false;
+      }
+      try {
+        const allowed = await askProjectConsent(
+          { select: select.bind(eventCtx.ui) },
+          request.cwd,
+          pending,
+          denied,
+        );
+        if (allowed.length === 0) return false;
+        await rememberConsent(agentDir, request.cwd, allowed);
+        return true;
+      } catch (error) {
+        deps.log('error', `project consent: ${String(error)}`);
+        return false;
+      }
+    },
+
+    async allow(commandCtx, waiting, names, ask) {
+      if (!waiting || waiting.pending.length === 0) {
+        tell(commandCtx, 'No server of this project is waiting for consent.', 'info');
+        return;
+      }
+      const { request, pending } = waiting;
+      const wanted = names.split(/\s+/).filter(Boolean);
+      if (wanted.length === 0) {
+        tell(commandCtx, waitingList(pending), 'info');
+        return;
+      }
+      const all = wanted.includes('--all');
+      const unknown = all ? [] : wanted.filter((name) => !pending.some((p) => p.name === name));
+      if (unknown.length > 0) {
+        tell(
+          commandCtx,
+          `Not waiting for consent: ${unknown.join(', ')}. /mcp allow lists those that are.`,
+          'warning',
+        );
+        return;
+      }
+      let chosen = all ? pending : pending.filter((p) => wanted.includes(p.name));
+      const select = commandCtx.ui.select;
+      if (ask && select) {
+        chosen = await askProjectConsent(
+          { select: select.bind(commandCtx.ui) },
+          request.cwd,
+          chosen,
+          new Set(),
+        );
+        if (chosen.length === 0) return;
+      }
+      try {
+        await (await deps.loadFullStart()).rememberConsent(agentDir, request.cwd, chosen);
+      } catch (error) {
+        tell(commandCtx, `/mcp allow failed: ${String(error)}`, 'error');
+        return;
+      }
+      tell(
+        commandCtx,
+        `Allowed for ${request.cwd}: ${chosen.map((p) => p.name).join(', ')}. Starting them.`,
+        'info',
+      );
+      if (deps.isCurrent(request)) await deps.restart();
+    },
+  };
+}

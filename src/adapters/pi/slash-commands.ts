@@ -1,0 +1,72 @@
+// Our slash commands: /mcp (the live panel in Pi's TUI, text elsewhere; `allow` for project servers)
+// and /mcp-auth. Registered at load so Pi lists them; what they run loads on first use.
+
+import type { NotifyLevel } from '../../actors/host-port.ts';
+import type { Runtime } from '../../actors/session-actor.ts';
+import type { PiCustomUi } from './panel.ts';
+import type { PiContext, PiHost } from './pi-types.ts';
+
+export interface SlashCommandDeps {
+  pi: PiHost;
+  /** The command's context becomes the current one (where dialogs and notices go). */
+  useContext(ctx: PiContext): void;
+  ready(): Promise<Runtime>;
+  commands(): Promise<Pick<typeof import('./session-runtime.ts'), 'runMcpCommand' | 'runAuthCommand'>>;
+  /** `/mcp allow …` (./project-consent-flow.ts); `ask`: from the panel, asks first. */
+  allow(commandCtx: PiContext, names: string, ask: boolean): Promise<void>;
+  tell(target: PiContext | undefined, raw: string, level: NotifyLevel): void;
+  log(level: 'error', text: string): void;
+}
+
+export function registerSlashCommands(deps: SlashCommandDeps): void {
+  const { pi, tell } = deps;
+
+  async function command(commandCtx: PiContext, name: string, run: (rt: Runtime) => Promise<string>) {
+    deps.useContext(commandCtx);
+    const text = await deps
+      .ready()
+      .then(run)
+      .catch((e: unknown) => `/${name} failed: ${String(e)}`);
+    tell(commandCtx, text, 'info');
+  }
+
+  const mcpAuth = (args: string, commandCtx: PiContext) =>
+    command(commandCtx, 'mcp-auth', async (rt) =>
+      (await deps.commands()).runAuthCommand(args, rt, commandCtx),
+    );
+
+  /** The live panel in Pi's TUI; false where Pi has none (print, JSON, RPC): /mcp prints text there. */
+  async function openPanel(commandCtx: PiContext): Promise<boolean> {
+    const ui = commandCtx.ui;
+    if (commandCtx.mode !== 'tui' || !ui.custom) return false;
+    const custom: PiCustomUi = { custom: ui.custom.bind(ui) };
+    const { showMcpPanel } = await import('./panel.ts');
+    const outcome = await showMcpPanel(custom, await deps.ready()).catch((error: unknown) => {
+      deps.log('error', `/mcp panel failed: ${String(error)}`);
+      return undefined;
+    });
+    if (outcome?.kind === 'signIn') await mcpAuth(outcome.server, commandCtx);
+    if (outcome?.kind === 'allow') await deps.allow(commandCtx, outcome.server, true);
+    return outcome !== undefined;
+  }
+
+  pi.registerCommand('mcp', {
+    description:
+      'MCP servers: status, <server>, tools [server], prompts [server], reconnect [server], enable|disable <server>, allow <server>|--all',
+    getArgumentCompletions: (prefix) =>
+      ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable', 'allow']
+        .filter((c) => c.startsWith(prefix))
+        .map((c) => ({ value: c, label: c })),
+    handler: async (args, commandCtx) => {
+      deps.useContext(commandCtx);
+      if (args.trim() === '' && (await openPanel(commandCtx))) return;
+      const allow = /^allow(?:\s+(.*))?$/s.exec(args.trim());
+      if (allow) return deps.allow(commandCtx, allow[1]?.trim() ?? '', false);
+      await command(commandCtx, 'mcp', async (rt) => (await deps.commands()).runMcpCommand(args, rt));
+    },
+  });
+  pi.registerCommand('mcp-auth', {
+    description: 'Sign in to an MCP server (OAuth), or retry one that answered 401; lists those that need it',
+    handler: mcpAuth,
+  });
+}

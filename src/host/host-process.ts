@@ -1,0 +1,65 @@
+// `pi-mcp-actors host serve`: the shared host as its own process (started detached by the first
+// session that needs it, src/adapters/host/start-host.ts). It runs servers with the same adapter
+// chain as a session (npx resolution, the agent dir's sign-ins and protocol eras), and exits when
+// another host already owns the socket, on SIGTERM/SIGINT, or when idle.
+
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { createMcpConnector } from '../adapters/mcp/index.ts';
+import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
+import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../adapters/mcp/npx-resolver.ts';
+import { defaultProtocolErasFile, fileProtocolEraStore } from '../adapters/mcp/protocol-eras.ts';
+import { tokenStoreFor } from '../auth/default-store.ts';
+import { agentDirFrom } from '../config/agent-dir.ts';
+import { createLogger } from '../logger.ts';
+import { SecretValues } from '../redact/index.ts';
+import { HOST_IDLE_MS, startHost } from './host-server.ts';
+import { hostDir, hostSocketPath, packageVersion } from './paths.ts';
+
+/** The host's log, beside its socket. */
+export const HOST_LOG_FILE = 'host.log';
+
+/** Resolves when the host has stopped; at once (with false) when another host owns the socket. */
+export async function serveHost(env: Record<string, string | undefined> = process.env): Promise<boolean> {
+  const agentDir = agentDirFrom(env, homedir());
+  // A host started for an agent dir that is gone (a late starter of a finished test) has nobody to serve.
+  if (!existsSync(agentDir)) return false;
+  const version = packageVersion(env);
+  const idle = Number(env.PI_MCP_ACTORS_HOST_IDLE_MS);
+  // The host process's known secrets: the servers it runs for every session, the tokens its sign-in
+  // store reads, for its log.
+  const secrets = new SecretValues();
+  const tokenStore = tokenStoreFor(agentDir);
+  tokenStore.shareSecrets(secrets);
+  const connector = withNpxResolution(
+    createMcpConnector({
+      tokenStore,
+      protocolEras: fileProtocolEraStore(defaultProtocolErasFile(agentDir)),
+    }),
+    defaultNpxCacheFile(agentDir),
+    defaultNpxPackageRoot(agentDir),
+  );
+  let exited!: () => void;
+  const stopped = new Promise<void>((resolve) => {
+    exited = resolve;
+  });
+  const host = await startHost({
+    socketPath: hostSocketPath(agentDir, version),
+    version,
+    connector,
+    idleMs: Number.isFinite(idle) && idle > 0 ? idle : HOST_IDLE_MS,
+    onExit: () => exited(),
+    secrets,
+    logger: createLogger({ file: join(hostDir(agentDir), HOST_LOG_FILE), known: secrets }),
+  });
+  if (host.outcome === 'taken') return false;
+  process.title = 'pi-mcp-actors-host';
+  const stop = () => void host.close();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  // A session's terminal closing must not end the host it started.
+  process.on('SIGHUP', () => {});
+  await stopped;
+  return true;
+}

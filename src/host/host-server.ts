@@ -1,0 +1,312 @@
+// The shared host: one process per user and package version that runs MCP servers for every Pi
+// session, subagent and CLI call attached to its Unix socket. Each session is a client with its own
+// ids: its calls, cancellations and progress are kept per client, so nothing one session sends or
+// receives reaches another (./instance.ts routes what the servers send).
+//
+// It exits when no session has been attached for `idleMs` (PI_MCP_ACTORS_HOST_IDLE_MS, default
+// HOST_IDLE_MS), closing every server it runs.
+
+import { unlinkSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { dirname } from 'node:path';
+import type { CallOptions, Connection, Connector } from '../adapters/mcp/connection-port.ts';
+import { type Logger, nullLogger } from '../logger.ts';
+import type { SecretValues } from '../redact/index.ts';
+import { Asks } from './asks.ts';
+import { type ListenOutcome, listenExclusive } from './exclusive-listen.ts';
+import { type Attachment, Instance } from './instance.ts';
+import { instanceKey } from './instance-key.ts';
+import { LineChannel } from './line-channel.ts';
+import { ensurePrivateDir } from './paths.ts';
+import type {
+  ClientMessage,
+  HostMessage,
+  HostStatus,
+  InstanceRequest,
+  Operation,
+  OperationResult,
+} from './protocol.ts';
+import { toWire } from './wire-error.ts';
+
+/** How long the host stays up with no session attached. */
+export const HOST_IDLE_MS = 10 * 60_000;
+
+export interface HostOptions {
+  socketPath: string;
+  version: string;
+  connector: Connector;
+  idleMs?: number;
+  /** Called once the host has stopped (idle, or close()). */
+  onExit?: () => void;
+  /** What the host did (servers started, failed, closed; its own start and stop). */
+  logger?: Logger;
+  /** The host's known secrets (its log redacts with them): its servers' and what connecting learns. */
+  secrets: SecretValues;
+}
+
+export interface RunningHost {
+  readonly outcome: ListenOutcome;
+  status(): HostStatus;
+  close(): Promise<void>;
+}
+
+interface Client {
+  readonly id: number;
+  readonly channel: LineChannel<ClientMessage, HostMessage>;
+  send(message: HostMessage): boolean;
+  pid: number;
+  label: string;
+  greeted: boolean;
+  readonly attachments: Map<number, Attachment>;
+  readonly calls: Map<number, { controller: AbortController; attachment: Attachment }>;
+}
+
+export async function startHost(options: HostOptions): Promise<RunningHost> {
+  const idleMs = options.idleMs ?? HOST_IDLE_MS;
+  const log = options.logger ?? nullLogger;
+  const { secrets } = options;
+  const connector: Connector = (definition, connectOptions) =>
+    options.connector(definition, { ...connectOptions, secrets });
+  const startedAt = Date.now();
+  const clients = new Set<Client>();
+  const instances = new Map<string, Instance>();
+  const asks = new Asks();
+  let nextClient = 1;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let closing: Promise<void> | undefined;
+
+  const server: Server = createServer((socket) => accept(socket));
+  ensurePrivateDir(dirname(options.socketPath));
+  const outcome = await listenExclusive(server, options.socketPath);
+  const host: RunningHost = { outcome, status, close };
+  if (outcome === 'taken') {
+    server.close();
+    return host;
+  }
+  log.info('host started', { version: options.version, pid: process.pid, socket: options.socketPath });
+  armIdle();
+  return host;
+
+  function armIdle(): void {
+    clearTimeout(idleTimer);
+    if (clients.size > 0 || closing) return;
+    idleTimer = setTimeout(() => {
+      log.info('no session attached: the host stops', { idleMs });
+      void close();
+    }, idleMs);
+  }
+
+  function accept(socket: Socket): void {
+    clearTimeout(idleTimer);
+    const client: Client = {
+      id: nextClient++,
+      channel: new LineChannel<ClientMessage, HostMessage>(
+        socket,
+        (message) => onMessage(client, message),
+        () => onClientGone(client),
+      ),
+      send: (message) => client.channel.send(message),
+      pid: 0,
+      label: '',
+      greeted: false,
+      attachments: new Map(),
+      calls: new Map(),
+    };
+    clients.add(client);
+  }
+
+  function onClientGone(client: Client): void {
+    clients.delete(client);
+    for (const { controller } of client.calls.values()) controller.abort();
+    client.calls.clear();
+    for (const attachment of client.attachments.values()) attachment.instance.detach(attachment);
+    client.attachments.clear();
+    armIdle();
+  }
+
+  function onMessage(client: Client, message: ClientMessage): void {
+    if (!client.greeted) {
+      if (message.t !== 'hello') return void client.channel.socket.destroy();
+      client.greeted = true;
+      client.pid = message.pid;
+      client.label = message.label;
+      client.send({ t: 'welcome', version: options.version, pid: process.pid });
+      // A session of another version hears ours and goes its own way.
+      if (message.version !== options.version) client.channel.close();
+      return;
+    }
+    switch (message.t) {
+      case 'attach':
+        return void attach(client, message.a, message.request);
+      case 'detach': {
+        const attachment = client.attachments.get(message.a);
+        if (!attachment) return;
+        client.attachments.delete(message.a);
+        for (const [id, call] of client.calls)
+          if (call.attachment === attachment) {
+            call.controller.abort();
+            client.calls.delete(id);
+          }
+        attachment.instance.detach(attachment);
+        return;
+      }
+      case 'call':
+        return void call(client, message);
+      case 'cancel':
+        // Only the caller's own call: the id is looked up among this client's calls alone.
+        return void client.calls.get(message.id)?.controller.abort();
+      case 'answer':
+        asks.answer(client.id, message.ask, message);
+        return;
+      case 'status':
+        return void client.send({ t: 'status', status: status() });
+      default:
+        return;
+    }
+  }
+
+  async function attach(client: Client, a: number, request: InstanceRequest): Promise<void> {
+    let key: string;
+    try {
+      key = instanceKey(request);
+    } catch {
+      client.send({
+        t: 'attach-failed',
+        a,
+        error: { name: 'Error', message: 'The attach request is malformed.' },
+      });
+      return;
+    }
+    let instance = instances.get(key);
+    if (!instance) {
+      // The host's log passes the one redaction: it learns this server's secrets as a session does.
+      secrets.addDefinitions([request.definition]);
+      instance = new Instance(key, request, connector, asks, forget, idleMs, log);
+      instances.set(key, instance);
+    }
+    const attachment: Attachment = { client, a, instance, inFlight: 0 };
+    instance.attach(attachment);
+    client.attachments.set(a, attachment);
+    try {
+      const connection = await instance.ready;
+      if (client.attachments.get(a) !== attachment) return;
+      client.send({
+        t: 'attached',
+        a,
+        instance: key,
+        catalog: connection.catalog,
+        ...(connection.pid === undefined ? {} : { pid: connection.pid }),
+        stderrTail: connection.stderrTail(),
+      });
+    } catch (error) {
+      client.attachments.delete(a);
+      instance.detach(attachment);
+      client.send({ t: 'attach-failed', a, error: toWire(error) });
+    }
+  }
+
+  function forget(instance: Instance): void {
+    if (instances.get(instance.key) === instance) instances.delete(instance.key);
+  }
+
+  async function call(client: Client, message: Extract<ClientMessage, { t: 'call' }>): Promise<void> {
+    const { id } = message;
+    const attachment = client.attachments.get(message.a);
+    const connection = attachment?.instance.connection;
+    if (!attachment || !connection || attachment.instance.state !== 'connected') {
+      client.send({
+        t: 'failed',
+        id,
+        error: { name: 'CallError', kind: 'closed', message: 'The shared server is no longer running.' },
+      });
+      return;
+    }
+    const controller = new AbortController();
+    client.calls.set(id, { controller, attachment });
+    attachment.inFlight++;
+    try {
+      const value = await run(connection, message.operation, {
+        signal: controller.signal,
+        ...(message.timeoutMs === undefined ? {} : { timeoutMs: message.timeoutMs }),
+        ...(message.resetTimeoutOnProgress === undefined
+          ? {}
+          : { resetTimeoutOnProgress: message.resetTimeoutOnProgress }),
+        ...(message.progress
+          ? { onProgress: (progress) => client.send({ t: 'progress', id, progress }) }
+          : {}),
+      });
+      client.send({ t: 'result', id, value });
+    } catch (error) {
+      client.send({ t: 'failed', id, error: toWire(error) });
+    } finally {
+      attachment.inFlight--;
+      client.calls.delete(id);
+    }
+  }
+
+  function status(): HostStatus {
+    return {
+      version: options.version,
+      pid: process.pid,
+      socket: options.socketPath,
+      startedAt,
+      clients: [...clients]
+        .filter((c) => c.greeted)
+        .map((c) => ({
+          id: c.id,
+          pid: c.pid,
+          label: c.label,
+          attachments: c.attachments.size,
+          inFlight: c.calls.size,
+        })),
+      instances: [...instances.values()].map((i) => ({
+        key: i.key,
+        server: i.request.definition.name,
+        share: i.request.share,
+        ...(i.request.share === 'project' && i.request.project ? { project: i.request.project } : {}),
+        state: i.state,
+        ...(i.connection?.pid === undefined ? {} : { pid: i.connection.pid }),
+        attached: i.attachments.size,
+        inFlight: i.inFlight,
+      })),
+    };
+  }
+
+  function close(): Promise<void> {
+    closing ??= (async () => {
+      clearTimeout(idleTimer);
+      server.close();
+      for (const client of clients) client.channel.socket.destroy();
+      await Promise.allSettled([...instances.values()].map((i) => i.close()));
+      try {
+        unlinkSync(options.socketPath);
+      } catch {}
+      log.info('host stopped');
+      options.onExit?.();
+    })();
+    return closing;
+  }
+}
+
+/** One operation of a session on the instance's connection, as its own upstream request. */
+function run(connection: Connection, operation: Operation, options: CallOptions): Promise<OperationResult> {
+  const { signal } = options;
+  switch (operation.op) {
+    case 'callTool':
+      return connection.callTool(operation.name, operation.args, options);
+    case 'readResource':
+      return connection.readResource(operation.uri, options);
+    case 'getPrompt':
+      return connection.getPrompt(operation.name, operation.args, options);
+    case 'listTools':
+      return connection.listTools(signal);
+    case 'listResources':
+      return connection.listResources(signal);
+    case 'listResourceTemplates':
+      return connection.listResourceTemplates(signal);
+    case 'listPrompts':
+      return connection.listPrompts(signal);
+    case 'ping':
+      return connection.ping ? connection.ping(signal).then(() => null) : Promise.resolve(null);
+  }
+}

@@ -1,0 +1,128 @@
+// The shared host's wire protocol: newline-delimited JSON over the host's Unix socket, between the
+// host (src/host/) and the sessions attached to it (src/adapters/host/). Types only.
+//
+// Every id on this wire belongs to the side that made it: a session's call ids and attachment ids are
+// its own (the host keys them by client), and the host's ask ids are the host's. Nothing a session
+// sends names another session's request.
+
+import type {
+  CallToolResult,
+  ConnectErrorKind,
+  ConnectionEvent,
+  ElicitRequest,
+  GetPromptResult,
+  Progress,
+  PromptDescriptor,
+  ReadResourceResult,
+  ResourceDescriptor,
+  ResourceTemplateDescriptor,
+  Root,
+  SamplingRequest,
+  ServerCatalog,
+  ToolDescriptor,
+} from '../adapters/mcp/connection-port.ts';
+import type { ServerDefinition, ShareScope } from '../config/types.ts';
+
+export type { ShareScope };
+
+/** The server requests a session answers (declared to the server as client capabilities). */
+export interface AnsweredRequests {
+  roots: boolean;
+  elicit: boolean;
+  sample: boolean;
+}
+
+/** What a session asks the host to run: the instance key is computed from all of it. */
+export interface InstanceRequest {
+  definition: ServerDefinition;
+  share: Exclude<ShareScope, 'session'>;
+  /** The project folder (share `project`). */
+  project?: string;
+  /** The roots the session gives this server, when it answers roots/list. */
+  roots?: Root[];
+  answers: AnsweredRequests;
+  protocolErasFile?: string;
+}
+
+export type Operation =
+  | { op: 'callTool'; name: string; args: Record<string, unknown> }
+  | { op: 'readResource'; uri: string }
+  | { op: 'getPrompt'; name: string; args: Record<string, string> }
+  | { op: 'listTools' }
+  | { op: 'listResources' }
+  | { op: 'listResourceTemplates' }
+  | { op: 'listPrompts' }
+  | { op: 'ping' };
+
+export type OperationResult =
+  | CallToolResult
+  | ReadResourceResult
+  | GetPromptResult
+  | ToolDescriptor[]
+  | ResourceDescriptor[]
+  | ResourceTemplateDescriptor[]
+  | PromptDescriptor[]
+  | null;
+
+/** An error as it crosses the wire: rebuilt on the session's side as the same class. */
+export interface WireError {
+  name: 'CallError' | 'ConnectError' | 'HostRefusal' | 'Error';
+  message: string;
+  kind?: string;
+  code?: number;
+  status?: number;
+  stderrTail?: string;
+}
+
+export type ConnectFailure = WireError & { name: 'ConnectError'; kind: ConnectErrorKind };
+
+export type AskKind = 'elicit' | 'sample';
+
+export type ClientMessage =
+  | { t: 'hello'; version: string; pid: number; label: string }
+  | { t: 'attach'; a: number; request: InstanceRequest }
+  | { t: 'detach'; a: number }
+  | {
+      t: 'call';
+      id: number;
+      a: number;
+      operation: Operation;
+      timeoutMs?: number;
+      resetTimeoutOnProgress?: boolean;
+      progress: boolean;
+    }
+  | { t: 'cancel'; id: number }
+  | { t: 'answer'; ask: number; value?: unknown; error?: WireError }
+  | { t: 'status' };
+
+export type HostMessage =
+  | { t: 'welcome'; version: string; pid: number }
+  | { t: 'attached'; a: number; instance: string; catalog: ServerCatalog; pid?: number; stderrTail: string }
+  | { t: 'attach-failed'; a: number; error: WireError }
+  | { t: 'result'; id: number; value: OperationResult }
+  | { t: 'failed'; id: number; error: WireError }
+  | { t: 'progress'; id: number; progress: Progress }
+  | { t: 'event'; a: number; event: ConnectionEvent }
+  | { t: 'log'; a: number; level: string; text: string }
+  | { t: 'ask'; ask: number; a: number; kind: 'elicit'; request: ElicitRequest }
+  | { t: 'ask'; ask: number; a: number; kind: 'sample'; request: SamplingRequest }
+  | { t: 'ask-cancelled'; ask: number }
+  | { t: 'status'; status: HostStatus };
+
+export interface HostStatus {
+  version: string;
+  pid: number;
+  socket: string;
+  startedAt: number;
+  clients: Array<{ id: number; pid: number; label: string; attachments: number; inFlight: number }>;
+  instances: Array<{
+    key: string;
+    server: string;
+    share: ShareScope;
+    project?: string;
+    state: 'connecting' | 'connected' | 'failed';
+    pid?: number;
+    attached: number;
+    inFlight: number;
+  }>;
+}

@@ -1,0 +1,94 @@
+// Two `pi -p` sessions in the real Pi with `settings.sharedHost`: the first starts the shared host and
+// the server in it; the second attaches to that warm server (same host, same server process, nothing
+// started); the host outlives both sessions, and stops by pid at the end.
+
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HostClient } from '../../src/adapters/host/host-client.ts';
+import { socketOf } from '../../src/adapters/host/start-host.ts';
+import { packageVersion } from '../../src/host/paths.ts';
+import type { HostStatus } from '../../src/host/protocol.ts';
+import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
+import {
+  EXTENSION,
+  markedProcesses,
+  stdioEntry,
+  TOOL_SEARCH,
+  toolResultFor,
+  uniqueMarker,
+} from './harness/mcp.ts';
+import { isRunning } from './harness/processes.ts';
+import { runPiPrint } from './harness/run-pi.ts';
+import { createWorld, type World } from './harness/world.ts';
+
+let world: World | undefined;
+const hostPids = new Set<number>();
+
+beforeAll(async () => {
+  await ensurePi();
+}, ENSURE_PI_TIMEOUT_MS);
+
+afterEach(async () => {
+  for (const pid of hostPids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {}
+  }
+  await vi.waitFor(() => expect([...hostPids].filter(isRunning)).toEqual([]), 10_000);
+  hostPids.clear();
+  await world?.cleanup();
+  world = undefined;
+});
+
+async function hostStatus(agentDir: string): Promise<HostStatus> {
+  const client = await HostClient.open(socketOf({ agentDir }), packageVersion(), 'pi-mcp-actors host');
+  try {
+    const status = await client.status();
+    hostPids.add(status.pid);
+    return status;
+  } finally {
+    client.close();
+  }
+}
+
+const turn = (id: string, text: string) => [
+  { toolCalls: [{ id: `${id}_search`, name: TOOL_SEARCH, arguments: { query: 'select:fx__echo' } }] },
+  { toolCalls: [{ id: `${id}_call`, name: 'fx__echo', arguments: { text } }] },
+  { text: `${id} done` },
+];
+
+describe('the shared host in the real Pi', () => {
+  it('a second pi -p session calls the server the first one started, in the same host', async () => {
+    const marker = uniqueMarker('shared');
+    world = await createWorld({
+      script: [...turn('first', 'from the first session'), ...turn('second', 'from the second session')],
+      mcpJson: {
+        settings: { sharedHost: true },
+        mcpServers: { fx: stdioEntry(marker, [], { inheritEnv: false }) },
+      },
+    });
+    const agentDir = world.dir.env.PI_CODING_AGENT_DIR!;
+
+    const first = await runPiPrint({ dir: world.dir, extensions: [EXTENSION], prompt: 'Echo once' });
+    expect(first.code, first.stderr).toBe(0);
+    expect(toolResultFor(world.llm.requests[2]!.body as never, 'first_call')).toContain(
+      'from the first session',
+    );
+    const warm = await hostStatus(agentDir);
+    // The session ended; the host and its server stay, warm, with nobody attached.
+    expect(warm.instances).toEqual([
+      expect.objectContaining({ server: 'fx', state: 'connected', attached: 0 }),
+    ]);
+    expect(markedProcesses(marker)).toHaveLength(1);
+
+    const second = await runPiPrint({ dir: world.dir, extensions: [EXTENSION], prompt: 'Echo again' });
+    expect(second.code, second.stderr).toBe(0);
+    expect(toolResultFor(world.llm.requests[5]!.body as never, 'second_call')).toContain(
+      'from the second session',
+    );
+    const after = await hostStatus(agentDir);
+    expect(after.pid).toBe(warm.pid);
+    expect(after.instances).toEqual([expect.objectContaining({ server: 'fx', pid: warm.instances[0]!.pid })]);
+    expect(markedProcesses(marker)).toHaveLength(1);
+    expect(world.llm.errors).toEqual([]);
+  });
+});

@@ -1,0 +1,120 @@
+// Shared-host tests: a temp agent dir (so the host's socket is private to the test), the real host
+// process started on demand by the sessions' connectors, and cleanup by pid.
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { vi } from 'vitest';
+import { HostClient } from '../../../src/adapters/host/host-client.ts';
+import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
+import { sharedHostConnector } from '../../../src/adapters/host/shared-connector.ts';
+import { socketOf } from '../../../src/adapters/host/start-host.ts';
+import type { Connection, ConnectOptions, HostRequests } from '../../../src/adapters/mcp/connection-port.ts';
+import { connectMcp } from '../../../src/adapters/mcp/index.ts';
+import type { ServerDefinition } from '../../../src/config/types.ts';
+import { packageVersion } from '../../../src/host/paths.ts';
+import type { HostStatus } from '../../../src/host/protocol.ts';
+import { isAlive } from '../../fixtures/servers/spawn.ts';
+
+// A host that started late (the loser of a race, spawned under load) idles out soon instead of in 10 min.
+process.env.PI_MCP_ACTORS_HOST_IDLE_MS ??= '5000';
+
+export interface Session {
+  connect(
+    definition: ServerDefinition,
+    host?: HostRequests,
+    project?: string,
+    options?: { signal: AbortSignal },
+  ): Promise<Connection>;
+  /** Connections that ran in the session (the host could not be used). */
+  inSession: number;
+}
+
+export class HostWorld {
+  readonly root = mkdtempSync(join(tmpdir(), 'pmh-'));
+  readonly agentDir = join(this.root, 'a');
+  readonly project = join(this.root, 'p');
+  private readonly hostPids = new Set<number>();
+  private readonly connections: Connection[] = [];
+
+  constructor(readonly version = packageVersion()) {
+    mkdirSync(this.agentDir, { recursive: true });
+    mkdirSync(this.project, { recursive: true });
+  }
+
+  get socket(): string {
+    return socketOf({ agentDir: this.agentDir, version: this.version });
+  }
+
+  /** A session: its own line to the host (as one Pi runtime has). */
+  session(label = 'test session'): Session {
+    const session: Session = {
+      inSession: 0,
+      connect: async (definition, host, project = this.project, given) => {
+        const options: ConnectOptions = {
+          signal: given?.signal ?? new AbortController().signal,
+          ...(host ? { host } : {}),
+        };
+        const connection = await connectorFor(project)(definition, options);
+        this.connections.push(connection);
+        if (connection instanceof HostConnection) {
+          const status = await this.status();
+          if (status) this.hostPids.add(status.pid);
+        }
+        return connection;
+      },
+    };
+    const connectorFor = sharedHostConnector(
+      { agentDir: this.agentDir, version: this.version, label },
+      (definition, options) => {
+        session.inSession++;
+        return connectMcp(definition, options);
+      },
+    );
+    return session;
+  }
+
+  /** The host's status, or undefined when none answers. */
+  async status(): Promise<HostStatus | undefined> {
+    let client: HostClient;
+    try {
+      client = await HostClient.open(this.socket, this.version, 'pi-mcp-actors host');
+    } catch {
+      return undefined;
+    }
+    try {
+      const status = await client.status();
+      this.hostPids.add(status.pid);
+      return status;
+    } finally {
+      client.close();
+    }
+  }
+
+  remember(pid: number): void {
+    this.hostPids.add(pid);
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.allSettled(this.connections.splice(0).map((c) => c.close()));
+    for (const pid of this.hostPids) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {}
+    }
+    await vi.waitFor(() => {
+      for (const pid of this.hostPids) if (isAlive(pid)) throw new Error(`host ${pid} still running`);
+    }, 10_000);
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** vi.waitFor with room for a loaded machine (the host and its servers are real processes). */
+export function eventually<T>(check: () => T | Promise<T>, timeout = 10_000): Promise<T> {
+  return vi.waitFor(check, timeout);
+}
+
+/** Sessions not counted by `pi-mcp-actors host` (the status probe is a client too). */
+export function sessionsOf(status: HostStatus | undefined): HostStatus['clients'] {
+  return (status?.clients ?? []).filter((c) => c.label !== 'pi-mcp-actors host');
+}

@@ -1,0 +1,263 @@
+// Routing through the real shared host, one test per message kind (after CVE-2026-25536, where one
+// server reused across clients leaked responses, progress, sampling and elicitation to the wrong one):
+// two sessions, each with its own line to the host, on one warm server instance.
+
+import { mkdirSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
+import { CallError } from '../../../src/adapters/mcp/call-error.ts';
+import type {
+  ConnectionEvent,
+  ElicitRequest,
+  HostRequests,
+  Progress,
+  SamplingRequest,
+} from '../../../src/adapters/mcp/connection-port.ts';
+import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
+import { EVERYTHING_ENTRY } from '../../fixtures/servers/spawn.ts';
+import { definition } from '../../support/config.ts';
+import { eventually, HostWorld, sessionsOf } from './harness.ts';
+
+let world: HostWorld;
+
+beforeEach(() => {
+  world = new HostWorld();
+});
+
+afterEach(async () => {
+  await world.dispose();
+});
+
+const fixture = () => stdioDefinition([], { inheritEnv: false });
+const textOf = (result: { content: Array<{ type: string; text?: string }> }) =>
+  result.content.map((c) => c.text ?? '').join('');
+
+describe('two sessions on one shared server', () => {
+  it('share one warm instance: the second attach starts nothing', async () => {
+    const a = await world.session('A').connect(fixture());
+    const b = await world.session('B').connect(fixture());
+    expect(a).toBeInstanceOf(HostConnection);
+    expect((b as HostConnection).instance).toBe((a as HostConnection).instance);
+    expect(b.pid).toBe(a.pid);
+    const status = await world.status();
+    expect(sessionsOf(status)).toHaveLength(2);
+    expect(status?.instances).toEqual([
+      expect.objectContaining({ server: 'fixture-stdio', state: 'connected', attached: 2, share: 'project' }),
+    ]);
+  });
+
+  it('responses: the same request ids from both sessions get each its own answer', async () => {
+    const a = await world.session('A').connect(fixture());
+    const b = await world.session('B').connect(fixture());
+    // Each client numbers its calls from the same start: the host keys them by client.
+    const calls = Array.from({ length: 20 }, (_, i) =>
+      Promise.all([
+        a.callTool('echo', { text: `A${i}` }).then(textOf),
+        b.callTool('echo', { text: `B${i}` }).then(textOf),
+      ]),
+    );
+    const answers = await Promise.all(calls);
+    answers.forEach(([fromA, fromB], i) => {
+      expect(fromA).toContain(`A${i}`);
+      expect(fromA).not.toContain('B');
+      expect(fromB).toContain(`B${i}`);
+      expect(fromB).not.toContain('A');
+    });
+  });
+
+  it("progress: each session hears only its own call's progress", async () => {
+    const a = await world.session('A').connect(fixture());
+    const b = await world.session('B').connect(fixture());
+    const heardA: Progress[] = [];
+    const heardB: Progress[] = [];
+    await Promise.all([
+      a.callTool('progress', { steps: 3, intervalMs: 10 }, { onProgress: (p) => heardA.push(p) }),
+      b.callTool('progress', { steps: 5, intervalMs: 10 }, { onProgress: (p) => heardB.push(p) }),
+    ]);
+    expect(heardA.map((p) => p.total)).toEqual([3, 3, 3]);
+    expect(heardB.map((p) => p.total)).toEqual([5, 5, 5, 5, 5]);
+  });
+
+  it("cancellation: B's cancel ends only B's call", async () => {
+    const a = await world.session('A').connect(fixture());
+    const b = await world.session('B').connect(fixture());
+    const stopA = new AbortController();
+    const stopB = new AbortController();
+    const callA = a.callTool('hang', {}, { signal: stopA.signal, timeoutMs: 20_000 });
+    callA.catch(() => {});
+    const callB = b.callTool('hang', {}, { signal: stopB.signal, timeoutMs: 20_000 });
+    await eventually(async () => expect((await world.status())?.instances[0]?.inFlight).toBe(2));
+    stopB.abort();
+    await expect(callB).rejects.toMatchObject({ kind: 'aborted' });
+    // The server saw exactly one cancellation, and A's call is still running.
+    await eventually(async () => {
+      const seen = JSON.parse(textOf(await b.callTool('cancellations', {}))) as unknown[];
+      expect(seen).toHaveLength(1);
+    });
+    await eventually(async () => expect((await world.status())?.instances[0]?.inFlight).toBe(1));
+    stopA.abort();
+    await expect(callA).rejects.toBeInstanceOf(CallError);
+  });
+
+  it('list_changed reaches every attached session', async () => {
+    const a = await world.session('A').connect(fixture());
+    const b = await world.session('B').connect(fixture());
+    const eventsA: ConnectionEvent[] = [];
+    const eventsB: ConnectionEvent[] = [];
+    a.onEvent((e) => eventsA.push(e));
+    b.onEvent((e) => eventsB.push(e));
+    await a.callTool('change_lists', {});
+    await eventually(() => {
+      expect(eventsA.map((e) => e.type)).toEqual(
+        expect.arrayContaining(['tools-changed', 'resources-changed']),
+      );
+      expect(eventsB.map((e) => e.type)).toEqual(
+        expect.arrayContaining(['tools-changed', 'resources-changed']),
+      );
+    });
+    // And the new tool is listed to both, by the one server.
+    expect((await b.listTools()).map((t) => t.name)).toContain('added_1');
+  });
+
+  it('a call after the other session detached still works; the detached one is not told anything', async () => {
+    const a = await world.session('A').connect(fixture());
+    const b = await world.session('B').connect(fixture());
+    const eventsB: ConnectionEvent[] = [];
+    b.onEvent((e) => eventsB.push(e));
+    await b.close();
+    await a.callTool('change_lists', {});
+    expect(textOf(await a.callTool('echo', { text: 'still here' }))).toContain('still here');
+    expect(eventsB).toEqual([]);
+    await expect(b.callTool('echo', { text: 'x' })).rejects.toMatchObject({ kind: 'closed' });
+  });
+});
+
+describe('server requests go to the session whose call caused them', () => {
+  const everything = () =>
+    definition({
+      name: 'everything',
+      command: process.execPath,
+      args: [EVERYTHING_ENTRY],
+      inheritEnv: false,
+      startupTimeoutMs: 20_000,
+      requestTimeoutMs: 20_000,
+    });
+
+  function answering(name: string, seen: string[]): HostRequests {
+    return {
+      sample: async (request: SamplingRequest) => {
+        seen.push(`sample:${JSON.stringify(request.messages[0]?.content)}`);
+        return {
+          model: `model-of-${name}`,
+          role: 'assistant',
+          content: { type: 'text', text: `from ${name}` },
+        };
+      },
+      elicit: async (request: ElicitRequest) => {
+        seen.push(`elicit:${request.mode}`);
+        return { action: 'decline' };
+      },
+      roots: () => [{ uri: 'file:///shared-project', name: 'project' }],
+    };
+  }
+
+  it('sampling caused by A reaches only A', async () => {
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    const a = await world.session('A').connect(everything(), answering('A', seenA));
+    const b = await world.session('B').connect(everything(), answering('B', seenB));
+    expect((b as HostConnection).instance).toBe((a as HostConnection).instance);
+    const result = await a.callTool('trigger-sampling-request', { prompt: 'hello', maxTokens: 10 });
+    expect(JSON.stringify(result)).toContain('from A');
+    expect(seenA.filter((s) => s.startsWith('sample'))).toHaveLength(1);
+    expect(seenB).toEqual([]);
+  });
+
+  it('an elicitation caused by B reaches only B', async () => {
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    const a = await world.session('A').connect(everything(), answering('A', seenA));
+    const b = await world.session('B').connect(everything(), answering('B', seenB));
+    await b.callTool('trigger-elicitation-request', {});
+    expect(seenB).toEqual(['elicit:form']);
+    expect(seenA).toEqual([]);
+    void a;
+  });
+
+  it('roots/list is answered with the roots the instance was started for', async () => {
+    const seen: string[] = [];
+    const a = await world.session('A').connect(everything(), answering('A', seen));
+    const result = await a.callTool('get-roots-list', {});
+    expect(JSON.stringify(result)).toContain('file:///shared-project');
+  });
+});
+
+describe('instances are keyed by what they run', () => {
+  it('project scope: another project folder gets its own instance; user scope: one for all', async () => {
+    const other = `${world.root}/other`;
+    mkdirSync(other);
+    const a = await world.session('A').connect(fixture());
+    const b = await world.session('B').connect(fixture(), undefined, other);
+    expect((b as HostConnection).instance).not.toBe((a as HostConnection).instance);
+    const userA = await world.session('A').connect(stdioDefinition([], { inheritEnv: false, share: 'user' }));
+    const userB = await world
+      .session('B')
+      .connect(stdioDefinition([], { inheritEnv: false, share: 'user' }), undefined, other);
+    expect((userB as HostConnection).instance).toBe((userA as HostConnection).instance);
+    expect((await world.status())?.instances).toHaveLength(3);
+  });
+
+  it('different env values: different instances; a different name for the same server: shared', async () => {
+    const a = await world
+      .session('A')
+      .connect(stdioDefinition([], { inheritEnv: false, env: { MODE: 'one' } }));
+    const b = await world
+      .session('B')
+      .connect(stdioDefinition([], { inheritEnv: false, env: { MODE: 'two' } }));
+    const c = await world
+      .session('C')
+      .connect(stdioDefinition([], { name: 'renamed', inheritEnv: false, env: { MODE: 'one' } }));
+    expect((b as HostConnection).instance).not.toBe((a as HostConnection).instance);
+    expect((c as HostConnection).instance).toBe((a as HostConnection).instance);
+  });
+
+  it('a server that cannot start fails the same way as in the session, and the next attach tries again', async () => {
+    const broken = () => stdioDefinition([], { inheritEnv: false, command: `${world.root}/no-such-command` });
+    const session = world.session('A');
+    await expect(session.connect(broken())).rejects.toMatchObject({ name: 'ConnectError', kind: 'spawn' });
+    expect((await world.status())?.instances).toEqual([]);
+    await expect(session.connect(broken())).rejects.toMatchObject({ name: 'ConnectError', kind: 'spawn' });
+    expect(session.inSession).toBe(0);
+  });
+
+  it('a connect aborted while the server starts leaves nothing attached; a hung start times out in the host', async () => {
+    const hanging = (startupTimeoutMs: number) =>
+      stdioDefinition(['--hang-initialize'], { inheritEnv: false, startupTimeoutMs });
+    const stop = new AbortController();
+    const session = world.session('A');
+    const connectOptions = { signal: stop.signal };
+    const attempt = session.connect(hanging(60_000), undefined, undefined, connectOptions);
+    await eventually(
+      async () =>
+        expect((await world.status())?.instances).toEqual([expect.objectContaining({ state: 'connecting' })]),
+      15_000,
+    );
+    stop.abort();
+    await expect(attempt).rejects.toMatchObject({ name: 'ConnectError', kind: 'aborted' });
+    await eventually(async () => expect((await world.status())?.instances[0]?.attached).toBe(0));
+
+    await expect(world.session('B').connect(hanging(300))).rejects.toMatchObject({
+      name: 'ConnectError',
+      kind: 'timeout',
+      message: expect.stringContaining('did not start within 300 ms'),
+    });
+  });
+
+  it('share "session" runs in the session, as without the host', async () => {
+    const session = world.session('A');
+    const connection = await session.connect(stdioDefinition([], { inheritEnv: false, share: 'session' }));
+    expect(connection).not.toBeInstanceOf(HostConnection);
+    expect(session.inSession).toBe(1);
+    expect(await world.status()).toBeUndefined();
+  });
+});

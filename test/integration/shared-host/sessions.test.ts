@@ -1,0 +1,118 @@
+// Two Pi sessions (the whole extension, bridgePi) with `settings.sharedHost`: one warm server in the
+// host for both, each session's own server actor mirroring it; an elicitation caused by one session's
+// call shows in that session's UI only. Without the setting, nothing is shared (the default).
+
+import { existsSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from 'xstate';
+import { connectMcp } from '../../../src/adapters/mcp/index.ts';
+import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
+import { EVERYTHING_ENTRY, stdioFixture } from '../../fixtures/servers/spawn.ts';
+import { RecordingPi } from '../../support/recording-pi.ts';
+import { HostWorld, sessionsOf } from './harness.ts';
+
+let world: HostWorld;
+const bridges: PiBridge[] = [];
+
+beforeEach(() => {
+  world = new HostWorld();
+});
+
+afterEach(async () => {
+  for (const bridge of bridges.splice(0)) {
+    const runtime = await bridge.runtime();
+    await runtime.stop();
+    runtime.dispose();
+  }
+  await world.dispose();
+});
+
+function configure(settings: Record<string, unknown>): void {
+  const fixture = stdioFixture();
+  writeFileSync(
+    `${world.agentDir}/mcp.json`,
+    JSON.stringify({
+      settings,
+      mcpServers: {
+        fixture: { ...fixture, inheritEnv: false, lifecycle: 'eager' },
+        everything: {
+          command: process.execPath,
+          args: [EVERYTHING_ENTRY],
+          inheritEnv: false,
+          lifecycle: 'eager',
+        },
+      },
+    }),
+  );
+}
+
+async function piSession() {
+  const pi = new RecordingPi(world.project);
+  const bridge = bridgePi(pi, {
+    connector: connectMcp,
+    env: { PI_CODING_AGENT_DIR: world.agentDir },
+    homeDir: world.root,
+  });
+  bridges.push(bridge);
+  await pi.emit('session_start', {});
+  const runtime = await bridge.runtime();
+  // Eager servers connect at start; server-everything adds its elicitation tool for the capability.
+  await waitFor(
+    runtime.actor,
+    (s) =>
+      (s.context.catalogs.fixture?.tools.length ?? 0) > 0 &&
+      (s.context.catalogs.everything?.tools.some((t) => t.name === 'trigger-elicitation-request') ?? false),
+    { timeout: 30_000 },
+  );
+  return { pi, runtime };
+}
+
+const text = (result: { content: Array<{ type: string; text?: string }> }) =>
+  result.content.map((c) => c.text ?? '').join('\n');
+
+describe('Pi sessions with settings.sharedHost', () => {
+  it('two sessions call one warm server; each actor mirrors it as connected', async () => {
+    configure({ sharedHost: true });
+    const a = await piSession();
+    const b = await piSession();
+    expect(text(await a.pi.callTool('fixture__echo', { text: 'from A' }))).toContain('from A');
+    expect(text(await b.pi.callTool('fixture__echo', { text: 'from B' }))).toContain('from B');
+    const status = await world.status();
+    expect(sessionsOf(status)).toHaveLength(2);
+    expect(status?.instances.map((i) => [i.server, i.attached]).sort()).toEqual([
+      ['everything', 2],
+      ['fixture', 2],
+    ]);
+    for (const { runtime } of [a, b]) {
+      const ref = runtime.servers().fixture!;
+      expect(ref.getSnapshot().matches('connected')).toBe(true);
+    }
+    // A session that ends detaches; the server stays warm for the next one.
+    await a.runtime.stop();
+    const after = await world.status();
+    expect(after?.instances).toContainEqual(expect.objectContaining({ server: 'fixture', attached: 1 }));
+    expect(sessionsOf(after)).toHaveLength(1);
+  });
+
+  it("an elicitation caused by A's call shows in A's UI only", async () => {
+    configure({ sharedHost: true });
+    const a = await piSession();
+    const b = await piSession();
+    a.pi.dialog = () => undefined; // Escape: the user cancels the form
+    const result = await a.pi.callTool('everything__trigger-elicitation-request', {});
+    expect(text(result)).toMatch(/cancel/i);
+    expect(a.pi.dialogs.length).toBeGreaterThan(0);
+    expect(b.pi.dialogs).toEqual([]);
+    expect((await world.status())?.instances).toContainEqual(
+      expect.objectContaining({ server: 'everything', attached: 2 }),
+    );
+  });
+
+  it('off by default: no host is started, servers run in the session', async () => {
+    configure({});
+    const a = await piSession();
+    expect(text(await a.pi.callTool('fixture__echo', { text: 'alone' }))).toContain('alone');
+    expect(existsSync(world.socket)).toBe(false);
+    expect(await world.status()).toBeUndefined();
+  });
+});
