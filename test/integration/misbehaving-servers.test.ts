@@ -72,6 +72,8 @@ describe('servers that misbehave', () => {
     expect(text(first)).toContain('quick__add');
     expect(text(first)).toMatch(/"slow" is still starting.*search again in a moment/s);
     expect(runtime.actor.getSnapshot().context.catalogs.slow).toBeUndefined();
+    // Its actor says so (what ToolSearch waited for, and what /mcp and the inspector show).
+    expect(runtime.servers().slow!.getSnapshot().matches({ connecting: 'listing' })).toBe(true);
 
     rmSync(gate);
     await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.slow), { timeout: 20_000 });
