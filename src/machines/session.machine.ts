@@ -294,7 +294,7 @@ export const sessionMachine = setup({
         if (id.startsWith('server:')) enqueue.sendTo(id, { type: 'CLOSE' });
       }
     }),
-    /** A disabled server that has closed its connection stops. */
+    /** A disabled server stops on the first status it reports after DISABLE (`closed`, its close ended). */
     stopDisabledServer: enqueueActions(({ event, enqueue }) => {
       if (event.type === 'SERVER.STATUS') enqueue.stopChild(serverId(event.name));
     }),
@@ -306,7 +306,7 @@ export const sessionMachine = setup({
         enqueue.sendTo(serverId(d.name), { type: 'RETRY' });
       }
     }),
-    // A disabled server closes its connection first (its `closed` status then stops it: see
+    // A disabled server closes its connection first (the status it reports next stops it: see
     // stopDisabledServer); one with nothing running stops at once.
     disableServer: enqueueActions(({ context, event, enqueue, self }) => {
       if (event.type !== 'DISABLE') return;
