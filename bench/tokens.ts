@@ -4,9 +4,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
-import { sessionDescription } from '../src/actors/describe-session.ts';
 import { buildCatalog } from '../src/catalog/catalog.ts';
 import type { LoadedConfig } from '../src/config/types.ts';
+import { sessionDescription } from '../src/session/describe-session.ts';
 import { TOOL_SEARCH_NAME, toolSearchParameters } from '../src/tools/tool-search.ts';
 import { loadedConfig } from '../test/support/config.ts';
 import {

@@ -19,6 +19,7 @@ import type { Connector, HostRequests } from '../adapters/mcp/connection-port.ts
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
+import { describeServers, statusLine } from '../commands/server-status.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig, Settings } from '../config/types.ts';
 import type { Logger } from '../logger.ts';
@@ -31,26 +32,30 @@ import {
   sessionMachine,
 } from '../machines/session.machine.ts';
 import type { SecretValues } from '../redact/index.ts';
+import {
+  awaitsDirectTools,
+  readSession,
+  type SessionStartup,
+  serverTools,
+} from '../session/describe-session.ts';
+import { ensureConnected, type ServerActorRef, type ServerUnavailable } from '../session/ensure-connected.ts';
+import type { HostPort } from '../session/host-port.ts';
+import { redactingHost, redactProgress, redactResult } from '../session/outbound.ts';
+import { type PromptOutcome, RegisteredPrompts, runPrompt } from '../session/prompts.ts';
+import { EVERY_TOOL_LIMIT, RegisteredTools } from '../session/registered-tools.ts';
+import { reportConfigDiagnostics } from '../session/report-diagnostics.ts';
+import { allowedRequests } from '../session/server-requests.ts';
+import { signInFirst, type WaitingServer } from '../session/unknown-tool.ts';
 import { plainText } from '../terminal-text.ts';
 import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
 import { type Surface, wordsFor } from '../tools/surface-words.ts';
 import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
-import { awaitsDirectTools, readSession, type SessionStartup, serverTools } from './describe-session.ts';
-import { ensureConnected, type ServerActorRef, type ServerUnavailable } from './ensure-connected.ts';
-import type { HostPort } from './host-port.ts';
-import { redactingHost, redactProgress, redactResult } from './outbound.ts';
-import { type PromptOutcome, RegisteredPrompts, runPrompt } from './prompts.ts';
-import { EVERY_TOOL_LIMIT, RegisteredTools } from './registered-tools.ts';
-import { reportConfigDiagnostics } from './report-diagnostics.ts';
 import { serverLogicWith } from './server-actor.ts';
-import { allowedRequests } from './server-requests.ts';
-import { describeServers, statusLine } from './server-status.ts';
 import { serversClosedLogic } from './servers-closed.ts';
 import { sessionRecorders } from './session-recorders.ts';
 import { signInAndConnect } from './sign-in.ts';
-import { signInFirst, type WaitingServer } from './unknown-tool.ts';
 import { type Clock, unrefClock } from './unref-clock.ts';
 
 export interface RuntimeOptions {

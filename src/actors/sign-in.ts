@@ -7,11 +7,11 @@
 import { fromPromise, waitFor } from 'xstate';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { Surface } from '../auth/sign-in-advice.ts';
+import { describeServers } from '../commands/server-status.ts';
 import type { ServerDefinition } from '../config/types.ts';
 import type { SignInInput } from '../machines/server.machine.ts';
 import type { SecretValues } from '../redact/index.ts';
-import type { ServerActorRef } from './ensure-connected.ts';
-import { describeServers } from './server-status.ts';
+import type { ServerActorRef } from '../session/ensure-connected.ts';
 
 /** The `signIn` actor of the server machine: the auth port's sign-in, aborted when the state is left. */
 export function signInLogic(auth: Pick<AuthPort, 'signIn'>) {

@@ -12,9 +12,9 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { acquireFileLock, errorMessage } from '../catalog/cache-lock.ts';
 import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
+import { acquireFileLock, errorMessage } from '../fs/file-lock.ts';
 import type { SecretValues } from '../redact/index.ts';
 import {
   type AdapterSignInSettings,

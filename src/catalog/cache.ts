@@ -26,10 +26,15 @@ import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
 import type { Diagnostic, ServerDefinition } from '../config/types.ts';
 import { removeLeftoverTempFiles, replaceAtomically } from '../fs/atomic-file.ts';
 import { errorCode } from '../fs/error-code.ts';
+import {
+  acquireFileLock,
+  errorMessage,
+  type FileLockOptions,
+  tryAcquireFileLockSync,
+} from '../fs/file-lock.ts';
 import type { Logger } from '../logger.ts';
 import { setOwn, stringFields } from '../plain-object.ts';
 import { CACHE_VERSION, isFresh, isRecord, parseCacheDocument } from './cache-format.ts';
-import { acquireFileLock, errorMessage, type FileLockOptions, tryAcquireFileLockSync } from './cache-lock.ts';
 
 export { CACHE_VERSION };
 

@@ -2,10 +2,10 @@
 // the TUI.
 
 import { waitFor } from 'xstate';
-import { promptCommandName } from '../actors/prompt-command-name.ts';
-import { describeServers } from '../actors/server-status.ts';
 import type { Runtime } from '../actors/session-actor.ts';
+import { promptCommandName } from '../session/prompt-command-name.ts';
 import { oneLine } from '../tools/tool-search.ts';
+import { describeServers } from './server-status.ts';
 
 const USAGE =
   'Usage: /mcp [status] | /mcp <server> | /mcp tools [server] | /mcp prompts [server] | /mcp reconnect [server] | /mcp enable <server> | /mcp disable <server>';

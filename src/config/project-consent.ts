@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { acquireFileLock } from '../catalog/cache-lock.ts';
 import { replaceAtomically } from '../fs/atomic-file.ts';
+import { acquireFileLock } from '../fs/file-lock.ts';
 import { isPlainObject } from '../plain-object.ts';
 import { adapterStableText } from './config-hash.ts';
 import { type ReadFile, readFileFromDisk } from './read-file.ts';

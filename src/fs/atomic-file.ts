@@ -1,6 +1,6 @@
 // The one atomic writer: a file is replaced by writing a temp file in the same directory and renaming
 // it over the target, so readers never see a torn file. Callers that read-merge-write hold the
-// inter-process lock of ../catalog/cache-lock.ts around it.
+// inter-process lock of ./file-lock.ts around it.
 
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';

@@ -437,7 +437,7 @@ export const sessionMachine = setup({
               { guard: 'isCurrentGeneration', actions: 'publishStatus' },
             ],
             ACTIVATE: {
-              // A large catalog registers a tool only once it is loaded (src/actors/registered-tools.ts).
+              // A large catalog registers a tool only once it is loaded (src/session/registered-tools.ts).
               actions: ['assignActivated', 'registerTools', 'syncActiveTools'],
             },
             DEACTIVATE: {

@@ -2,7 +2,6 @@
 // CALL_STARTED / CALL_FINISHED, then the result stages (content, TOON, output guard). Every failure
 // comes back as a tool result that says what happened and what to do; nothing is thrown.
 
-import { ensureConnected, type ServerActorRef } from '../actors/ensure-connected.ts';
 import { type Clock, unrefClock } from '../actors/unref-clock.ts';
 import { CallError } from '../adapters/mcp/call-error.ts';
 import type { CallToolResult, Connection } from '../adapters/mcp/connection-port.ts';
@@ -12,6 +11,7 @@ import { expandUriTemplate } from '../catalog/uri-template.ts';
 import type { Settings } from '../config/types.ts';
 import { formatDuration } from '../duration.ts';
 import type { SecretValues } from '../redact/index.ts';
+import { ensureConnected, type ServerActorRef } from '../session/ensure-connected.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';
 import { guardOutput } from './output-guard.ts';
 import { isArgumentError, summarizeParameters } from './param-summary.ts';

@@ -2,10 +2,10 @@
 // with a changing tool set. Mode by argument, in this priority: tool > connect > describe > search >
 // server > status.
 
-import { ensureConnected } from '../actors/ensure-connected.ts';
-import { describeServers } from '../actors/server-status.ts';
 import type { Runtime } from '../actors/session-actor.ts';
 import { searchIndexOf } from '../catalog/search.ts';
+import { describeServers } from '../commands/server-status.ts';
+import { ensureConnected } from '../session/ensure-connected.ts';
 import type { ToolResult } from './executor.ts';
 import { errorResult } from './executor.ts';
 import { summarizeParameters } from './param-summary.ts';

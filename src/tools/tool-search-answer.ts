@@ -1,9 +1,9 @@
 // ToolSearch's answer: the search over the session's catalog and the text the model reads. Loaded on
 // the first search, with the search index (the description in tool-search.ts is all startup needs).
 
-import type { ServerUnavailable } from '../actors/ensure-connected.ts';
 import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import { searchIndexOf } from '../catalog/search.ts';
+import type { ServerUnavailable } from '../session/ensure-connected.ts';
 import { plainText } from '../terminal-text.ts';
 import { type SurfaceWords, wordsFor } from './surface-words.ts';
 import { oneLine, SEARCH_LIMIT } from './tool-search.ts';

@@ -16,7 +16,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActor, waitFor } from 'xstate';
-import { ensureConnected } from '../../src/actors/ensure-connected.ts';
 import { serverLogicWith } from '../../src/actors/server-actor.ts';
 import { signInServer } from '../../src/adapters/mcp/auth/sign-in.ts';
 import type { Connector, ToolDescriptor } from '../../src/adapters/mcp/connection-port.ts';
@@ -24,6 +23,7 @@ import { createMcpConnector } from '../../src/adapters/mcp/index.ts';
 import { createTokenStore } from '../../src/auth/token-store.ts';
 import { buildCatalog } from '../../src/catalog/catalog.ts';
 import type { OAuthConfig } from '../../src/config/types.ts';
+import { ensureConnected } from '../../src/session/ensure-connected.ts';
 import { formFields, withDefaults } from '../../src/tools/elicit-form.ts';
 import { definition as baseDefinition } from '../support/config.ts';
 

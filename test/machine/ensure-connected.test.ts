@@ -2,8 +2,8 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
-import { ensureConnected } from '../../src/actors/ensure-connected.ts';
 import { serverStateOf } from '../../src/machines/server.machine.ts';
+import { ensureConnected } from '../../src/session/ensure-connected.ts';
 import { startServer } from './fakes.ts';
 
 afterEach(() => {

@@ -2,7 +2,6 @@
 // actor, adapters and fixture servers; a host that records what it is told; tools known up front
 // (an in-memory metadata cache), so a server that never connects still has tools to call.
 
-import type { HostPort } from '../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../src/actors/session-actor.ts';
 import type { ToolDescriptor } from '../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
@@ -11,6 +10,7 @@ import type { CatalogEntry } from '../../src/catalog/catalog.ts';
 import type { LoadedConfig, ServerDefinition } from '../../src/config/types.ts';
 import { nullLogger } from '../../src/logger.ts';
 import { SecretValues } from '../../src/redact/index.ts';
+import type { HostPort } from '../../src/session/host-port.ts';
 import type { ToolResult } from '../../src/tools/executor.ts';
 import { loadedConfig } from './config.ts';
 

@@ -2,8 +2,8 @@
 // from config + cache, through the same redaction as the runtime's registrations (which then find them
 // done).
 
-import type { SessionStartup } from '../../actors/describe-session.ts';
-import type { HostPort } from '../../actors/host-port.ts';
+import type { SessionStartup } from '../../session/describe-session.ts';
+import type { HostPort } from '../../session/host-port.ts';
 import type { FullStart } from './full-start-loader.ts';
 import { codemodeReachesTools } from './tool-model.ts';
 

@@ -3,11 +3,11 @@
 // cache store and the registry of what Pi has of ours.
 
 import { join } from 'node:path';
-import type { RegisteredTools } from '../../actors/registered-tools.ts';
 import type { CacheStore } from '../../catalog/cache.ts';
 import { LOG_FILE } from '../../config/defaults.ts';
 import type { Logger } from '../../logger.ts';
 import type { SecretValues } from '../../redact/index.ts';
+import type { RegisteredTools } from '../../session/registered-tools.ts';
 import { type Lazy, lazily } from './lazily.ts';
 
 export type FullStart = typeof import('./full-start.ts') & {

@@ -4,12 +4,12 @@
 // record (nothing changed) neither loads nor compiles any of it before Pi's first model request; the
 // published bundle keeps it out of the start module (scripts/build.mjs).
 
-export { awaitsDirectTools, readSession } from '../../actors/describe-session.ts';
-export { redactingHost, redactResult } from '../../actors/outbound.ts';
-export { RegisteredTools } from '../../actors/registered-tools.ts';
-export { reportConfigDiagnostics } from '../../actors/report-diagnostics.ts';
 export { createCacheStore } from '../../catalog/cache.ts';
 export { loadConfig } from '../../config/load.ts';
 export { readProjectConsent, rememberConsent } from '../../config/project-consent.ts';
 export { createLogger } from '../../logger.ts';
 export { SecretValues } from '../../redact/index.ts';
+export { awaitsDirectTools, readSession } from '../../session/describe-session.ts';
+export { redactingHost, redactResult } from '../../session/outbound.ts';
+export { RegisteredTools } from '../../session/registered-tools.ts';
+export { reportConfigDiagnostics } from '../../session/report-diagnostics.ts';

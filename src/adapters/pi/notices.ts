@@ -1,7 +1,7 @@
 // Text for the user and for the log file, both through the one redaction of ./full-start.ts: shown at
 // once when that module is loaded, else as soon as it is.
 
-import type { NotifyLevel } from '../../actors/host-port.ts';
+import type { NotifyLevel } from '../../session/host-port.ts';
 import { plainText } from '../../terminal-text.ts';
 import type { FullStart } from './full-start-loader.ts';
 import type { Lazy } from './lazily.ts';

@@ -1,11 +1,11 @@
 // The session's HostPort on Pi: tools, prompts as slash commands, the active tool set, the status bar
 // and notices.
 
-import type { HostPort, NotifyLevel } from '../../actors/host-port.ts';
-import { promptCommandName } from '../../actors/prompt-command-name.ts';
-import type { PromptOutcome } from '../../actors/prompts.ts';
-import type { RegisteredTools } from '../../actors/registered-tools.ts';
 import type { LoadedConfig } from '../../config/types.ts';
+import type { HostPort, NotifyLevel } from '../../session/host-port.ts';
+import { promptCommandName } from '../../session/prompt-command-name.ts';
+import type { PromptOutcome } from '../../session/prompts.ts';
+import type { RegisteredTools } from '../../session/registered-tools.ts';
 import { TOOL_SEARCH_NAME } from '../../tools/tool-search.ts';
 import type { PiContext, PiHost } from './pi-types.ts';
 import { promptCommand } from './prompts.ts';

@@ -3,9 +3,9 @@
 // answer is remembered per project, then the session starts over with the allowed servers. Loaded only
 // when a project server waits for consent or the user asks for it.
 
-import type { NotifyLevel } from '../../actors/host-port.ts';
 import type { LoadedConfig, PendingServer } from '../../config/types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
+import type { NotifyLevel } from '../../session/host-port.ts';
 import { askProjectConsent, waitingList } from './consent-dialog.ts';
 import type { FullStart } from './full-start-loader.ts';
 import type { PiContext } from './pi-types.ts';

@@ -3,8 +3,8 @@
 // argument takes the whole text. Missing required arguments are asked for with Pi's input dialog
 // (or named in an error without UI). The prompt's messages go to the model as a user message.
 
-import { promptCommandName } from '../../actors/prompt-command-name.ts';
-import type { PromptOutcome } from '../../actors/prompts.ts';
+import { promptCommandName } from '../../session/prompt-command-name.ts';
+import type { PromptOutcome } from '../../session/prompts.ts';
 import type { PiContent } from '../../tools/content.ts';
 import type { PromptDescriptor } from '../mcp/connection-port.ts';
 import type { PiCommandDefinition, PiContext, PiDialogs } from './pi-types.ts';

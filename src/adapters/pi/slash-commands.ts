@@ -1,8 +1,8 @@
 // Our slash commands: /mcp (the live panel in Pi's TUI, text elsewhere; `allow` for project servers)
 // and /mcp-auth. Registered at load so Pi lists them; what they run loads on first use.
 
-import type { NotifyLevel } from '../../actors/host-port.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
+import type { NotifyLevel } from '../../session/host-port.ts';
 import type { PiCustomUi } from './panel.ts';
 import type { PiContext, PiHost } from './pi-types.ts';
 

@@ -7,10 +7,10 @@
 //                                  └──────────────start (a tool call, /mcp, direct tools)──▶ started
 //   started ──restart (servers changed, consent given)──▶ declared;  any ──session_shutdown──▶ closed
 
-import type { SessionStartup } from '../../actors/describe-session.ts';
 import type { Runtime } from '../../actors/session-actor.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
+import type { SessionStartup } from '../../session/describe-session.ts';
 
 /** Why the runtime starts by itself once the first request is declared. */
 export type WakeReason = 'no-request' | 'request-sent';

@@ -1,10 +1,10 @@
 // The /mcp panel as terminal lines for a given width and height. Pure: the host supplies the colours
 // (Style) and the terminal-width arithmetic (TextKit: ANSI, wide characters), so every line fits.
 
-import { countsText, sharedHostText } from '../../actors/server-status.ts';
 import { formatElapsed } from '../../duration.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
+import { countsText, sharedHostText } from '../server-status.ts';
 import type { PanelView, RunningServer, ServerRow, SkippedServerRow, ToolRow } from './view.ts';
 
 export interface TextKit {

@@ -2,6 +2,13 @@
 // its catalog: one row per configured server, and a server's tools. Plain data, no text layout, no
 // secret: every text from a server or the config passes the one redaction here.
 
+import type { Runtime } from '../../actors/session-actor.ts';
+import type { CatalogEntry } from '../../catalog/catalog.ts';
+import { declarationTokens } from '../../catalog/declaration-tokens.ts';
+import type { Lifecycle, Transport } from '../../config/types.ts';
+import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
+import { serverErrorText } from '../../server-error-text.ts';
+import { plainLine, plainText } from '../../terminal-text.ts';
 import {
   healthOf,
   type OfferedCounts,
@@ -10,14 +17,7 @@ import {
   sharedHostOf,
   stateOf,
   statusLine,
-} from '../../actors/server-status.ts';
-import type { Runtime } from '../../actors/session-actor.ts';
-import type { CatalogEntry } from '../../catalog/catalog.ts';
-import { declarationTokens } from '../../catalog/declaration-tokens.ts';
-import type { Lifecycle, Transport } from '../../config/types.ts';
-import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
-import { serverErrorText } from '../../server-error-text.ts';
-import { plainLine, plainText } from '../../terminal-text.ts';
+} from '../server-status.ts';
 
 /** How many stderr lines the selected server shows. */
 export const STDERR_LINES = 5;

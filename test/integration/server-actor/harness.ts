@@ -6,7 +6,6 @@
 
 import { afterEach, expect, vi } from 'vitest';
 import { type AnyActorRef, assign, createActor, fromCallback, type SnapshotFrom, waitFor } from 'xstate';
-import { ensureConnected } from '../../../src/actors/ensure-connected.ts';
 import { serverLogic } from '../../../src/actors/server-actor.ts';
 import type { CallOptions, CallToolResult, Connector } from '../../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
@@ -18,6 +17,7 @@ import {
   type ServerToParentEvent,
   serverStateOf,
 } from '../../../src/machines/server.machine.ts';
+import { ensureConnected } from '../../../src/session/ensure-connected.ts';
 import {
   type HttpFixture,
   listDescendants,

@@ -3,9 +3,9 @@
 // what ensureConnected callers get, and that every server process is gone when it should be (/proc).
 
 import { describe, expect, it, vi } from 'vitest';
-import { ensureConnected } from '../../../src/actors/ensure-connected.ts';
 import { CallError } from '../../../src/adapters/mcp/index.ts';
 import { serverErrorText } from '../../../src/server-error-text.ts';
+import { ensureConnected } from '../../../src/session/ensure-connected.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
 import {

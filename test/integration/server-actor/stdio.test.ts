@@ -3,7 +3,7 @@
 // actor keeps of a server's stderr and stray stdout.
 
 import { describe, expect, it, vi } from 'vitest';
-import { ensureConnected } from '../../../src/actors/ensure-connected.ts';
+import { ensureConnected } from '../../../src/session/ensure-connected.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
 import { callTool, textOf, useServerActorHarness } from './harness.ts';

@@ -3,7 +3,6 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock, waitFor } from 'xstate';
-import { silentHost } from '../../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
 import {
   type PiCustomFactory,
@@ -14,6 +13,7 @@ import {
 } from '../../../src/adapters/pi/panel.ts';
 import { nullLogger } from '../../../src/logger.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
+import { silentHost } from '../../../src/session/host-port.ts';
 import { scriptedConnector } from '../../machine/fakes.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
 

@@ -2,10 +2,10 @@
 // needs-auth answer keeps, and which unknown tool names a server waiting for a sign-in claims.
 
 import { describe, expect, it } from 'vitest';
-import { needsAuthText } from '../../../src/actors/ensure-connected.ts';
-import { signInFirst } from '../../../src/actors/unknown-tool.ts';
 import { needsAuthMessage } from '../../../src/adapters/mcp/auth/connect-auth.ts';
 import { signInAdvice, signInReason } from '../../../src/auth/sign-in-advice.ts';
+import { needsAuthText } from '../../../src/session/ensure-connected.ts';
+import { signInFirst } from '../../../src/session/unknown-tool.ts';
 import { definition } from '../../support/config.ts';
 
 const linear = definition({ name: 'linear', transport: 'http', url: 'https://mcp.linear.app/mcp' });

@@ -4,7 +4,6 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
-import { silentHost } from '../../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
 import { runMcpAuthCommand, runMcpCommand } from '../../../src/commands/mcp-command.ts';
 import {
@@ -18,6 +17,7 @@ import type { ServerDefinition } from '../../../src/config/types.ts';
 import { nullLogger } from '../../../src/logger.ts';
 import { BACKOFF_CAP_MS } from '../../../src/machines/server.machine.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
+import { silentHost } from '../../../src/session/host-port.ts';
 import { FakeConnection, scriptedConnector, tool } from '../../machine/fakes.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
 

@@ -3,11 +3,11 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
-import { silentHost } from '../../../src/actors/host-port.ts';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
 import { ConnectError, type Connector } from '../../../src/adapters/mcp/connection-port.ts';
 import { nullLogger } from '../../../src/logger.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
+import { silentHost } from '../../../src/session/host-port.ts';
 import { FakeConnection, tool } from '../../machine/fakes.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
 

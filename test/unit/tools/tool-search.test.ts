@@ -10,8 +10,8 @@ import {
   stdioDefinition,
   syntheticCatalogs,
 } from '../../../bench/support/catalogs.ts';
-import { sessionDescription } from '../../../src/actors/describe-session.ts';
 import { buildCatalog } from '../../../src/catalog/catalog.ts';
+import { sessionDescription } from '../../../src/session/describe-session.ts';
 import { lineBudget, serverLine, telling } from '../../../src/tools/server-summary.ts';
 import {
   buildToolSearchDescription,

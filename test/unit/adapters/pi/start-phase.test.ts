@@ -1,7 +1,6 @@
 // Pi's start phase on its own: every transition of next(), as a table, plus the hand-offs it keeps.
 
 import { describe, expect, it } from 'vitest';
-import type { SessionStartup } from '../../../../src/actors/describe-session.ts';
 import type { Runtime } from '../../../../src/actors/session-actor.ts';
 import {
   closed,
@@ -12,6 +11,7 @@ import {
   wakeOf,
 } from '../../../../src/adapters/pi/start-phase.ts';
 import type { LoadedConfig } from '../../../../src/config/types.ts';
+import type { SessionStartup } from '../../../../src/session/describe-session.ts';
 
 const request = { cwd: '/project', projectTrusted: true };
 const runtime = Promise.resolve({} as Runtime);

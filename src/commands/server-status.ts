@@ -8,9 +8,9 @@ import { type ServerState, serverStateOf } from '../machines/server.machine.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
 import type { SecretValues } from '../redact/index.ts';
 import { serverErrorText } from '../server-error-text.ts';
+import type { ServerActorRef } from '../session/ensure-connected.ts';
 import { plainText } from '../terminal-text.ts';
 import { wordsFor } from '../tools/surface-words.ts';
-import type { ServerActorRef } from './ensure-connected.ts';
 
 const STATE_LABEL: Record<ServerState, string> = {
   init: 'not started',

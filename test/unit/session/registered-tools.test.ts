@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RegisteredTools } from '../../../src/actors/registered-tools.ts';
 import type { CatalogEntry } from '../../../src/catalog/catalog.ts';
+import { RegisteredTools } from '../../../src/session/registered-tools.ts';
 
 const entry = (name: string, description = `${name} does things`): CatalogEntry => ({
   name,

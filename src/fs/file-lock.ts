@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { formatDuration } from '../duration.ts';
-import { errorCode } from '../fs/error-code.ts';
+import { errorCode } from './error-code.ts';
 
 export interface FileLockOptions {
   /** Give up after this long (default 10 s). */

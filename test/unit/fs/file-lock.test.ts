@@ -3,13 +3,13 @@ import * as fs from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireFileLock, tryAcquireFileLockSync } from '../../../src/catalog/cache-lock.ts';
+import { acquireFileLock, tryAcquireFileLockSync } from '../../../src/fs/file-lock.ts';
 
 let dir: string;
 let lockPath: string;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(join(tmpdir(), 'cache-lock-'));
+  dir = fs.mkdtempSync(join(tmpdir(), 'file-lock-'));
   lockPath = join(dir, 'mcp-cache.json.lock');
 });
 
