@@ -121,6 +121,23 @@ export const serverId = (name: string) => `server:${name}`;
 /** At most this many servers connect at once at session start. */
 export const WARMUP_CONCURRENCY = 10;
 
+/** What each generation starts from: nothing loaded, activated, told or approved yet. */
+function freshGeneration() {
+  return {
+    catalogs: {},
+    fromCache: [],
+    toolSearchDescription: '',
+    activated: [],
+    pinned: [],
+    disabled: [],
+    diagnosticsTold: false,
+    notified: [],
+    troublesTold: [],
+    instructionsTold: [],
+    approved: [],
+  } satisfies Partial<SessionContext>;
+}
+
 function definitions(context: SessionContext): ServerDefinition[] {
   return (context.config?.servers ?? []).filter((d) => !context.disabled.includes(d.name));
 }
@@ -218,17 +235,7 @@ export const sessionMachine = setup({
       generation: ({ context }) => context.generation + 1,
       request: ({ context, event }) => (event.type === 'SESSION_START' ? event.request : context.request),
       config: undefined,
-      catalogs: {},
-      fromCache: [],
-      toolSearchDescription: '',
-      activated: [],
-      pinned: [],
-      disabled: [],
-      diagnosticsTold: false,
-      notified: [],
-      troublesTold: [],
-      instructionsTold: [],
-      approved: [],
+      ...freshGeneration(),
     }),
     assignLoaded: assign(({ event }) => {
       const loaded = (event as unknown as { output: LoadedSession }).output;
@@ -361,17 +368,7 @@ export const sessionMachine = setup({
   context: ({ input }) => ({
     connector: input.connector,
     generation: 0,
-    catalogs: {},
-    fromCache: [],
-    toolSearchDescription: '',
-    activated: [],
-    pinned: [],
-    disabled: [],
-    diagnosticsTold: false,
-    notified: [],
-    troublesTold: [],
-    instructionsTold: [],
-    approved: [],
+    ...freshGeneration(),
   }),
   initial: 'idle',
   states: {
