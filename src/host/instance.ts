@@ -16,8 +16,9 @@ import type {
 } from '../adapters/mcp/connection-port.ts';
 import { ConnectError } from '../adapters/mcp/connection-port.ts';
 import type { Logger } from '../logger.ts';
+import { startupTimeoutText } from '../server-error-text.ts';
 import type { Asks, AskTarget } from './asks.ts';
-import type { HostStatus, InstanceRequest } from './protocol.ts';
+import type { AskQuestion, HostStatus, InstanceRequest } from './protocol.ts';
 
 export interface Attachment extends AskTarget {
   readonly instance: Instance;
@@ -75,7 +76,7 @@ export class Instance {
       if (this.abort.signal.aborted && !(error instanceof ConnectError && error.kind !== 'aborted'))
         throw new ConnectError(
           'timeout',
-          `Server "${def.name}" did not start within ${def.startupTimeoutMs} ms (in the shared host)`,
+          `"${def.name}" ${startupTimeoutText(def.startupTimeoutMs)} (in the shared host)`,
         );
       throw error;
     } finally {
@@ -91,20 +92,15 @@ export class Instance {
       },
     };
     if (answers.roots) requests.roots = () => roots ?? [];
+    // A server's question goes to the sessions it concerns (see concerned()); the first answer wins.
+    const ask = (question: AskQuestion, signal: AbortSignal) =>
+      this.asks.ask(this.concerned(), (id, a) => ({ t: 'ask', ask: id, a, ...question }), signal);
     if (answers.elicit)
       requests.elicit = (request, signal) =>
-        this.asks.ask(
-          this.concerned(),
-          (ask, a) => ({ t: 'ask', ask, a, kind: 'elicit', request }),
-          signal,
-        ) as Promise<ElicitAnswer>;
+        ask({ kind: 'elicit', request }, signal) as Promise<ElicitAnswer>;
     if (answers.sample)
       requests.sample = (request, signal) =>
-        this.asks.ask(
-          this.concerned(),
-          (ask, a) => ({ t: 'ask', ask, a, kind: 'sample', request }),
-          signal,
-        ) as Promise<SamplingAnswer>;
+        ask({ kind: 'sample', request }, signal) as Promise<SamplingAnswer>;
     return requests;
   }
 

@@ -104,10 +104,14 @@ export type HostMessage =
   | { t: 'progress'; id: number; progress: Progress }
   | { t: 'event'; a: number; event: ConnectionEvent }
   | { t: 'log'; a: number; level: string; text: string }
-  | { t: 'ask'; ask: number; a: number; kind: 'elicit'; request: ElicitRequest }
-  | { t: 'ask'; ask: number; a: number; kind: 'sample'; request: SamplingRequest }
+  | ({ t: 'ask'; ask: number; a: number } & AskQuestion)
   | { t: 'ask-cancelled'; ask: number }
   | { t: 'status'; status: HostStatus };
+
+/** A server's question to a session: an elicitation or a sampling request. */
+export type AskQuestion =
+  | { kind: 'elicit'; request: ElicitRequest }
+  | { kind: 'sample'; request: SamplingRequest };
 
 export interface HostStatus {
   version: string;

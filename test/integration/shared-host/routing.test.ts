@@ -249,7 +249,7 @@ describe('instances are keyed by what they run', () => {
     await expect(world.session('B').connect(hanging(300))).rejects.toMatchObject({
       name: 'ConnectError',
       kind: 'timeout',
-      message: expect.stringContaining('did not start within 300 ms'),
+      message: expect.stringContaining('did not finish starting within 300 ms'),
     });
   });
 
