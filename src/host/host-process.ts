@@ -51,6 +51,7 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : HOST_IDLE_MS,
     onExit: () => exited(),
     secrets,
+    tokenStore,
     logger: createLogger({ file: join(hostDir(agentDir), HOST_LOG_FILE), known: secrets }),
   });
   if (host.outcome === 'taken') return false;

@@ -10,6 +10,7 @@ import { unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { CallOptions, Connection, Connector } from '../adapters/mcp/connection-port.ts';
+import type { TokenStore } from '../auth/token-store.ts';
 import { type Logger, nullLogger } from '../logger.ts';
 import type { SecretValues } from '../redact/index.ts';
 import { Asks } from './asks.ts';
@@ -42,6 +43,8 @@ export interface HostOptions {
   logger?: Logger;
   /** The host's known secrets (its log redacts with them): its servers' and what connecting learns. */
   secrets: SecretValues;
+  /** The sign-in store the host's servers connect with: an instance needing a sign-in watches it. */
+  tokenStore?: TokenStore;
 }
 
 export interface RunningHost {
@@ -181,20 +184,20 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     if (!instance) {
       // The host's log passes the one redaction: it learns this server's secrets as a session does.
       secrets.addDefinitions([request.definition]);
-      instance = new Instance(key, request, connector, asks, forget, idleMs, log);
+      instance = new Instance(key, request, connector, asks, forget, idleMs, log, options.tokenStore);
       instances.set(key, instance);
     }
     const attachment: Attachment = { client, a, instance, inFlight: 0 };
     instance.attach(attachment);
     client.attachments.set(a, attachment);
     try {
-      const connection = await instance.ready;
+      const connection = await instance.usable();
       if (client.attachments.get(a) !== attachment) return;
       client.send({
         t: 'attached',
         a,
         instance: key,
-        catalog: connection.catalog,
+        catalog: instance.actor.getSnapshot().context.catalog ?? connection.catalog,
         ...(connection.pid === undefined ? {} : { pid: connection.pid }),
         stderrTail: connection.stderrTail(),
       });
@@ -212,8 +215,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   async function call(client: Client, message: Extract<ClientMessage, { t: 'call' }>): Promise<void> {
     const { id } = message;
     const attachment = client.attachments.get(message.a);
-    const connection = attachment?.instance.connection;
-    if (!attachment || !connection || attachment.instance.state !== 'connected') {
+    const connection = attachment?.instance.connection();
+    if (!attachment || !connection) {
       client.send({
         t: 'failed',
         id,
@@ -259,16 +262,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
           attachments: c.attachments.size,
           inFlight: c.calls.size,
         })),
-      instances: [...instances.values()].map((i) => ({
-        key: i.key,
-        server: i.request.definition.name,
-        share: i.request.share,
-        ...(i.request.share === 'project' && i.request.project ? { project: i.request.project } : {}),
-        state: i.state,
-        ...(i.connection?.pid === undefined ? {} : { pid: i.connection.pid }),
-        attached: i.attachments.size,
-        inFlight: i.inFlight,
-      })),
+      instances: [...instances.values()].map((i) => i.status()),
     };
   }
 

@@ -1,11 +1,27 @@
 // One running server in the host, keyed by what it runs (./instance-key.ts), with the sessions
-// attached to it. Routing, after CVE-2026-25536: a call's result and progress go only to the
-// attachment that made it (./host-server.ts keeps calls per client); a server's request goes to the
-// sessions with a call in flight on this instance (the only ones it can be about: stdio carries no
-// related-request id), else to every attached session, first answer wins, else it is declined (log
-// messages and stderr lines go the same way); list_changed and the connection's end reach every
-// attached session.
+// attached to it. Its lifecycle is a server actor of the real server.machine.ts (connecting,
+// connected, closing, needs-auth, backoff, closed; health pings; idle close), so the host's status
+// reads the same snapshots a session does. The sessions attached are its callers:
+//
+// - an attach waits for the actor as a session's call does (ensureConnected, by tags), after asking for
+//   a fresh attempt when the actor rests in backoff or needs-auth (the session keeps its own backoff;
+//   its attach is its next try);
+// - an attachment holds the actor like a call in flight (CALL_STARTED / CALL_FINISHED), so an instance
+//   closes for being idle only when no session is attached (after the server's idleTimeout, else the
+//   host's idle time, for every lifecycle), and its health pings run only then (an attached session's
+//   own actor pings it through the host);
+// - an instance that rests, or fails, with nobody attached is stopped and forgotten.
+//
+// Routing, after CVE-2026-25536: a call's result and progress go only to the attachment that made it
+// (./host-server.ts keeps calls per client); a server's request goes to the sessions with a call in
+// flight on this instance (the only ones it can be about: stdio carries no related-request id), else
+// to every attached session, first answer wins, else it is declined (log messages and stderr lines go
+// the same way); list_changed and the connection's end reach every attached session.
 
+import { type Actor, createActor, waitFor } from 'xstate';
+import { serverLogic } from '../actors/server-actor.ts';
+import { unrefClock } from '../actors/unref-clock.ts';
+import { watchTokensLogic } from '../actors/watch-tokens.ts';
 import type {
   Connection,
   ConnectionEvent,
@@ -15,73 +31,81 @@ import type {
   SamplingAnswer,
 } from '../adapters/mcp/connection-port.ts';
 import { ConnectError } from '../adapters/mcp/connection-port.ts';
+import type { TokenStore } from '../auth/token-store.ts';
 import type { Logger } from '../logger.ts';
-import { startupTimeoutText } from '../server-error-text.ts';
+import {
+  type ServerContext,
+  type ServerStatus,
+  type ServerTag,
+  serverStateOf,
+} from '../machines/server.machine.ts';
+import { serverErrorText } from '../server-error-text.ts';
+import { ensureConnected } from '../session/ensure-connected.ts';
 import type { Asks, AskTarget } from './asks.ts';
 import type { AskQuestion, HostStatus, InstanceRequest } from './protocol.ts';
 
 export interface Attachment extends AskTarget {
   readonly instance: Instance;
-  /** Calls of this attachment still running. */
+  /** Calls of this attachment still running (for routing a server's requests). */
   inFlight: number;
 }
 
-type InstanceState = HostStatus['instances'][number]['state'];
+/** How long an instance waits for its connection to close when the host stops. */
+const CLOSE_WAIT_MS = 10_000;
+
+/** The server logic of the host's instances: an instance nobody holds closes when idle, whatever its lifecycle. */
+function instanceLogic(tokenStore: TokenStore | undefined) {
+  return serverLogic.provide({
+    guards: { closesWhenIdle: () => true },
+    ...(tokenStore ? { actors: { watchTokens: watchTokensLogic(() => tokenStore) } } : {}),
+  });
+}
+
+type InstanceActor = Actor<ReturnType<typeof instanceLogic>>;
 
 export class Instance {
   readonly attachments = new Set<Attachment>();
-  state: InstanceState = 'connecting';
-  connection: Connection | undefined;
-  readonly ready: Promise<Connection>;
-  private readonly abort = new AbortController();
-  private unsubscribe: (() => void) | undefined;
-  private idleTimer: NodeJS.Timeout | undefined;
+  readonly actor: InstanceActor;
+  private gone = false;
 
   constructor(
     readonly key: string,
     readonly request: InstanceRequest,
     connector: Connector,
     private readonly asks: Asks,
-    /** The instance ended (failed, closed, idle): the host forgets it. */
+    /** The instance rests or failed with nobody attached (or the host stops): the host forgets it. */
     private readonly onGone: (instance: Instance) => void,
-    private readonly idleMs: number,
+    idleMs: number,
     private readonly log: Logger,
+    tokenStore?: TokenStore,
   ) {
-    this.log.info('starting a server', this.fields());
-    this.ready = this.connect(connector);
-    this.ready.catch(() => {});
+    const def = request.definition;
+    this.actor = createActor(instanceLogic(tokenStore), {
+      clock: unrefClock,
+      input: {
+        // Idle with nobody attached: the server's own idle timeout, else the host's idle time.
+        definition: { ...def, idleTimeoutMs: def.idleTimeoutMs > 0 ? def.idleTimeoutMs : idleMs },
+        generation: 0,
+        connector: this.connectorFor(connector),
+      },
+    });
+    this.actor.on('status', (status) => this.logStatus(status));
+    this.actor.subscribe({ next: () => this.forgetIfUnused(), error: () => this.forget() });
+    this.actor.start();
   }
 
-  private async connect(connector: Connector): Promise<Connection> {
-    const def = this.request.definition;
-    const startup = setTimeout(() => this.abort.abort(), def.startupTimeoutMs);
-    try {
-      const connection = await connector(def, {
-        signal: this.abort.signal,
+  /** The host's connector with this instance's answers to the server's requests; its events reach the sessions. */
+  private connectorFor(connector: Connector): Connector {
+    const { protocolErasFile } = this.request;
+    return async (definition, options) => {
+      const connection = await connector(definition, {
+        ...options,
         host: this.hostRequests(),
-        ...(this.request.protocolErasFile ? { protocolErasFile: this.request.protocolErasFile } : {}),
+        ...(protocolErasFile ? { protocolErasFile } : {}),
       });
-      this.connection = connection;
-      this.state = 'connected';
-      this.log.info('server connected', { ...this.fields(), pid: connection.pid });
-      this.unsubscribe = connection.onEvent((event) => this.onConnectionEvent(event));
+      if (!options.signal.aborted) connection.onEvent((event) => this.forward(event));
       return connection;
-    } catch (error) {
-      this.state = 'failed';
-      this.log.warn('server failed to start', {
-        ...this.fields(),
-        error: error instanceof Error ? error.message : String(error),
-      });
-      this.onGone(this);
-      if (this.abort.signal.aborted && !(error instanceof ConnectError && error.kind !== 'aborted'))
-        throw new ConnectError(
-          'timeout',
-          `"${def.name}" ${startupTimeoutText(def.startupTimeoutMs)} (in the shared host)`,
-        );
-      throw error;
-    } finally {
-      clearTimeout(startup);
-    }
+    };
   }
 
   private hostRequests(): HostRequests {
@@ -111,56 +135,110 @@ export class Instance {
     return calling.length > 0 ? calling : attached;
   }
 
-  private onConnectionEvent(event: ConnectionEvent): void {
+  private forward(event: ConnectionEvent): void {
     // A stderr line may echo what a call carried: it goes where a log message would.
     const targets = event.type === 'stderr' ? this.concerned() : this.attachments;
     for (const target of targets) target.client.send({ t: 'event', a: target.a, event });
-    if (event.type === 'closed') {
-      this.log.info('server connection closed', { ...this.fields(), error: event.error });
-      this.end();
-    }
   }
 
+  /** Attaches a session, which holds the instance until it detaches. */
   attach(attachment: Attachment): void {
-    clearTimeout(this.idleTimer);
     this.attachments.add(attachment);
+    this.actor.send({ type: 'CALL_STARTED' });
   }
 
   detach(attachment: Attachment): void {
-    this.attachments.delete(attachment);
+    if (!this.attachments.delete(attachment)) return;
     this.asks.drop((target) => target === attachment);
-    if (this.attachments.size > 0 || this.state === 'failed') return;
-    // Warm for the next session a while; a lazy server's own idle timeout, else the host's.
-    const def = this.request.definition;
-    const after = def.idleTimeoutMs > 0 ? def.idleTimeoutMs : this.idleMs;
-    this.idleTimer = setTimeout(() => {
-      this.log.info('closing an idle server', this.fields());
-      void this.close();
-    }, after);
-    this.idleTimer.unref();
+    if (!this.gone) this.actor.send({ type: 'CALL_FINISHED' });
+    this.forgetIfUnused();
   }
 
-  private fields(): Record<string, unknown> {
-    return { server: this.request.definition.name, share: this.request.share, key: this.key };
+  /** Waits, as a session's call does, for the server to be usable; throws the ConnectError it failed with. */
+  async usable(): Promise<Connection> {
+    const before = this.actor.getSnapshot();
+    if (before.hasTag('failsFast') || before.hasTag('closing')) this.actor.send({ type: 'RETRY' });
+    const result = await ensureConnected(this.actor);
+    if (result.ok) return result.connection;
+    throw this.connectFailure(this.actor.getSnapshot().context);
   }
 
-  get inFlight(): number {
-    let sum = 0;
-    for (const a of this.attachments) sum += a.inFlight;
-    return sum;
+  /** The live connection, while the actor has one that takes calls. */
+  connection(): Connection | undefined {
+    const snapshot = this.actor.getSnapshot();
+    return snapshot.hasTag('usable') ? snapshot.context.connection : undefined;
   }
 
-  private end(): void {
-    clearTimeout(this.idleTimer);
-    this.unsubscribe?.();
-    if (this.state !== 'failed') this.state = 'failed';
+  /** What a session is told when the attach fails: the machine's last error, as the same ConnectError. */
+  private connectFailure(context: ServerContext): ConnectError {
+    const { lastError, name, stderrTail } = context;
+    const extra = stderrTail === '' ? {} : { stderrTail };
+    if (!lastError || lastError.kind === 'call')
+      return new ConnectError('aborted', `"${name}" was closed in the shared host before it was connected`);
+    const text = serverErrorText(lastError);
+    return new ConnectError(
+      lastError.kind,
+      lastError.detail.cause === 'connect' ? text : `"${name}" ${text} (in the shared host)`,
+      extra,
+    );
+  }
+
+  status(): HostStatus['instances'][number] {
+    const snapshot = this.actor.getSnapshot();
+    const { request } = this;
+    const pid = snapshot.context.connection?.pid;
+    let inFlight = 0;
+    for (const a of this.attachments) inFlight += a.inFlight;
+    return {
+      key: this.key,
+      server: request.definition.name,
+      share: request.share,
+      ...(request.share === 'project' && request.project ? { project: request.project } : {}),
+      state: serverStateOf(snapshot),
+      tags: [...snapshot.tags].sort() as ServerTag[],
+      ...(pid === undefined ? {} : { pid }),
+      attached: this.attachments.size,
+      inFlight,
+    };
+  }
+
+  /** The host's log: servers started, connected, failed, closed (from the actor's own status). */
+  private logStatus(status: ServerStatus): void {
+    const fields = { server: this.request.definition.name, share: this.request.share, key: this.key };
+    const error = status.lastError ? { error: serverErrorText(status.lastError) } : {};
+    const pid = this.actor.getSnapshot().context.connection?.pid;
+    if (status.state === 'connecting') this.log.info('starting a server', fields);
+    else if (status.state === 'connected')
+      this.log.info('server connected', { ...fields, ...(pid === undefined ? {} : { pid }) });
+    else if (status.state === 'backoff') this.log.warn('server failed', { ...fields, ...error });
+    else if (status.state === 'needsAuth') this.log.warn('server needs a sign-in', { ...fields, ...error });
+    else if (status.state === 'closed') this.log.info('server closed', { ...fields, ...error });
+  }
+
+  /** Nobody attached and nothing running or starting: nothing to keep it for. */
+  private forgetIfUnused(): void {
+    if (this.gone || this.attachments.size > 0) return;
+    const snapshot = this.actor.getSnapshot();
+    const rests = snapshot.hasTag('resting') && serverStateOf(snapshot) !== 'init';
+    if (rests || snapshot.hasTag('failsFast')) this.forget();
+  }
+
+  private forget(): void {
+    if (this.gone) return;
+    this.gone = true;
     this.onGone(this);
+    // Not from inside the actor's own notification.
+    queueMicrotask(() => this.actor.stop());
   }
 
+  /** Closes the server (its connection closes, a stdio server's process group ends) and forgets it. */
   async close(): Promise<void> {
-    this.abort.abort();
-    const connection = this.connection;
-    this.end();
-    await connection?.close();
+    if (!this.gone) {
+      this.actor.send({ type: 'CLOSE' });
+      await waitFor(this.actor, (s) => s.hasTag('resting'), { timeout: CLOSE_WAIT_MS }).catch(
+        () => undefined,
+      );
+    }
+    this.forget();
   }
 }

@@ -22,6 +22,7 @@ import type {
   ToolDescriptor,
 } from '../adapters/mcp/connection-port.ts';
 import type { ServerDefinition, ShareScope } from '../config/types.ts';
+import type { ServerState, ServerTag } from '../machines/server.machine.ts';
 
 export type { ShareScope };
 
@@ -124,7 +125,9 @@ export interface HostStatus {
     server: string;
     share: ShareScope;
     project?: string;
-    state: 'connecting' | 'connected' | 'failed';
+    /** The instance's server actor: its top-level state and its tags (server.machine.ts). */
+    state: ServerState;
+    tags: ServerTag[];
     pid?: number;
     attached: number;
     inFlight: number;

@@ -1,0 +1,68 @@
+// The host's instances are server actors of the real server.machine.ts: the host's status reads their
+// snapshots (state and tags), their idle close and health pings are the machine's, and an attached
+// session holds its instance like a call in flight.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
+import { isAlive } from '../../fixtures/servers/spawn.ts';
+import { eventually, HostWorld } from './harness.ts';
+
+let world: HostWorld;
+
+beforeEach(() => {
+  world = new HostWorld();
+});
+
+afterEach(async () => {
+  await world.dispose();
+});
+
+it("the host's status shows each instance's machine state and tags", async () => {
+  const connection = await world.session('A').connect(stdioDefinition([], { inheritEnv: false }));
+  expect((await world.status())?.instances).toEqual([
+    expect.objectContaining({ state: 'connected', tags: ['usable'], attached: 1, pid: connection.pid }),
+  ]);
+});
+
+it('an instance idles out by its idle timeout only once no session is attached', async () => {
+  const connection = await world
+    .session('A')
+    .connect(stdioDefinition([], { inheritEnv: false, idleTimeoutMs: 300 }));
+  const serverPid = connection.pid!;
+  // Attached, it is held like a call in flight: its idle timeout passes and it stays.
+  await new Promise((resolve) => setTimeout(resolve, 900));
+  expect((await world.status())?.instances).toEqual([expect.objectContaining({ state: 'connected' })]);
+  await connection.close();
+  await eventually(async () => {
+    expect((await world.status())?.instances).toEqual([]);
+    expect(isAlive(serverPid)).toBe(false);
+  });
+  expect(readFileSync(join(dirname(world.socket), 'host.log'), 'utf8')).toContain('server closed');
+});
+
+it('with nobody attached, an eager instance is pinged by its actor: one that stops answering is closed', async () => {
+  const connection = await world
+    .session('A')
+    .connect(
+      stdioDefinition([], { inheritEnv: false, lifecycle: 'eager', healthCheckMs: 200, idleTimeoutMs: 60_000 }),
+    );
+  const serverPid = connection.pid!;
+  await connection.close();
+  await eventually(async () =>
+    expect((await world.status())?.instances).toEqual([expect.objectContaining({ attached: 0 })]),
+  );
+  process.kill(serverPid, 'SIGSTOP');
+  try {
+    await eventually(async () => expect((await world.status())?.instances).toEqual([]));
+    expect(readFileSync(join(dirname(world.socket), 'host.log'), 'utf8')).toContain(
+      'no answer to a health check within 200 ms',
+    );
+  } finally {
+    if (isAlive(serverPid)) {
+      process.kill(serverPid, 'SIGCONT');
+      process.kill(serverPid, 'SIGKILL');
+    }
+  }
+});
