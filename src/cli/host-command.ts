@@ -71,7 +71,7 @@ export function renderHostStatus(status: HostStatus): string {
   lines.push(`Instances: ${status.instances.length}`);
   for (const i of status.instances)
     lines.push(
-      `  ${i.server} [${i.share}${i.project ? ` ${i.project}` : ''}] ${i.state}${i.pid ? `, pid ${i.pid}` : ''}: ${i.attached} attached, ${i.inFlight} in flight (${i.key})`,
+      `  ${i.server} [${i.share}${i.project ? ` ${i.project}` : ''}] ${i.state}${i.pid ? `, pid ${i.pid}` : ''}: ${i.attached} attached, ${i.inFlight} in flight; tags ${i.tags.join(', ') || '—'} (${i.key})`,
     );
   return lines.join('\n');
 }

@@ -48,9 +48,14 @@ it("lists the host's sessions and instances", async () => {
   expect(out).toMatch(/Shared host \S+, pid \d+/);
   expect(out).toContain('Sessions attached: 1');
   expect(out).toContain('session A');
-  expect(out).toMatch(/fixture-stdio \[project .*\] connected, pid \d+: 1 attached, 0 in flight/);
+  expect(out).toMatch(
+    /fixture-stdio \[project .*\] connected, pid \d+: 1 attached, 0 in flight; tags usable/,
+  );
   const json = JSON.parse((await cli('host', '--json')).out);
-  expect(json).toMatchObject({ running: true, instances: [{ server: 'fixture-stdio', attached: 1 }] });
+  expect(json).toMatchObject({
+    running: true,
+    instances: [{ server: 'fixture-stdio', state: 'connected', tags: ['usable'], attached: 1 }],
+  });
 });
 
 it('with settings.sharedHost, `status` connects through the host, and the server stays warm there', async () => {

@@ -46,7 +46,12 @@ it('with nobody attached, an eager instance is pinged by its actor: one that sto
   const connection = await world
     .session('A')
     .connect(
-      stdioDefinition([], { inheritEnv: false, lifecycle: 'eager', healthCheckMs: 200, idleTimeoutMs: 60_000 }),
+      stdioDefinition([], {
+        inheritEnv: false,
+        lifecycle: 'eager',
+        healthCheckMs: 200,
+        idleTimeoutMs: 60_000,
+      }),
     );
   const serverPid = connection.pid!;
   await connection.close();
