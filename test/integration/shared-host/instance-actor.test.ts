@@ -43,16 +43,14 @@ it('an instance idles out by its idle timeout only once no session is attached',
 });
 
 it('with nobody attached, an eager instance is pinged by its actor: one that stops answering is closed', async () => {
-  const connection = await world
-    .session('A')
-    .connect(
-      stdioDefinition([], {
-        inheritEnv: false,
-        lifecycle: 'eager',
-        healthCheckMs: 200,
-        idleTimeoutMs: 60_000,
-      }),
-    );
+  const connection = await world.session('A').connect(
+    stdioDefinition([], {
+      inheritEnv: false,
+      lifecycle: 'eager',
+      healthCheckMs: 200,
+      idleTimeoutMs: 60_000,
+    }),
+  );
   const serverPid = connection.pid!;
   await connection.close();
   await eventually(async () =>
@@ -70,4 +68,23 @@ it('with nobody attached, an eager instance is pinged by its actor: one that sto
       process.kill(serverPid, 'SIGKILL');
     }
   }
+});
+
+it('a keep-alive instance whose server died reconnects by its backoff; attached sessions hear the end', async () => {
+  const keepAlive = () =>
+    stdioDefinition([], { inheritEnv: false, lifecycle: 'keep-alive', healthCheckMs: 0 });
+  const a = await world.session('A').connect(keepAlive());
+  const events: string[] = [];
+  a.onEvent((event) => events.push(event.type));
+  const firstPid = a.pid!;
+  process.kill(firstPid, 'SIGKILL');
+  await eventually(() => expect(events).toContain('closed'));
+  await eventually(async () => {
+    const [instance] = (await world.status())?.instances ?? [];
+    expect(instance).toMatchObject({ state: 'connected', attached: 1 });
+    expect(instance?.pid).not.toBe(firstPid);
+  });
+  const b = await world.session('B').connect(keepAlive());
+  expect(b.pid).toBe((await world.status())?.instances[0]?.pid);
+  expect(b.pid).not.toBe(firstPid);
 });
