@@ -12,6 +12,7 @@ import {
   createActor,
   fromPromise,
   type InspectionEvent,
+  type SnapshotFrom,
   waitFor,
 } from 'xstate';
 import { lazySharedHost } from '../adapters/host/lazy-shared-host.ts';
@@ -313,10 +314,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return catalogOf(actor.getSnapshot().context);
   }
 
-  /** Resolves once the session has left `starting` (at once when it already has: the hot path). */
+  /**
+   * Resolves once the session has left `starting`, and a new session asked for while the last one was
+   * open has started too (at once when nothing starts: the hot path).
+   */
   function started(signal?: AbortSignal): Promise<unknown> {
-    if (!actor.getSnapshot().matches('starting')) return Promise.resolve();
-    return waitFor(actor, (s) => !s.matches('starting'), signal ? { signal } : {}).catch(() => undefined);
+    const settled = (s: SnapshotFrom<typeof sessionMachine>) =>
+      !s.matches('starting') && s.context.restart === undefined;
+    if (settled(actor.getSnapshot())) return Promise.resolve();
+    return waitFor(actor, settled, signal ? { signal } : {}).catch(() => undefined);
   }
 
   /** Servers that wait for a sign-in and have never listed their tools. */
@@ -496,8 +502,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         : outcome;
     },
     async start(request) {
+      const before = actor.getSnapshot().context.generation;
       actor.send({ type: 'SESSION_START', request });
-      await waitFor(actor, (s) => !s.matches('starting'));
+      // An open session stops first (its servers closed, its recorders flushed); a failed load ends idle.
+      await waitFor(
+        actor,
+        (s) => s.matches('idle') || (s.matches({ open: 'running' }) && s.context.generation > before),
+      );
       // Direct tools must exist for the first model request: the one wait for them (Pi's start too
       // comes here), bounded by each server's startup timeout.
       const { config, catalogs } = actor.getSnapshot().context;

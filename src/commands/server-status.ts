@@ -37,12 +37,16 @@ export function sharedHostText(host: { readonly pid: number }): string {
   return `shared (host pid ${host.pid})`;
 }
 
-/** What a server means for the user right now; `ready` includes idle servers that start on use. */
-export type ServerHealth = 'ready' | 'connecting' | 'needs-auth' | 'failing';
+/**
+ * What a server means for the user right now; `ready` includes idle servers that start on use. A
+ * `closing` one is not ready: its connection is ending (a CLOSE, a disable, the session stopping).
+ */
+export type ServerHealth = 'ready' | 'connecting' | 'closing' | 'needs-auth' | 'failing';
 
 export function healthOf(ref: ServerActorRef): ServerHealth {
   const snapshot = ref.getSnapshot();
   if (snapshot.hasTag('starting')) return 'connecting';
+  if (snapshot.hasTag('closing')) return 'closing';
   if (snapshot.hasTag('needsSignIn')) return 'needs-auth';
   if (snapshot.hasTag('failed') || failedAndResting(ref)) return 'failing';
   return 'ready';
@@ -75,9 +79,11 @@ export function statusLine(
     ...health.filter((h) => h.health === 'failing').map((h) => `${h.name} failing`),
   ];
   const connecting = health.filter((h) => h.health === 'connecting').length;
+  const closing = health.filter((h) => h.health === 'closing').length;
   const parts = [`MCP ${ready}/${names.length}`, ...attention.slice(0, NAMED_IN_STATUS)];
   if (attention.length > NAMED_IN_STATUS) parts.push(`+${attention.length - NAMED_IN_STATUS} more`);
   if (attention.length === 0 && connecting > 0) parts.push(`${connecting} connecting`);
+  if (attention.length === 0 && closing > 0) parts.push(`${closing} closing`);
   return parts.join(' · ');
 }
 

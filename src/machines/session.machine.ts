@@ -71,6 +71,8 @@ export interface SessionContext {
   instructionsTold: string[];
   /** `approveTools` calls the user allowed for the session: `server@<definition hash>`, or `…/tool`. */
   approved: string[];
+  /** A new session asked to start while this one was open: it starts once this one has stopped. */
+  restart?: StartRequest;
 }
 
 /** What the session's recorders (metadata-cache writer, protocol trace, call statistics) start from. */
@@ -233,10 +235,18 @@ export const sessionMachine = setup({
 
     nextGeneration: assign({
       generation: ({ context }) => context.generation + 1,
-      request: ({ context, event }) => (event.type === 'SESSION_START' ? event.request : context.request),
+      request: ({ context, event }) =>
+        event.type === 'SESSION_START' ? event.request : (context.restart ?? context.request),
       config: undefined,
+      restart: undefined,
       ...freshGeneration(),
     }),
+    /** The latest start asked for while the session stops wins. */
+    rememberRestart: assign({
+      restart: ({ context, event }) => (event.type === 'SESSION_START' ? event.request : context.restart),
+    }),
+    /** A shutdown while a restart waits: the session ends instead. */
+    forgetRestart: assign({ restart: undefined }),
     assignLoaded: assign(({ event }) => {
       const loaded = (event as unknown as { output: LoadedSession }).output;
       return {
@@ -340,6 +350,7 @@ export const sessionMachine = setup({
     }),
   },
   guards: {
+    isRestartPending: ({ context }) => context.restart !== undefined,
     isCurrentGeneration: ({ context, event }) =>
       'generation' in event && event.generation === context.generation,
     isActiveServer: ({ context, event }) =>
@@ -377,8 +388,7 @@ export const sessionMachine = setup({
       on: { SESSION_START: { target: 'starting', actions: 'nextGeneration' } },
     },
     starting: {
-      description: 'a new generation reads its config and cache; the last one stops',
-      entry: 'stopServers',
+      description: 'a new generation reads its config and cache (the last one has stopped)',
       invoke: {
         id: 'loadSession',
         src: 'loadSession',
@@ -399,9 +409,6 @@ export const sessionMachine = setup({
         { id: 'stats', src: 'stats', input: recorderInput },
       ],
       initial: 'running',
-      on: {
-        SESSION_START: { target: 'starting', actions: 'nextGeneration' },
-      },
       states: {
         running: {
           description: 'tools registered; servers connect on use (eager and keep-alive ones at once)',
@@ -453,12 +460,19 @@ export const sessionMachine = setup({
             },
             TURN_END: { actions: 'reviveServers' },
             SESSION_SHUTDOWN: { target: 'stopping' },
+            // Pi's /new, /reload, /resume: the old generation stops as at a shutdown, then the new one starts.
+            SESSION_START: { target: 'stopping', actions: 'rememberRestart' },
           },
         },
         stopping: {
-          description: 'the servers close their connections, then stop; then the recorders flush',
+          description:
+            'the servers close their connections, then stop; then the recorders flush; then a new session asked for meanwhile starts',
           entry: 'closeServers',
           initial: 'closingServers',
+          on: {
+            SESSION_START: { actions: 'rememberRestart' },
+            SESSION_SHUTDOWN: { actions: 'forgetRestart' },
+          },
           states: {
             closingServers: {
               description: 'until no server is closing (every server process is gone)',
@@ -487,8 +501,14 @@ export const sessionMachine = setup({
                     recorders: RECORDERS.map((id) => children[id]).filter((ref) => ref !== undefined),
                   };
                 },
-                onDone: { target: '#session.idle' },
-                onError: { target: '#session.idle' },
+                onDone: [
+                  { guard: 'isRestartPending', target: '#session.starting', actions: 'nextGeneration' },
+                  { target: '#session.idle' },
+                ],
+                onError: [
+                  { guard: 'isRestartPending', target: '#session.starting', actions: 'nextGeneration' },
+                  { target: '#session.idle' },
+                ],
               },
             },
           },

@@ -10,6 +10,7 @@ import { waitFor } from 'xstate';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../src/adapters/pi/bridge.ts';
 import { serverStateOf } from '../../src/machines/server.machine.ts';
+import { serverId } from '../../src/machines/session.machine.ts';
 import {
   type HttpFixture,
   listDescendants,
@@ -494,6 +495,35 @@ describe('supervisor with real servers', () => {
     await pi.emit('session_shutdown', {});
     expect(runtime.actor.getSnapshot().matches('idle')).toBe(true);
     expect(serverProcesses()).toEqual([]);
+  });
+
+  it("a new session while one is open (/new, /reload): the old server's process is gone before the new generation spawns its actor", async () => {
+    // SIGTERM is ignored: the old process ends only at the close's SIGKILL, well after a new start could spawn.
+    writeUserConfig({ mcpServers: { same: stdio(['--ignore-sigterm'], { lifecycle: 'eager' }) } });
+    const { pi, bridge } = boot();
+    await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
+    const old = runtime.servers().same!;
+    await waitFor(old, (s) => s.matches('connected'), { timeout: 15_000 });
+    const oldPid = old.getSnapshot().context.connection!.pid!;
+    expect(serverProcesses().map((p) => p.pid)).toContain(oldPid);
+    // The moment the new generation's actor for `same` appears, which server processes are alive?
+    let aliveAtSpawn: number[] | undefined;
+    const watching = runtime.actor.subscribe((s) => {
+      const child = s.children[serverId('same')];
+      if (child && child !== old && aliveAtSpawn === undefined)
+        aliveAtSpawn = serverProcesses().map((p) => p.pid);
+    });
+    await pi.emit('session_start', { reason: 'new' });
+    await pi.command('mcp'); // the runtime starts with the new session
+    watching.unsubscribe();
+    expect(runtime.actor.getSnapshot().context.generation).toBe(2);
+    expect(aliveAtSpawn).toBeDefined();
+    expect(aliveAtSpawn).not.toContain(oldPid);
+    const fresh = runtime.servers().same!;
+    expect(fresh).not.toBe(old);
+    await waitFor(fresh, (s) => s.matches('connected'), { timeout: 15_000 });
+    expect(serverProcesses().map((p) => p.pid)).not.toContain(oldPid);
   });
 
   it('three rapid session starts with slow connects: one runtime start, nothing leaks', async () => {

@@ -162,6 +162,38 @@ describe('trace', () => {
     expect(lines[0]).toMatchObject({ method: 'server/discover', kind: 'request', direction: 'outbound' });
   });
 
+  it('a fixed trace file over a new session (/new): the old session has flushed before the new one empties it', async () => {
+    const config = (name: string) => ({
+      settings: { trace: { enabled: true, file: 'trace.jsonl' } },
+      mcpServers: { [name]: { ...stdioFixture([]), lifecycle: 'eager' } },
+    });
+    writeFileSync(join(agentDir, 'mcp.json'), JSON.stringify(config('old')));
+    const pi = new RecordingPi(project);
+    const bridge = bridgePi(pi, {
+      connector: connectMcp,
+      env: { PI_CODING_AGENT_DIR: agentDir },
+      homeDir: root,
+    });
+    await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.old), { timeout: 30_000 });
+    // Calls whose lines are still on their way to the file when the new session starts.
+    await Promise.all([1, 2, 3].map((n) => pi.callTool('old__echo', { text: `x${n}` })));
+    writeFileSync(join(agentDir, 'mcp.json'), JSON.stringify(config('new')));
+    await pi.emit('session_start', { reason: 'new' });
+    await pi.command('mcp'); // the runtime starts with the new session
+    await waitFor(runtime.actor, (s) => Boolean(s.context.catalogs.new), { timeout: 30_000 });
+    await pi.callTool('new__echo', { text: 'y' });
+    await runtime.stop();
+    runtime.dispose();
+    const servers = readFileSync(join(project, 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { server: string }).server);
+    expect(servers.length).toBeGreaterThan(0);
+    expect(new Set(servers)).toEqual(new Set(['new']));
+  });
+
   it('maxBytes bounds the file', async () => {
     await session(
       {

@@ -45,7 +45,7 @@ function recorder(id: string, log: string[]) {
   });
 }
 
-function harness(options: { realWriteCache?: boolean; closeAtOnce?: boolean } = {}) {
+function harness(options: { realWriteCache?: boolean; closeAtOnce?: boolean; flushAtOnce?: boolean } = {}) {
   const pending: Array<{ request: StartRequest; generation: number; resolve: (s: LoadedSession) => void }> =
     [];
   const calls: Record<string, number> = {};
@@ -58,6 +58,8 @@ function harness(options: { realWriteCache?: boolean; closeAtOnce?: boolean } = 
   const shutdowns: ShutdownInput[] = [];
   /** The shutdown's waits for its servers to close: settled by the test unless `closeAtOnce`. */
   const closings: Array<{ servers: string[]; resolve: () => void }> = [];
+  /** The shutdown's waits for the recorders' flush: settled by the test unless `flushAtOnce`. */
+  const flushes: Array<() => void> = [];
   const counted = {
     registerTools: count('registerTools'),
     syncActiveTools: count('syncActiveTools'),
@@ -84,6 +86,10 @@ function harness(options: { realWriteCache?: boolean; closeAtOnce?: boolean } = 
         if (system.get(serverId('a'))) throw new Error('servers still running at shutdown');
         shutdowns.push(input);
         recorded.push('shutdown');
+        if (options.flushAtOnce === false) {
+          await new Promise<void>((resolve) => flushes.push(resolve));
+          recorded.push('flushed');
+        }
       }),
       cacheWriter: recorder('cacheWriter', recorded),
       trace: recorder('trace', recorded) as never,
@@ -101,7 +107,12 @@ function harness(options: { realWriteCache?: boolean; closeAtOnce?: boolean } = 
     Object.keys(actor.getSnapshot().children)
       .filter((id) => id.startsWith('server:'))
       .sort();
-  return { actor, pending, calls, loaded, children, warmed, recorded, shutdowns, closings };
+  /** A start while the session is open: the old generation stops first, then the new one starts. */
+  const restart = async (cwd?: string) => {
+    actor.send(start(cwd));
+    await waitFor(actor, (s) => s.matches('starting'));
+  };
+  return { actor, pending, calls, loaded, children, warmed, recorded, shutdowns, closings, flushes, restart };
 }
 
 const start = (cwd = '/p'): { type: 'SESSION_START'; request: StartRequest } => ({
@@ -155,18 +166,114 @@ describe('session machine', () => {
     expect(children()).toEqual([serverId('fresh')]);
   });
 
-  it('a start while running stops the old generation before spawning the new one', async () => {
-    const { actor, pending, loaded, children } = harness();
-    actor.send(start());
-    pending[0]!.resolve(loaded(['old']));
+  it('a start while running stops the old generation as a shutdown does, then starts the new one', async () => {
+    const { actor, pending, loaded, children, recorded, closings } = harness({ closeAtOnce: false });
+    actor.send(start('/one'));
+    pending[0]!.resolve(loaded(['same']));
     await waitFor(actor, (s) => s.matches({ open: 'running' }));
-    actor.send(start());
+    received.length = 0;
+    recorded.length = 0;
+    actor.send(start('/two'));
+    // The old servers close first: nothing of the new generation is loaded or spawned meanwhile.
+    expect(received).toEqual([{ id: 'same', type: 'CLOSE' }]);
+    expect(actor.getSnapshot().matches({ open: { stopping: 'closingServers' } })).toBe(true);
+    expect(actor.getSnapshot().context.generation).toBe(1);
+    expect(pending).toHaveLength(1);
+    expect(children()).toEqual([serverId('same')]);
+    // Another start meanwhile: the latest one starts.
+    actor.send(start('/three'));
+    closings[0]!.resolve();
     await waitFor(actor, (s) => s.matches('starting'));
+    expect(recorded).toEqual([
+      `serversClosed ${serverId('same')}`,
+      'shutdown',
+      'cacheWriter stopped',
+      'trace stopped',
+      'stats stopped',
+    ]);
     expect(children()).toEqual([]);
-    pending[1]!.resolve(loaded(['new']));
+    expect(pending.map((p) => [p.generation, p.request.cwd])).toEqual([
+      [1, '/one'],
+      [2, '/three'],
+    ]);
+    pending[1]!.resolve(loaded(['same']));
     await waitFor(actor, (s) => s.matches({ open: 'running' }));
-    expect(children()).toEqual([serverId('new')]);
-    expect(actor.system.get(serverId('old'))).toBeUndefined();
+    expect(children()).toEqual([serverId('same')]);
+    expect(actor.getSnapshot().context.request?.cwd).toBe('/three');
+  });
+
+  it('the old generation drops its events while it stops for a new start, and stays dropped after', async () => {
+    const { actor, pending, calls, loaded, closings } = harness({ closeAtOnce: false });
+    actor.send(start());
+    pending[0]!.resolve(loaded(['a']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    actor.send(start());
+    const catalog = { tools: [], resources: [], capabilities: {}, transport: 'stdio' as const };
+    actor.send({ type: 'SERVER.CATALOG', name: 'a', generation: 1, catalog });
+    actor.send({ type: 'SERVER.STATUS', name: 'a', generation: 1, state: 'backoff' });
+    closings[0]!.resolve();
+    await waitFor(actor, (s) => s.matches('starting'));
+    pending[1]!.resolve(loaded(['a']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    actor.send({ type: 'SERVER.CATALOG', name: 'a', generation: 1, catalog });
+    actor.send({ type: 'SERVER.STATUS', name: 'a', generation: 1, state: 'backoff' });
+    expect(actor.getSnapshot().context.catalogs.a).toBeUndefined();
+    expect(calls.writeCache).toBeUndefined();
+    expect(calls.notifyStatus).toBeUndefined();
+  });
+
+  it("a new generation's recorders start only once the old generation's have flushed", async () => {
+    const { actor, pending, loaded, recorded, flushes } = harness({ flushAtOnce: false });
+    actor.send(start());
+    pending[0]!.resolve(loaded(['a']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    recorded.length = 0;
+    actor.send(start());
+    await waitFor(actor, (s) => s.matches({ open: { stopping: 'flushing' } }));
+    await waitFor(actor, () => flushes.length === 1);
+    expect(pending).toHaveLength(1);
+    flushes[0]!();
+    await waitFor(actor, (s) => s.matches('starting'));
+    pending[1]!.resolve(loaded(['a']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    expect(recorded).toEqual([
+      'serversClosed server:a',
+      'shutdown',
+      'flushed',
+      'cacheWriter stopped',
+      'trace stopped',
+      'stats stopped',
+      'cacheWriter started a',
+      'trace started a',
+      'stats started a',
+    ]);
+  });
+
+  it('a shutdown while the session stops for a new start ends it: nothing new starts', async () => {
+    const { actor, pending, loaded, children, closings } = harness({ closeAtOnce: false });
+    actor.send(start());
+    pending[0]!.resolve(loaded(['a']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    actor.send(start());
+    actor.send({ type: 'SESSION_SHUTDOWN' });
+    closings[0]!.resolve();
+    await waitFor(actor, (s) => s.matches('idle'));
+    expect(pending).toHaveLength(1);
+    expect(children()).toEqual([]);
+    expect(actor.getSnapshot().context.restart).toBeUndefined();
+  });
+
+  it('a start while a shutdown closes the servers starts the new session once the old one has stopped', async () => {
+    const { actor, pending, loaded, closings } = harness({ closeAtOnce: false });
+    actor.send(start());
+    pending[0]!.resolve(loaded(['a']));
+    await waitFor(actor, (s) => s.matches({ open: 'running' }));
+    actor.send({ type: 'SESSION_SHUTDOWN' });
+    actor.send(start('/next'));
+    expect(pending).toHaveLength(1);
+    closings[0]!.resolve();
+    await waitFor(actor, (s) => s.matches('starting'));
+    expect(pending[1]!.request.cwd).toBe('/next');
   });
 
   it('drops SERVER.* events from a stale generation', async () => {
@@ -315,16 +422,16 @@ describe('session machine', () => {
   });
 
   it('a new generation stops the recorders of the old one and starts its own', async () => {
-    const { actor, pending, loaded, recorded } = harness();
+    const { actor, pending, loaded, recorded, restart } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['old']));
     await waitFor(actor, (s) => s.matches({ open: 'running' }));
     recorded.length = 0;
-    actor.send(start());
-    expect(recorded).toEqual(['cacheWriter stopped', 'trace stopped', 'stats stopped']);
+    await restart();
+    expect(recorded.slice(2)).toEqual(['cacheWriter stopped', 'trace stopped', 'stats stopped']);
     pending[1]!.resolve(loaded(['new']));
     await waitFor(actor, (s) => s.matches({ open: 'running' }));
-    expect(recorded.slice(3)).toEqual(['cacheWriter started new', 'trace started new', 'stats started new']);
+    expect(recorded.slice(5)).toEqual(['cacheWriter started new', 'trace started new', 'stats started new']);
   });
 
   it("a current server's live catalog goes to the cache writer", async () => {
@@ -339,7 +446,7 @@ describe('session machine', () => {
   });
 
   it('tells the user of a kind of trouble once per server and session; a new session tells again', async () => {
-    const { actor, pending, calls, loaded } = harness();
+    const { actor, pending, calls, loaded, restart } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['a', 'b']));
     await waitFor(actor, (s) => s.matches({ open: 'running' }));
@@ -353,7 +460,7 @@ describe('session machine', () => {
     status('b', 'connected');
     expect(calls.notifyStatus).toBe(3);
     expect(actor.getSnapshot().context.notified).toEqual(['a:backoff', 'a:needsAuth', 'b:backoff']);
-    actor.send(start());
+    await restart();
     expect(actor.getSnapshot().context.notified).toEqual([]);
     pending[1]!.resolve(loaded(['a']));
     await waitFor(actor, (s) => s.matches({ open: 'running' }));
@@ -362,7 +469,7 @@ describe('session machine', () => {
   });
 
   it("remembers what the model was told for the session's length", async () => {
-    const { actor, pending, loaded } = harness();
+    const { actor, pending, loaded, restart } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['a']));
     await waitFor(actor, (s) => s.matches({ open: 'running' }));
@@ -370,13 +477,13 @@ describe('session machine', () => {
     actor.send({ type: 'MODEL_TOLD', troubles: ['a:timeout', 'a:auth'] });
     expect(actor.getSnapshot().context.troublesTold).toEqual(['a:timeout', 'a:auth']);
     expect(actor.getSnapshot().context.instructionsTold).toEqual(['a']);
-    actor.send(start());
+    await restart();
     expect(actor.getSnapshot().context.troublesTold).toEqual([]);
     expect(actor.getSnapshot().context.instructionsTold).toEqual([]);
   });
 
   it("remembers the user's approvals of the session; a stale one is dropped, a new session asks again", async () => {
-    const { actor, pending, loaded } = harness();
+    const { actor, pending, loaded, restart } = harness();
     actor.send(start());
     pending[0]!.resolve(loaded(['gh']));
     await waitFor(actor, (s) => s.matches({ open: 'running' }));
@@ -384,17 +491,17 @@ describe('session machine', () => {
     actor.send({ type: 'APPROVED', grant: 'gh@1/a', generation: 1 });
     actor.send({ type: 'APPROVED', grant: 'gh@1', generation: 0 });
     expect(actor.getSnapshot().context.approved).toEqual(['gh@1/a']);
-    actor.send(start());
+    await restart();
     expect(actor.getSnapshot().context.approved).toEqual([]);
   });
 
   it('reports the config diagnostics unless the host has told them', async () => {
-    const { actor, pending, loaded } = harness();
+    const { actor, pending, loaded, restart } = harness();
     actor.send(start());
     pending[0]!.resolve({ ...loaded(['a']), diagnosticsTold: true });
     await waitFor(actor, (s) => s.matches({ open: 'running' }));
     expect(actor.getSnapshot().context.diagnosticsTold).toBe(true);
-    actor.send(start());
+    await restart();
     expect(actor.getSnapshot().context.diagnosticsTold).toBe(false);
     pending[1]!.resolve(loaded(['a']));
     await waitFor(actor, (s) => s.matches({ open: 'running' }));

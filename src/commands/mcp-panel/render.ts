@@ -65,6 +65,7 @@ function stateLabel(row: RunningServer): string {
   // In backoff, or resting after a failed attempt (the next call retries).
   if (row.health === 'failing') return 'failed';
   if (row.tags.has('starting')) return 'connecting';
+  if (row.tags.has('closing')) return 'closing';
   if (row.tags.has('usable')) return 'connected';
   // Resting: no tag tells a server never started from an idle one, and the panel words them apart.
   return row.state === 'init' ? 'not started' : 'idle';
