@@ -144,7 +144,8 @@ describe('2026-07-28: the Tasks extension', () => {
       {
         timeoutMs: 10_000,
         onProgress: (p) => {
-          if (p.message === 'step 1 of 8') paused ??= proxy.pause();
+          // The first status seen (polls may skip steps on a loaded machine) takes the server away.
+          if (p.message?.startsWith('step ')) paused ??= proxy.pause();
           if (p.message === DROPPED) resumed ??= paused!.then(() => proxy.resume());
         },
       },
@@ -166,7 +167,8 @@ describe('2026-07-28: the Tasks extension', () => {
     );
     expect(error).toBeInstanceOf(CallError);
     expect(error.kind).toBe('dropped');
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // Not waited out: the call's 10 s timeout and its 2 s of work are both far off.
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   test('HTTP: a task whose server stays unreachable is given up after the call timeout, and cancelled', async () => {
