@@ -73,6 +73,8 @@ export class Instance {
   /** The state last pushed to the attachments (JSON), and whether they were told the connection ended. */
   private lastPushed = '';
   private ended = true;
+  /** It was connected and is between copies (closing, backoff, connecting) with sessions still attached. */
+  private interrupted = false;
 
   constructor(
     readonly key: string,
@@ -192,8 +194,18 @@ export class Instance {
       };
       for (const target of this.attachments) target.client.send({ t: 'event', a: target.a, event });
     }
-    if (snapshot.hasTag('usable')) this.ended = false;
-    else if (ended) this.ended = true;
+    if (snapshot.hasTag('usable')) {
+      // A new copy (after a restart or a backoff) may offer other lists: the sessions still attached re-read them.
+      if (this.interrupted) for (const target of this.attachments) this.sendListsChanged(target);
+      this.ended = false;
+      this.interrupted = false;
+    } else if (ended) this.ended = true;
+    else if (!this.ended) this.interrupted = true;
+  }
+
+  private sendListsChanged(target: Attachment): void {
+    for (const type of ['tools-changed', 'resources-changed', 'prompts-changed'] as const)
+      target.client.send({ t: 'event', a: target.a, event: { type } });
   }
 
   /** `/mcp reconnect` in one session: closes the server and starts it again; every attached session sees it. */

@@ -106,6 +106,8 @@ it("one session restarts the host's copy: the other sees it restart and its call
   const b = await world.session('B').connect(definition);
   expect(b.pid).toBe(a.pid);
   const firstPid = a.pid!;
+  const events: string[] = [];
+  b.onEvent((event) => events.push(event.type));
   const inFlight = b.callTool('hang', {}, { timeoutMs: 30_000 });
   await eventually(async () => expect((await world.status())?.instances[0]).toMatchObject({ inFlight: 1 }));
 
@@ -121,6 +123,11 @@ it("one session restarts the host's copy: the other sees it restart and its call
   rmSync(holdFile);
   await eventually(() => expect(b.sharedHost?.instance?.state).toBe('connected'));
   expect(b.pid).not.toBe(firstPid);
+  // Still attached (no end), and told to re-read its lists: the fresh copy may offer others.
+  expect(events).not.toContain('closed');
+  await eventually(() =>
+    expect(events).toEqual(expect.arrayContaining(['tools-changed', 'resources-changed', 'prompts-changed'])),
+  );
   expect(text(await b.callTool('echo', { text: 'from B' }))).toContain('from B');
   expect(text(await a.callTool('echo', { text: 'from A' }))).toContain('from A');
   expect((await world.status())?.instances).toEqual([
