@@ -220,20 +220,33 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const { id } = message;
     const attachment = client.attachments.get(message.a);
     const instance = attachment?.instance;
-    const connection = instance?.connection();
-    if (!attachment || !instance || !connection) {
-      // A session's health ping while the host's actor retries by itself: the host answers for it.
-      if (instance && message.operation.op === 'ping' && instance.retriesByItself())
-        return void client.send({ t: 'result', id, value: null });
-      const text = instance ? instance.unusableText() : 'The shared server is no longer running.';
-      client.send({ t: 'failed', id, error: { name: 'CallError', kind: 'closed', message: text } });
-      return;
+    if (!attachment || !instance) {
+      const text = 'The shared server is no longer running.';
+      return void client.send({
+        t: 'failed',
+        id,
+        error: { name: 'CallError', kind: 'closed', message: text },
+      });
     }
-    const restarts = instance.restarts;
     const controller = new AbortController();
     client.calls.set(id, { controller, attachment });
     attachment.inFlight++;
+    let restarts = instance.restarts;
     try {
+      const connection =
+        message.operation.op === 'ping'
+          ? instance.connection()
+          : await instance.connectionSoon(controller.signal);
+      if (!connection) {
+        // A session's health ping while the host's actor retries by itself: the host answers for it.
+        if (message.operation.op === 'ping' && instance.retriesByItself())
+          return void client.send({ t: 'result', id, value: null });
+        const error = controller.signal.aborted
+          ? { name: 'CallError' as const, kind: 'aborted', message: 'The call was cancelled.' }
+          : { name: 'CallError' as const, kind: 'closed', message: instance.unusableText() };
+        return void client.send({ t: 'failed', id, error });
+      }
+      restarts = instance.restarts;
       const value = await run(connection, message.operation, {
         signal: controller.signal,
         ...(message.timeoutMs === undefined ? {} : { timeoutMs: message.timeoutMs }),

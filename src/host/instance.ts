@@ -218,6 +218,18 @@ export class Instance {
     this.actor.send({ type: 'RETRY' });
   }
 
+  /**
+   * The live connection, waiting for it while the actor starts (or closes into a new start, as after a
+   * restart): a call then runs on the fresh copy. Undefined when it will not be usable without a retry.
+   */
+  async connectionSoon(signal: AbortSignal): Promise<Connection | undefined> {
+    const startsAgain = (s: ReturnType<InstanceActor['getSnapshot']>) =>
+      s.hasTag('starting') || (s.hasTag('closing') && s.context.afterClose === 'connecting');
+    if (startsAgain(this.actor.getSnapshot()))
+      await waitFor(this.actor, (s) => !startsAgain(s), { signal }).catch(() => undefined);
+    return this.connection();
+  }
+
   /** Not usable now, but the actor will be by itself: it starts, closes into a new start, or waits in backoff for its next try. */
   retriesByItself(): boolean {
     const snapshot = this.actor.getSnapshot();

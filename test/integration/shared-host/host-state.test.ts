@@ -120,7 +120,10 @@ it("one session restarts the host's copy: the other sees it restart and its call
     expect(b.sharedHost?.instance?.state).toBe('connecting');
     expect(a.sharedHost?.instance?.state).toBe('connecting');
   });
+  // A call made while the fresh copy starts waits for it.
+  const waiting = b.callTool('echo', { text: 'waited' }, { timeoutMs: 30_000 });
   rmSync(holdFile);
+  expect(text(await waiting)).toContain('waited');
   await eventually(() => expect(b.sharedHost?.instance?.state).toBe('connected'));
   expect(b.pid).not.toBe(firstPid);
   // Still attached (no end), and told to re-read its lists: the fresh copy may offer others.
