@@ -184,6 +184,7 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
         name,
         state: s.value,
         sharedHost: sharedHostOf(ref)?.pid ?? null,
+        sharedHostState: sharedHostOf(ref)?.instance?.state ?? null,
         tools: counts?.tools ?? null,
         resources: counts?.resources ?? null,
         error: s.context.lastError ? serverErrorText(s.context.lastError) : null,

@@ -5,6 +5,7 @@ import { waitFor } from 'xstate';
 import type { Runtime } from '../actors/session-actor.ts';
 import { promptCommandName } from '../session/prompt-command-name.ts';
 import { oneLine } from '../tools/tool-search.ts';
+import { requestReconnect } from './request-reconnect.ts';
 import { describeServers } from './server-status.ts';
 
 const USAGE =
@@ -124,8 +125,8 @@ function renderPrompts(runtime: Runtime, server?: string): string {
 async function reconnect(runtime: Runtime, server?: string): Promise<string> {
   const servers = runtime.servers();
   if (server && !servers[server]) return `Unknown or disabled server "${server}".`;
-  runtime.actor.send(server ? { type: 'RECONNECT', server } : { type: 'RECONNECT' });
   const targets = server ? [server] : Object.keys(servers);
+  requestReconnect(runtime, server);
   await Promise.all(
     targets.map((name) =>
       waitFor(servers[name]!, (s) => !s.hasTag('starting') && !s.hasTag('closing') && !s.hasTag('resting'), {

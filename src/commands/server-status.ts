@@ -1,6 +1,7 @@
 // Human-readable views of server actor snapshots: the status-bar line, /mcp, the CLI. They read the
 // snapshots (the one source of truth) and never show a secret: only names, states and error text.
 
+import type { SharedHostView } from '../adapters/mcp/connection-port.ts';
 import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { formatElapsed } from '../duration.ts';
@@ -28,14 +29,35 @@ export function stateOf(ref: ServerActorRef): ServerState {
 }
 
 /** The shared host running this server's live connection (the snapshot's `connection`), if any. */
-export function sharedHostOf(ref: ServerActorRef): { readonly pid: number } | undefined {
+export function sharedHostOf(ref: ServerActorRef): SharedHostView | undefined {
   return ref.getSnapshot().context.connection?.sharedHost;
 }
 
-/** Said beside a server's state on every surface (/mcp, the panel, the CLI) when the host runs it. */
-export function sharedHostText(host: { readonly pid: number }): string {
-  return `shared (host pid ${host.pid})`;
+/**
+ * Said beside a server's state on every surface (/mcp, the panel, the CLI) when the host runs it, with
+ * the host's copy's state when that is not connected (it retries, restarts, needs a sign-in).
+ */
+export function sharedHostText(host: Pick<SharedHostView, 'pid' | 'instance'>): string {
+  const shared = `shared (host pid ${host.pid})`;
+  const instance = host.instance;
+  if (!instance || instance.state === 'connected') return shared;
+  const next =
+    instance.state === 'backoff' && instance.nextRetryAt !== undefined
+      ? `, next try in ${formatElapsed(Math.max(0, instance.nextRetryAt - Date.now()))}`
+      : '';
+  return `${shared}, host: ${HOST_STATE_LABEL[instance.state]}${next}`;
 }
+
+/** The host's copy's state in its machine's words (what `pi-mcp-actors host` shows). */
+const HOST_STATE_LABEL: Record<ServerState, string> = {
+  init: 'init',
+  connecting: 'connecting',
+  connected: 'connected',
+  closing: 'closing',
+  needsAuth: 'needs-auth',
+  backoff: 'backoff',
+  closed: 'closed',
+};
 
 /**
  * What a server means for the user right now; `ready` includes idle servers that start on use. A
@@ -161,6 +183,8 @@ export function describeServers(
     }
     if (ctx.lastError)
       lines.push(`  last error${ago(ctx.lastError.at)}: ${clean(serverErrorText(ctx.lastError))}`);
+    const hostError = shared?.instance?.state === 'connected' ? undefined : shared?.instance?.lastError;
+    if (hostError) lines.push(`  the host's last error: ${clean(serverErrorText(hostError))}`);
     if (ctx.lastError && ctx.stderrTail) {
       lines.push(
         '  stderr:',

@@ -26,6 +26,7 @@ import type {
   InstanceRequest,
   Operation,
   OperationResult,
+  WireError,
 } from './protocol.ts';
 import { toWire } from './wire-error.ts';
 
@@ -153,6 +154,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         attachment.instance.detach(attachment);
         return;
       }
+      case 'restart':
+        return void client.attachments.get(message.a)?.instance.restart();
       case 'call':
         return void call(client, message);
       case 'cancel':
@@ -200,6 +203,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         catalog: instance.actor.getSnapshot().context.catalog ?? connection.catalog,
         ...(connection.pid === undefined ? {} : { pid: connection.pid }),
         stderrTail: connection.stderrTail(),
+        state: instance.state(),
       });
     } catch (error) {
       client.attachments.delete(a);
@@ -215,19 +219,34 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   async function call(client: Client, message: Extract<ClientMessage, { t: 'call' }>): Promise<void> {
     const { id } = message;
     const attachment = client.attachments.get(message.a);
-    const connection = attachment?.instance.connection();
-    if (!attachment || !connection) {
-      client.send({
+    const instance = attachment?.instance;
+    if (!attachment || !instance) {
+      const text = 'The shared server is no longer running.';
+      return void client.send({
         t: 'failed',
         id,
-        error: { name: 'CallError', kind: 'closed', message: 'The shared server is no longer running.' },
+        error: { name: 'CallError', kind: 'closed', message: text },
       });
-      return;
     }
     const controller = new AbortController();
     client.calls.set(id, { controller, attachment });
     attachment.inFlight++;
+    let restarts = instance.restarts;
     try {
+      const connection =
+        message.operation.op === 'ping'
+          ? instance.connection()
+          : await instance.connectionSoon(controller.signal);
+      if (!connection) {
+        // A session's health ping while the host's actor retries by itself: the host answers for it.
+        if (message.operation.op === 'ping' && instance.retriesByItself())
+          return void client.send({ t: 'result', id, value: null });
+        const error = controller.signal.aborted
+          ? { name: 'CallError' as const, kind: 'aborted', message: 'The call was cancelled.' }
+          : { name: 'CallError' as const, kind: 'closed', message: instance.unusableText() };
+        return void client.send({ t: 'failed', id, error });
+      }
+      restarts = instance.restarts;
       const value = await run(connection, message.operation, {
         signal: controller.signal,
         ...(message.timeoutMs === undefined ? {} : { timeoutMs: message.timeoutMs }),
@@ -240,7 +259,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       });
       client.send({ t: 'result', id, value });
     } catch (error) {
-      client.send({ t: 'failed', id, error: toWire(error) });
+      const restarted = instance.restarts !== restarts && !controller.signal.aborted;
+      client.send({ t: 'failed', id, error: restarted ? restartedWire(instance) : toWire(error) });
     } finally {
       attachment.inFlight--;
       client.calls.delete(id);
@@ -280,6 +300,15 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     })();
     return closing;
   }
+}
+
+/** A call cut off because a session restarted its server: the one wording of that rule. */
+function restartedWire(instance: Instance): WireError {
+  return {
+    name: 'CallError',
+    kind: 'closed',
+    message: `another session restarted "${instance.request.definition.name}" (/mcp reconnect) while the call ran`,
+  };
 }
 
 /** One operation of a session on the instance's connection, as its own upstream request. */

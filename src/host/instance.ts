@@ -32,6 +32,7 @@ import type {
 } from '../adapters/mcp/connection-port.ts';
 import { ConnectError } from '../adapters/mcp/connection-port.ts';
 import type { TokenStore } from '../auth/token-store.ts';
+import { formatElapsed } from '../duration.ts';
 import type { Logger } from '../logger.ts';
 import {
   type ServerContext,
@@ -42,7 +43,7 @@ import {
 import { serverErrorText } from '../server-error-text.ts';
 import { ensureConnected } from '../session/ensure-connected.ts';
 import type { Asks, AskTarget } from './asks.ts';
-import type { AskQuestion, HostStatus, InstanceRequest } from './protocol.ts';
+import type { AskQuestion, HostStatus, InstanceRequest, InstanceState } from './protocol.ts';
 
 export interface Attachment extends AskTarget {
   readonly instance: Instance;
@@ -66,7 +67,14 @@ type InstanceActor = Actor<ReturnType<typeof instanceLogic>>;
 export class Instance {
   readonly attachments = new Set<Attachment>();
   readonly actor: InstanceActor;
+  /** Counts restarts asked by sessions: a call that fails across one is told so. */
+  restarts = 0;
   private gone = false;
+  /** The state last pushed to the attachments (JSON), and whether they were told the connection ended. */
+  private lastPushed = '';
+  private ended = true;
+  /** It was connected and is between copies (closing, backoff, connecting) with sessions still attached. */
+  private interrupted = false;
 
   constructor(
     readonly key: string,
@@ -90,7 +98,13 @@ export class Instance {
       },
     });
     this.actor.on('status', (status) => this.logStatus(status));
-    this.actor.subscribe({ next: () => this.forgetIfUnused(), error: () => this.forget() });
+    this.actor.subscribe({
+      next: () => {
+        this.pushState();
+        this.forgetIfUnused();
+      },
+      error: () => this.forget(),
+    });
     this.actor.start();
   }
 
@@ -136,9 +150,100 @@ export class Instance {
   }
 
   private forward(event: ConnectionEvent): void {
+    // The connection's end is the actor's to handle (it may retry by itself): see pushState().
+    if (event.type === 'closed') return;
     // A stderr line may echo what a call carried: it goes where a log message would.
     const targets = event.type === 'stderr' ? this.concerned() : this.attachments;
     for (const target of targets) target.client.send({ t: 'event', a: target.a, event });
+  }
+
+  /** The instance actor's snapshot as the attached sessions see it. */
+  state(): InstanceState {
+    const snapshot = this.actor.getSnapshot();
+    const { lastError, nextRetryAt } = snapshot.context;
+    const pid = snapshot.hasTag('usable') ? snapshot.context.connection?.pid : undefined;
+    return {
+      state: serverStateOf(snapshot),
+      tags: [...snapshot.tags].sort() as ServerTag[],
+      ...(lastError ? { lastError: { kind: lastError.kind, detail: lastError.detail } } : {}),
+      ...(nextRetryAt === undefined ? {} : { nextRetryAt }),
+      ...(pid === undefined ? {} : { pid }),
+    };
+  }
+
+  /**
+   * Tells the attached sessions each change of the actor's state. Their connection ends only when the
+   * actor will not come back by itself (it rests or needs a sign-in): then they hear `closed` and their
+   * own actors reconnect as after a crash. While it retries (backoff, connecting, closing) they stay
+   * attached and see the host's state.
+   */
+  private pushState(): void {
+    const state = this.state();
+    const json = JSON.stringify(state);
+    if (json !== this.lastPushed) {
+      this.lastPushed = json;
+      for (const target of this.attachments) target.client.send({ t: 'state', a: target.a, state });
+    }
+    const snapshot = this.actor.getSnapshot();
+    const ended = snapshot.hasTag('resting') || snapshot.hasTag('needsSignIn');
+    if (ended && !this.ended) {
+      const { lastError } = snapshot.context;
+      const event: ConnectionEvent = {
+        type: 'closed',
+        ...(lastError ? { error: serverErrorText(lastError) } : {}),
+      };
+      for (const target of this.attachments) target.client.send({ t: 'event', a: target.a, event });
+    }
+    if (snapshot.hasTag('usable')) {
+      // A new copy (after a restart or a backoff) may offer other lists: the sessions still attached re-read them.
+      if (this.interrupted) for (const target of this.attachments) this.sendListsChanged(target);
+      this.ended = false;
+      this.interrupted = false;
+    } else if (ended) this.ended = true;
+    else if (!this.ended) this.interrupted = true;
+  }
+
+  private sendListsChanged(target: Attachment): void {
+    for (const type of ['tools-changed', 'resources-changed', 'prompts-changed'] as const)
+      target.client.send({ t: 'event', a: target.a, event: { type } });
+  }
+
+  /** `/mcp reconnect` in one session: closes the server and starts it again; every attached session sees it. */
+  restart(): void {
+    if (this.gone) return;
+    this.restarts++;
+    this.log.info('a session restarts the server', { server: this.request.definition.name, key: this.key });
+    // As the session's own RECONNECT: close whatever runs, then connect afresh.
+    this.actor.send({ type: 'CLOSE' });
+    this.actor.send({ type: 'RETRY' });
+  }
+
+  /**
+   * The live connection, waiting for it while the actor starts (or closes into a new start, as after a
+   * restart): a call then runs on the fresh copy. Undefined when it will not be usable without a retry.
+   */
+  async connectionSoon(signal: AbortSignal): Promise<Connection | undefined> {
+    const startsAgain = (s: ReturnType<InstanceActor['getSnapshot']>) =>
+      s.hasTag('starting') || (s.hasTag('closing') && s.context.afterClose === 'connecting');
+    if (startsAgain(this.actor.getSnapshot()))
+      await waitFor(this.actor, (s) => !startsAgain(s), { signal }).catch(() => undefined);
+    return this.connection();
+  }
+
+  /** Not usable now, but the actor will be by itself: it starts, closes into a new start, or waits in backoff for its next try. */
+  retriesByItself(): boolean {
+    const snapshot = this.actor.getSnapshot();
+    if (snapshot.hasTag('starting')) return true;
+    if (snapshot.hasTag('closing')) return snapshot.context.afterClose !== 'closed';
+    return serverStateOf(snapshot) === 'backoff' && snapshot.context.lifecycle !== 'lazy';
+  }
+
+  /** Why a call finds no usable connection: the actor's state, its next try and last error. */
+  unusableText(): string {
+    const { state, nextRetryAt, lastError } = this.state();
+    const next = nextRetryAt === undefined ? '' : `, next try in ${formatElapsed(nextRetryAt - Date.now())}`;
+    const error = lastError ? `: ${serverErrorText(lastError)}` : '';
+    return `"${this.request.definition.name}" is not connected in the shared host (${state}${next})${error}.`;
   }
 
   /** Attaches a session, which holds the instance until it detaches. */

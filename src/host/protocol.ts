@@ -22,7 +22,7 @@ import type {
   ToolDescriptor,
 } from '../adapters/mcp/connection-port.ts';
 import type { ServerDefinition, ShareScope } from '../config/types.ts';
-import type { ServerState, ServerTag } from '../machines/server.machine.ts';
+import type { ServerError, ServerState, ServerTag } from '../machines/server.machine.ts';
 
 export type { ShareScope };
 
@@ -83,6 +83,8 @@ export type ClientMessage =
   | { t: 'hello'; version: string; pid: number; label: string }
   | { t: 'attach'; a: number; request: InstanceRequest }
   | { t: 'detach'; a: number }
+  /** `/mcp reconnect` in this session: the host restarts the instance behind this attachment. */
+  | { t: 'restart'; a: number }
   | {
       t: 'call';
       id: number;
@@ -98,7 +100,17 @@ export type ClientMessage =
 
 export type HostMessage =
   | { t: 'welcome'; version: string; pid: number }
-  | { t: 'attached'; a: number; instance: string; catalog: ServerCatalog; pid?: number; stderrTail: string }
+  | {
+      t: 'attached';
+      a: number;
+      instance: string;
+      catalog: ServerCatalog;
+      pid?: number;
+      stderrTail: string;
+      state: InstanceState;
+    }
+  /** The instance's actor changed state (pushed to every attachment of it). */
+  | { t: 'state'; a: number; state: InstanceState }
   | { t: 'attach-failed'; a: number; error: WireError }
   | { t: 'result'; id: number; value: OperationResult }
   | { t: 'failed'; id: number; error: WireError }
@@ -108,6 +120,17 @@ export type HostMessage =
   | ({ t: 'ask'; ask: number; a: number } & AskQuestion)
   | { t: 'ask-cancelled'; ask: number }
   | { t: 'status'; status: HostStatus };
+
+/** What an attached session is told of the host's instance actor: its snapshot's state, tags, last error, next try. */
+export interface InstanceState {
+  state: ServerState;
+  tags: ServerTag[];
+  lastError?: Pick<ServerError, 'kind' | 'detail'>;
+  /** Epoch ms of the actor's next try while it is in backoff. */
+  nextRetryAt?: number;
+  /** The server's process while it runs (a restarted copy has a new one). */
+  pid?: number;
+}
 
 /** A server's question to a session: an elicitation or a sampling request. */
 export type AskQuestion =

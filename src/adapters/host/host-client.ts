@@ -9,6 +9,7 @@ import type {
   HostMessage,
   HostStatus,
   InstanceRequest,
+  InstanceState,
   Operation,
   OperationResult,
 } from '../../host/protocol.ts';
@@ -37,11 +38,14 @@ export interface Attached {
   catalog: ServerCatalog;
   pid?: number;
   stderrTail: string;
+  state: InstanceState;
 }
 
 interface AttachmentHandlers {
   host: HostRequests | undefined;
   onEvent(event: ConnectionEvent): void;
+  /** The host's instance actor changed state. */
+  onState(state: InstanceState): void;
 }
 
 interface PendingCall {
@@ -158,6 +162,11 @@ export class HostClient {
     if (this.attachmentCount === 0) this.close();
   }
 
+  /** Asks the host to restart the instance behind this attachment (`/mcp reconnect`). */
+  restart(a: number): void {
+    if (!this.gone && this.attachments.has(a)) this.channel.send({ t: 'restart', a });
+  }
+
   call(
     a: number,
     operation: Operation,
@@ -241,10 +250,10 @@ export class HostClient {
   private receive(message: HostMessage): void {
     switch (message.t) {
       case 'attached': {
-        const { a, instance, catalog, pid, stderrTail } = message;
+        const { a, instance, catalog, pid, stderrTail, state } = message;
         this.attaching
           .get(a)
-          ?.resolve({ a, instance, catalog, stderrTail, ...(pid === undefined ? {} : { pid }) });
+          ?.resolve({ a, instance, catalog, stderrTail, state, ...(pid === undefined ? {} : { pid }) });
         this.attaching.delete(a);
         return;
       }
@@ -267,6 +276,9 @@ export class HostClient {
       }
       case 'event':
         this.attachments.get(message.a)?.onEvent(message.event);
+        return;
+      case 'state':
+        this.attachments.get(message.a)?.onState(message.state);
         return;
       case 'log':
         this.attachments.get(message.a)?.host?.log?.(message.level as LogLevel, message.text);

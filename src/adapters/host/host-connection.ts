@@ -3,7 +3,7 @@
 // come back. Closing it detaches this session; the host keeps the server warm for the next one.
 
 import type { ServerDefinition } from '../../config/types.ts';
-import type { Operation } from '../../host/protocol.ts';
+import type { InstanceState, Operation } from '../../host/protocol.ts';
 import type {
   CallOptions,
   CallToolResult,
@@ -15,6 +15,7 @@ import type {
   ResourceDescriptor,
   ResourceTemplateDescriptor,
   ServerCatalog,
+  SharedHostView,
   ToolDescriptor,
 } from '../mcp/connection-port.ts';
 import type { Attached, HostClient } from './host-client.ts';
@@ -23,12 +24,13 @@ const TAIL_LINES = 50;
 
 export class HostConnection implements Connection {
   readonly catalog: ServerCatalog;
-  readonly pid?: number;
-  readonly sharedHost: { readonly pid: number };
   /** The host's instance key (for status and tests). */
   readonly instance: string;
   private readonly listeners = new Set<(event: ConnectionEvent) => void>();
   private readonly tail: string[];
+  /** The host's instance actor as last pushed (the host sends each change). */
+  private instanceState: InstanceState;
+  private knownPid: number | undefined;
 
   constructor(
     private readonly host: HostClient,
@@ -37,8 +39,8 @@ export class HostConnection implements Connection {
   ) {
     this.catalog = attached.catalog;
     this.instance = attached.instance;
-    this.sharedHost = { pid: host.hostPid };
-    if (attached.pid !== undefined) this.pid = attached.pid;
+    this.instanceState = attached.state;
+    this.knownPid = attached.state.pid ?? attached.pid;
     this.tail = attached.stderrTail === '' ? [] : attached.stderrTail.split('\n');
   }
 
@@ -49,6 +51,26 @@ export class HostConnection implements Connection {
       if (this.tail.length > TAIL_LINES) this.tail.splice(0, this.tail.length - TAIL_LINES);
     }
     for (const listener of this.listeners) listener(event);
+  }
+
+  /** The host, and its instance actor as it last told us (what status views show beside the state). */
+  get sharedHost(): SharedHostView {
+    return {
+      pid: this.host.hostPid,
+      instance: this.instanceState,
+      restart: () => this.host.restart(this.attached.a),
+    };
+  }
+
+  /** The server's process in the host: the running copy's, a restarted one's after a restart. */
+  get pid(): number | undefined {
+    return this.knownPid;
+  }
+
+  /** The host's instance actor changed state. */
+  receiveState(state: InstanceState): void {
+    this.instanceState = state;
+    if (state.pid !== undefined) this.knownPid = state.pid;
   }
 
   private run<T>(operation: Operation, options: CallOptions = {}): Promise<T> {

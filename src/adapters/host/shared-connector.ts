@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { SERVER_DEFAULTS } from '../../config/defaults.ts';
 import type { ServerDefinition } from '../../config/types.ts';
-import type { InstanceRequest, ShareScope } from '../../host/protocol.ts';
+import type { InstanceRequest, InstanceState, ShareScope } from '../../host/protocol.ts';
 import type { ConnectionEvent, ConnectOptions, Connector } from '../mcp/connection-port.ts';
 import { ConnectError } from '../mcp/connection-port.ts';
 import { type HostClient, HostUnavailable } from './host-client.ts';
@@ -65,7 +65,16 @@ export function sharedHostConnector(
     if (share === 'session') return inSession(definition, options);
     const request = instanceRequest(definition, share, project, options);
     let connection: HostConnection | undefined;
-    const handlers = { host: options.host, onEvent: (event: ConnectionEvent) => connection?.receive(event) };
+    // A state pushed between the attach's answer and the connection's making is kept for it.
+    let latest: InstanceState | undefined;
+    const handlers = {
+      host: options.host,
+      onEvent: (event: ConnectionEvent) => connection?.receive(event),
+      onState: (state: InstanceState) => {
+        latest = state;
+        connection?.receiveState(state);
+      },
+    };
     // Twice: the line may close between being handed out and the attach (its last server detached).
     for (let attempt = 1; ; attempt++) {
       let host: HostClient;
@@ -79,6 +88,7 @@ export function sharedHostConnector(
         const attached = await host.attach(request, handlers, options.signal);
         options.onListing?.();
         connection = new HostConnection(host, attached, definition);
+        if (latest) connection.receiveState(latest);
         return connection;
       } catch (error) {
         if (options.signal.aborted)

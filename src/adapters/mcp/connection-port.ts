@@ -4,6 +4,7 @@
 
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
+import type { InstanceState } from '../../host/protocol.ts';
 import type { SecretValues } from '../../redact/index.ts';
 import type { TraceLog } from './trace.ts';
 
@@ -130,12 +131,21 @@ export type ConnectionEvent =
   | { type: 'prompts-changed' }
   | { type: 'stderr'; line: string };
 
+/** The shared host behind a connection (src/host/): its pid and what it last told of its instance. */
+export interface SharedHostView {
+  readonly pid: number;
+  /** The host's instance actor as last pushed: its state, tags, last error and next try. */
+  readonly instance?: InstanceState;
+  /** `/mcp reconnect`: asks the host to restart its instance (every session attached to it sees that). */
+  restart?(): void;
+}
+
 export interface Connection {
   readonly catalog: ServerCatalog;
   /** Process id of the stdio child, when there is one. */
   readonly pid?: number;
   /** The shared host that runs this server for the session (src/host/); absent when it runs in this process. */
-  readonly sharedHost?: { readonly pid: number };
+  readonly sharedHost?: SharedHostView;
   listTools(signal?: AbortSignal): Promise<ToolDescriptor[]>;
   listResources(signal?: AbortSignal): Promise<ResourceDescriptor[]>;
   listResourceTemplates(signal?: AbortSignal): Promise<ResourceTemplateDescriptor[]>;

@@ -5,6 +5,7 @@
 import type { AnyActorRef, Subscription } from 'xstate';
 import type { Runtime } from '../../actors/session-actor.ts';
 import { oneLine } from '../../tools/tool-search.ts';
+import { requestReconnect } from '../request-reconnect.ts';
 import { type RenderContext, renderServers, renderTools } from './render.ts';
 import { type PanelView, panelView, type ToolRow, toolRows } from './view.ts';
 
@@ -37,7 +38,7 @@ export interface PanelController {
   /** The panel's lines; the same array while nothing changed. */
   lines(layout: Omit<RenderContext, 'now'>): string[];
   key(key: PanelKey): void;
-  /** Re-reads the clock: durations on screen move on (redraws only if a line changed). */
+  /** Re-reads the clock and the snapshots: durations on screen move on (redraws only if a line changed). */
   tick(): void;
   dispose(): void;
 }
@@ -161,7 +162,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
           message = `${row.name} is ${row.kind === 'disabled' ? 'disabled: e enables it' : 'skipped'}.`;
           return;
         }
-        runtime.actor.send({ type: 'RECONNECT', server: row.name });
+        requestReconnect(runtime, row.name);
         message = `Reconnecting ${row.name}…`;
         reconnecting = { server: row.name, started: false };
         reconnectOutcome(reconnecting);
@@ -268,7 +269,10 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
       redrawIfChanged();
     },
     tick() {
-      if (!closed) redrawIfChanged();
+      if (closed) return;
+      // A shared server's host copy changes without its actor changing (pushed to its connection).
+      view = panelView(runtime);
+      redrawIfChanged();
     },
     dispose,
   };

@@ -6,6 +6,7 @@ import type { Runtime } from '../../actors/session-actor.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
+import type { InstanceState } from '../../host/protocol.ts';
 import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
 import { serverErrorText } from '../../server-error-text.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
@@ -52,7 +53,7 @@ export interface RunningServer {
   directTokens: number;
   inFlight: number;
   /** The shared host that runs it for this session, while connected there. */
-  sharedHost?: { pid: number };
+  sharedHost?: { pid: number; instance?: InstanceState };
   attempt: number;
   nextRetryAt?: number;
   lastError?: { message: string; at: number };
@@ -140,7 +141,8 @@ export function panelView(runtime: Runtime): PanelView {
     if (known !== undefined) row.tools = known;
     if (ctx.nextRetryAt !== undefined) row.nextRetryAt = ctx.nextRetryAt;
     const shared = sharedHostOf(ref);
-    if (shared) row.sharedHost = { pid: shared.pid };
+    if (shared)
+      row.sharedHost = { pid: shared.pid, ...(shared.instance ? { instance: shared.instance } : {}) };
     if (ctx.lastError)
       row.lastError = { message: plainText(redact(serverErrorText(ctx.lastError))), at: ctx.lastError.at };
     servers.push(row);

@@ -70,7 +70,7 @@ it('with nobody attached, an eager instance is pinged by its actor: one that sto
   }
 });
 
-it('a keep-alive instance whose server died reconnects by its backoff; attached sessions hear the end', async () => {
+it('a keep-alive instance whose server died reconnects by its backoff; attached sessions stay attached and see it', async () => {
   const keepAlive = () =>
     stdioDefinition([], { inheritEnv: false, lifecycle: 'keep-alive', healthCheckMs: 0 });
   const a = await world.session('A').connect(keepAlive());
@@ -78,12 +78,15 @@ it('a keep-alive instance whose server died reconnects by its backoff; attached 
   a.onEvent((event) => events.push(event.type));
   const firstPid = a.pid!;
   process.kill(firstPid, 'SIGKILL');
-  await eventually(() => expect(events).toContain('closed'));
   await eventually(async () => {
     const [instance] = (await world.status())?.instances ?? [];
     expect(instance).toMatchObject({ state: 'connected', attached: 1 });
     expect(instance?.pid).not.toBe(firstPid);
+    expect(a.sharedHost?.instance?.state).toBe('connected');
+    expect(a.pid).toBe(instance?.pid);
   });
+  // The host's actor retried by itself: the session's connection never ended.
+  expect(events).not.toContain('closed');
   const b = await world.session('B').connect(keepAlive());
   expect(b.pid).toBe((await world.status())?.instances[0]?.pid);
   expect(b.pid).not.toBe(firstPid);

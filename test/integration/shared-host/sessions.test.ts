@@ -2,14 +2,15 @@
 // host for both, each session's own server actor mirroring it; an elicitation caused by one session's
 // call shows in that session's UI only. Without the setting, nothing is shared (the default).
 
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
 import { EVERYTHING_ENTRY, stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { RecordingPi } from '../../support/recording-pi.ts';
-import { HostWorld, sessionsOf } from './harness.ts';
+import { eventually, HostWorld, sessionsOf } from './harness.ts';
 
 let world: HostWorld;
 const bridges: PiBridge[] = [];
@@ -27,8 +28,8 @@ afterEach(async () => {
   await world.dispose();
 });
 
-function configure(settings: Record<string, unknown>): void {
-  const fixture = stdioFixture();
+function configure(settings: Record<string, unknown>, fixtureFlags: string[] = []): void {
+  const fixture = stdioFixture(fixtureFlags);
   writeFileSync(
     `${world.agentDir}/mcp.json`,
     JSON.stringify({
@@ -106,6 +107,43 @@ describe('Pi sessions with settings.sharedHost', () => {
     expect((await world.status())?.instances).toContainEqual(
       expect.objectContaining({ server: 'everything', attached: 2 }),
     );
+  });
+
+  it("/mcp reconnect in A restarts the host's copy: B sees it restart, and B's call in flight says why it failed", async () => {
+    const holdFile = join(world.root, 'hold-start');
+    configure({ sharedHost: true }, ['--wait-while', holdFile]);
+    const a = await piSession();
+    const b = await piSession();
+    const firstPid = (await world.status())?.instances.find((i) => i.server === 'fixture')?.pid;
+    const inFlight = b.pi.callTool('fixture__hang', {});
+    await eventually(async () =>
+      expect((await world.status())?.instances).toContainEqual(
+        expect.objectContaining({ server: 'fixture', inFlight: 1 }),
+      ),
+    );
+
+    writeFileSync(holdFile, ''); // the new copy waits at its start until the test lets it go
+    const reconnected = a.pi.command('mcp', 'reconnect fixture');
+    expect(text(await inFlight)).toContain(
+      'another session restarted "fixture" (/mcp reconnect) while the call ran',
+    );
+    // B's own actor stays connected to the host and shows the host's copy starting again.
+    await eventually(async () =>
+      expect(await b.pi.command('mcp', 'fixture')).toMatch(
+        /^fixture: connected, shared \(host pid \d+\), host: connecting — /,
+      ),
+    );
+    expect(b.runtime.servers().fixture!.getSnapshot().matches('connected')).toBe(true);
+    rmSync(holdFile);
+    expect(await reconnected).toMatch(/^fixture: connected, shared \(host pid \d+\) — /);
+    await eventually(async () =>
+      expect(await b.pi.command('mcp', 'fixture')).toMatch(/^fixture: connected, shared \(host pid \d+\) — /),
+    );
+    expect(text(await b.pi.callTool('fixture__echo', { text: 'from B' }))).toContain('from B');
+    expect(text(await a.pi.callTool('fixture__echo', { text: 'from A' }))).toContain('from A');
+    const fixture = (await world.status())?.instances.find((i) => i.server === 'fixture');
+    expect(fixture).toMatchObject({ state: 'connected', attached: 2 });
+    expect(fixture?.pid).not.toBe(firstPid);
   });
 
   it('off by default: no host is started, servers run in the session', async () => {

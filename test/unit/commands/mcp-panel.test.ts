@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
+import type { SharedHostView } from '../../../src/adapters/mcp/connection-port.ts';
 import { runMcpAuthCommand, runMcpCommand } from '../../../src/commands/mcp-command.ts';
 import {
   createPanelController,
@@ -14,6 +15,7 @@ import {
 } from '../../../src/commands/mcp-panel/controller.ts';
 import { type Style, type TextKit, trailText } from '../../../src/commands/mcp-panel/render.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
+import type { InstanceState } from '../../../src/host/protocol.ts';
 import { nullLogger } from '../../../src/logger.ts';
 import { BACKOFF_CAP_MS } from '../../../src/machines/server.machine.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
@@ -23,7 +25,15 @@ import { definition, loadedConfig } from '../../support/config.ts';
 
 /** A connection as the shared host's adapter gives it (src/adapters/host/host-connection.ts). */
 class HostedConnection extends FakeConnection {
-  readonly sharedHost = { pid: 4242 };
+  instance: InstanceState | undefined;
+  restarts = 0;
+  get sharedHost(): SharedHostView {
+    return {
+      pid: 4242,
+      ...(this.instance ? { instance: this.instance } : {}),
+      restart: () => this.restarts++,
+    };
+  }
 }
 
 const plain = (t: string) => t;
@@ -380,6 +390,36 @@ describe('the /mcp panel', () => {
     await settle();
     expect(screen()).not.toContain('shared');
     expect(await runMcpCommand('status', runtime)).not.toContain('shared');
+  });
+
+  it("shows the host's copy's state beside a shared server, and a reconnect restarts the host's copy", async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    const hosted = new HostedConnection();
+    attemptFor('alpha').succeed(hosted);
+    await settle();
+    hosted.instance = {
+      state: 'backoff',
+      tags: ['failed', 'failsFast'],
+      nextRetryAt: Date.now() + 5_000,
+      lastError: { kind: 'exited', detail: { cause: 'connect', message: 'exited with code 3' } },
+    };
+    const status = await runMcpCommand('status', runtime);
+    expect(status).toMatch(
+      /^alpha: connected, shared \(host pid 4242\), host: backoff, next try in 5 s — eager, stdio, 1 tool$/m,
+    );
+    expect(status).toContain("  the host's last error: exited with code 3");
+    panel.tick(); // the panel's once-a-second tick re-reads what the host pushed to the connection
+    expect(screen()).toMatch(
+      /alpha {2}● connected for 0 s\n {4}shared \(host pid 4242\), host: backoff, next try in 5 s\n/,
+    );
+
+    const reconnecting = runMcpCommand('reconnect alpha', runtime);
+    expect(hosted.restarts).toBe(1);
+    await settle();
+    attemptFor('alpha').succeed(new HostedConnection());
+    expect(await reconnecting).toMatch(/^alpha: connected, shared \(host pid 4242\) — /);
+    await press('reconnect');
+    expect(hosted.restarts).toBe(1); // the new connection's host copy was asked, not the old one
   });
 
   it('fits every line in narrow terminals and scrolls to keep the selection visible', async () => {
