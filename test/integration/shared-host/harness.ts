@@ -110,7 +110,7 @@ export class HostWorld {
 }
 
 /** vi.waitFor with room for a loaded machine (the host and its servers are real processes). */
-export function eventually<T>(check: () => T | Promise<T>, timeout = 10_000): Promise<T> {
+export function eventually<T>(check: () => T | Promise<T>, timeout = 20_000): Promise<T> {
   return vi.waitFor(check, timeout);
 }
 
