@@ -45,11 +45,11 @@ export function sharedHostText(host: Pick<SharedHostView, 'pid' | 'instance'>): 
     instance.state === 'backoff' && instance.nextRetryAt !== undefined
       ? `, next try in ${formatElapsed(Math.max(0, instance.nextRetryAt - Date.now()))}`
       : '';
-  return `${shared}, host: ${HOST_STATE_LABEL[instance.state]}${next}`;
+  return `${shared}, host: ${STATE_NAME[instance.state]}${next}`;
 }
 
-/** The host's copy's state in its machine's words (what `pi-mcp-actors host` shows). */
-const HOST_STATE_LABEL: Record<ServerState, string> = {
+/** A server state in the machine's words (the panel's state trail, the host's copy in /mcp and `pi-mcp-actors host`). */
+export const STATE_NAME: Record<ServerState, string> = {
   init: 'init',
   connecting: 'connecting',
   connected: 'connected',

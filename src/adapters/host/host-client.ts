@@ -15,13 +15,7 @@ import type {
 } from '../../host/protocol.ts';
 import { fromWire, toWire } from '../../host/wire-error.ts';
 import { CallError } from '../mcp/call-error.ts';
-import type {
-  CallOptions,
-  ConnectionEvent,
-  HostRequests,
-  LogLevel,
-  ServerCatalog,
-} from '../mcp/connection-port.ts';
+import type { CallOptions, ConnectionEvent, HostRequests, LogLevel } from '../mcp/connection-port.ts';
 
 /** The host cannot be used (none answers, or one of another version does): the session runs the server itself. */
 export class HostUnavailable extends Error {
@@ -32,14 +26,8 @@ export class HostUnavailable extends Error {
 const HOST_GRACE_MS = 2_000;
 const HELLO_TIMEOUT_MS = 5_000;
 
-export interface Attached {
-  a: number;
-  instance: string;
-  catalog: ServerCatalog;
-  pid?: number;
-  stderrTail: string;
-  state: InstanceState;
-}
+/** What the host says of an attachment it made (its `attached` message). */
+export type Attached = Omit<Extract<HostMessage, { t: 'attached' }>, 't'>;
 
 interface AttachmentHandlers {
   host: HostRequests | undefined;

@@ -4,7 +4,7 @@
 import { formatElapsed } from '../../duration.ts';
 import type { ServerState } from '../../machines/server.machine.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
-import { countsText, sharedHostText } from '../server-status.ts';
+import { countsText, STATE_NAME, sharedHostText } from '../server-status.ts';
 import type { PanelView, RunningServer, ServerRow, SkippedServerRow, ToolRow } from './view.ts';
 
 export interface TextKit {
@@ -49,16 +49,6 @@ const TOOL_HINTS = ['↑↓ select', 'd direct for this session', 'esc back'];
 /** Lines of a selected tool's description shown at most. */
 const DESCRIPTION_LINES = 6;
 const INDENT = '    ';
-
-const STATE_NAME: Record<ServerState, string> = {
-  init: 'init',
-  connecting: 'connecting',
-  connected: 'connected',
-  closing: 'closing',
-  needsAuth: 'needs-auth',
-  backoff: 'backoff',
-  closed: 'closed',
-};
 
 function stateLabel(row: RunningServer): string {
   if (row.tags.has('needsSignIn')) return 'needs sign-in';
