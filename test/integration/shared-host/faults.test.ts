@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { socketOf, spawnHost } from '../../../src/adapters/host/start-host.ts';
@@ -13,21 +13,15 @@ import type { ConnectionEvent } from '../../../src/adapters/mcp/connection-port.
 import { ensurePrivateDir } from '../../../src/host/paths.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive, listDescendants } from '../../fixtures/servers/spawn.ts';
-import { eventually, HostWorld, sessionsOf } from './harness.ts';
+import { eventually, type HostWorld, sessionsOf, textOf, useHostWorld } from './harness.ts';
 
+const worldOf = useHostWorld();
 let world: HostWorld;
-
 beforeEach(() => {
-  world = new HostWorld();
-});
-
-afterEach(async () => {
-  await world.dispose();
+  world = worldOf();
 });
 
 const fixture = () => stdioDefinition([], { inheritEnv: false });
-const textOf = (result: { content: Array<{ type: string; text?: string }> }) =>
-  result.content.map((c) => c.text ?? '').join('');
 
 describe('shared host faults', () => {
   it('killed (kill -9) mid-call: the call fails at once with a clear message, the next call starts a new host', async () => {

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { vi } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
 import { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { sharedHostConnector } from '../../../src/adapters/host/shared-connector.ts';
@@ -118,3 +118,19 @@ export function eventually<T>(check: () => T | Promise<T>, timeout = 20_000): Pr
 export function sessionsOf(status: HostStatus | undefined): HostStatus['clients'] {
   return (status?.clients ?? []).filter((c) => c.label !== 'pi-mcp-actors host');
 }
+
+/** A fresh world for each test of the file, disposed after it (its host stopped by pid, its folder removed). */
+export function useHostWorld(): () => HostWorld {
+  let world: HostWorld | undefined;
+  beforeEach(() => {
+    world = new HostWorld();
+  });
+  afterEach(async () => {
+    await world?.dispose();
+  });
+  return () => world!;
+}
+
+/** The text of a tool result. */
+export const textOf = (result: { content: Array<{ type: string; text?: string }> }) =>
+  result.content.map((c) => c.text ?? '').join('');

@@ -3,7 +3,7 @@
 // two sessions, each with its own line to the host, on one warm server instance.
 
 import { mkdirSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { CallError } from '../../../src/adapters/mcp/call-error.ts';
 import type {
@@ -16,21 +16,15 @@ import type {
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { EVERYTHING_ENTRY } from '../../fixtures/servers/spawn.ts';
 import { definition } from '../../support/config.ts';
-import { eventually, HostWorld, sessionsOf } from './harness.ts';
+import { eventually, type HostWorld, sessionsOf, textOf, useHostWorld } from './harness.ts';
 
+const worldOf = useHostWorld();
 let world: HostWorld;
-
 beforeEach(() => {
-  world = new HostWorld();
-});
-
-afterEach(async () => {
-  await world.dispose();
+  world = worldOf();
 });
 
 const fixture = () => stdioDefinition([], { inheritEnv: false });
-const textOf = (result: { content: Array<{ type: string; text?: string }> }) =>
-  result.content.map((c) => c.text ?? '').join('');
 
 describe('two sessions on one shared server', () => {
   it('share one warm instance: the second attach starts nothing', async () => {
