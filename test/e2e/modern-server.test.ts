@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureArgs } from '../fixtures/servers/spawn.ts';
+import { abortLongCall } from './harness/abort-long-call.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { toolNames } from './harness/fake-llm.ts';
 import {
@@ -135,26 +136,11 @@ describe('a 2026-07-28-only server in the real Pi', () => {
       );
       expect(question).toBeDefined();
 
-      const since = rpc.records.length;
-      const started = await rpc.send({ type: 'prompt', message: 'Now the long job' });
-      expect(started.success).toBe(true);
-      const update = await rpc.waitForRecord(
-        (r) => r.type === 'tool_execution_update' && r.toolCallId === 'call_slow',
-        { since, timeoutMs: 60_000 },
-      );
+      const { update, settled, end, abortMs } = await abortLongCall(rpc, 'Now the long job', 'call_slow');
       expect(JSON.stringify(update)).toMatch(/step \d+ of 100/);
-      const abortedAt = Date.now();
-      await rpc.send({ type: 'abort' });
-      const settled = await rpc.waitForRecord((r) => r.type === 'agent_settled', {
-        since,
-        timeoutMs: 30_000,
-      });
       expect(settled.aborted).toBe(true);
       // 100 steps of 100 ms would take 10 s.
-      expect(Date.now() - abortedAt).toBeLessThan(5_000);
-      const end = rpc.records
-        .slice(since)
-        .find((r) => r.type === 'tool_execution_end' && r.toolCallId === 'call_slow');
+      expect(abortMs).toBeLessThan(5_000);
       expect(end?.isError).toBe(true);
       expect((await rpc.close()).code).toBe(0);
     } finally {
@@ -203,25 +189,15 @@ describe('a 2026-07-28-only server in the real Pi', () => {
       expect(toolResultFor(third, 'call_research')).toBe('researched actors in 5 steps');
       expect(taskEvents()).toMatch(/TASK \S+ completed/);
 
-      const since = rpc.records.length;
-      expect((await rpc.send({ type: 'prompt', message: 'Now research everything' })).success).toBe(true);
-      const update = await rpc.waitForRecord(
-        (r) => r.type === 'tool_execution_update' && r.toolCallId === 'call_research_long',
-        { since, timeoutMs: 60_000 },
+      const { update, settled, end, abortMs } = await abortLongCall(
+        rpc,
+        'Now research everything',
+        'call_research_long',
       );
       expect(JSON.stringify(update)).toMatch(/step \d+ of 100/);
-      const abortedAt = Date.now();
-      await rpc.send({ type: 'abort' });
-      const settled = await rpc.waitForRecord((r) => r.type === 'agent_settled', {
-        since,
-        timeoutMs: 30_000,
-      });
       expect(settled.aborted).toBe(true);
       // 100 steps of 100 ms would take 10 s.
-      expect(Date.now() - abortedAt).toBeLessThan(5_000);
-      const end = rpc.records
-        .slice(since)
-        .find((r) => r.type === 'tool_execution_end' && r.toolCallId === 'call_research_long');
+      expect(abortMs).toBeLessThan(5_000);
       expect(end?.isError).toBe(true);
       // The task was cancelled on the server, not left running.
       await vi.waitFor(() => expect(taskEvents()).toMatch(/TASK \S+ cancelled/), { timeout: 10_000 });

@@ -3,6 +3,7 @@
 // result comes back, and Esc (RPC `abort`) cancels a second run.
 import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { abortLongCall } from './harness/abort-long-call.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { EXTENSION, TOOL_SEARCH, toolResultFor } from './harness/mcp.ts';
 import { startPiRpc } from './harness/run-pi.ts';
@@ -42,24 +43,10 @@ describe('a task-required tool in the real Pi', () => {
       const result = toolResultFor(world.llm.requests[2]!.body, 'call_task') ?? '';
       expect(result).toMatch(/actors/);
 
-      const since = rpc.records.length;
-      expect((await rpc.send({ type: 'prompt', message: 'Once more' })).success).toBe(true);
-      await rpc.waitForRecord((r) => r.type === 'tool_execution_update' && r.toolCallId === 'call_again', {
-        since,
-        timeoutMs: 30_000,
-      });
-      const abortedAt = Date.now();
-      await rpc.send({ type: 'abort' });
-      const settled = await rpc.waitForRecord((r) => r.type === 'agent_settled', {
-        since,
-        timeoutMs: 30_000,
-      });
+      const { settled, end, abortMs } = await abortLongCall(rpc, 'Once more', 'call_again');
       expect(settled.aborted).toBe(true);
       // The task takes 4 s; the abort does not wait for it.
-      expect(Date.now() - abortedAt).toBeLessThan(3_000);
-      const end = rpc.records
-        .slice(since)
-        .find((r) => r.type === 'tool_execution_end' && r.toolCallId === 'call_again');
+      expect(abortMs).toBeLessThan(3_000);
       expect(end?.isError).toBe(true);
       expect((await rpc.close()).code).toBe(0);
     } finally {
