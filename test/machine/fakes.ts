@@ -124,6 +124,21 @@ export class FakeConnection implements Connection {
   }
 }
 
+/** A connection whose close takes until the test ends it (a process group that is slow to go). */
+export class SlowClose extends FakeConnection {
+  private end = () => {};
+  private readonly ended = new Promise<void>((resolve) => {
+    this.end = resolve;
+  });
+  finishClose(): void {
+    this.end();
+  }
+  override close(): Promise<void> {
+    void super.close();
+    return this.ended;
+  }
+}
+
 export interface Attempt {
   definition: ServerDefinition;
   options: ConnectOptions;

@@ -6,22 +6,7 @@ import { waitFor } from 'xstate';
 import { healthOf, statusLine } from '../../src/commands/server-status.ts';
 import type { SessionContext } from '../../src/machines/session.machine.ts';
 import type { ServerActorRef } from '../../src/session/ensure-connected.ts';
-import { FakeConnection, type Harness, startServer } from './fakes.ts';
-
-/** A connection whose close ends only when the test says so. */
-class SlowClose extends FakeConnection {
-  private end = () => {};
-  private readonly ended = new Promise<void>((resolve) => {
-    this.end = resolve;
-  });
-  finishClose(): void {
-    this.end();
-  }
-  override close(): Promise<void> {
-    void super.close();
-    return this.ended;
-  }
-}
+import { type FakeConnection, type Harness, SlowClose, startServer } from './fakes.ts';
 
 async function connected(h: Harness, connection: FakeConnection): Promise<void> {
   h.actor.send({ type: 'CONNECT' });

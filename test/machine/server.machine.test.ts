@@ -21,7 +21,7 @@ import {
   serverStateOf,
   TRAIL_LENGTH,
 } from '../../src/machines/server.machine.ts';
-import { definition, FakeConnection, type Harness, startServer, tool } from './fakes.ts';
+import { definition, FakeConnection, type Harness, SlowClose, startServer, tool } from './fakes.ts';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -29,21 +29,6 @@ afterEach(() => {
 });
 
 const stateOf = (h: Harness) => serverStateOf(h.actor.getSnapshot());
-
-/** A connection whose close takes until the test ends it (a process group that is slow to go). */
-class SlowClose extends FakeConnection {
-  private end = () => {};
-  private readonly ended = new Promise<void>((resolve) => {
-    this.end = resolve;
-  });
-  finishClose(): void {
-    this.end();
-  }
-  override close(): Promise<void> {
-    void super.close();
-    return this.ended;
-  }
-}
 
 /** Lets promise actors settle (they are real, only time is simulated). */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
