@@ -74,6 +74,26 @@ function run(args: string[], env: Record<string, string> = {}, onStderr?: (text:
   return { child, done };
 }
 
+/** A Pi session (through the bridge) whose one keep-alive server is a fresh OAuth fixture. */
+async function sessionOnOAuthFixture(env: Record<string, string> = {}) {
+  const f = await startOAuthFixture();
+  fixtures.push(f);
+  writeFileSync(
+    join(agentDir, 'mcp.json'),
+    JSON.stringify({ mcpServers: { linear: { url: f.url, oauth: {}, lifecycle: 'keep-alive' } } }),
+  );
+  const pi = new RecordingPi(root, true);
+  const bridge = bridgePi(pi, {
+    connector: connectMcp,
+    env: { PI_CODING_AGENT_DIR: agentDir, ...env },
+    homeDir: root,
+  });
+  await pi.emit('session_start', { reason: 'startup' });
+  const runtime = await bridge.runtime();
+  runtimes.push(runtime);
+  return { f, runtime };
+}
+
 describe('a sign-in shared by processes', () => {
   it('two processes refreshing at once: one refresh, both calls succeed', async () => {
     const f = await startOAuthFixture(['--rotate']);
@@ -129,21 +149,7 @@ describe('a sign-in shared by processes', () => {
   });
 
   it('`pi-mcp-actors login` in another process wakes a running session waiting in needs-auth', async () => {
-    const f = await startOAuthFixture();
-    fixtures.push(f);
-    writeFileSync(
-      join(agentDir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { linear: { url: f.url, oauth: {}, lifecycle: 'keep-alive' } } }),
-    );
-    const pi = new RecordingPi(root, true);
-    const bridge = bridgePi(pi, {
-      connector: connectMcp,
-      env: { PI_CODING_AGENT_DIR: agentDir },
-      homeDir: root,
-    });
-    await pi.emit('session_start', { reason: 'startup' });
-    const runtime = await bridge.runtime();
-    runtimes.push(runtime);
+    const { runtime } = await sessionOnOAuthFixture();
     const linear = () => runtime.servers().linear!;
     await waitFor(linear(), (s) => s.matches('needsAuth'), { timeout: 20_000 });
     expect(serverErrorText(linear().getSnapshot().context.lastError)).toContain('run /mcp-auth linear');
@@ -165,21 +171,7 @@ describe('a sign-in shared by processes', () => {
     expect(call.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^client dcr-/) });
   });
   it('two sign-ins asked at once in a session waiting in needs-auth are one: one URL, one authorization', async () => {
-    const f = await startOAuthFixture();
-    fixtures.push(f);
-    writeFileSync(
-      join(agentDir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { linear: { url: f.url, oauth: {}, lifecycle: 'keep-alive' } } }),
-    );
-    const pi = new RecordingPi(root, true);
-    const bridge = bridgePi(pi, {
-      connector: connectMcp,
-      env: { PI_CODING_AGENT_DIR: agentDir, PI_MCP_NO_BROWSER: '1' },
-      homeDir: root,
-    });
-    await pi.emit('session_start', { reason: 'startup' });
-    const runtime = await bridge.runtime();
-    runtimes.push(runtime);
+    const { f, runtime } = await sessionOnOAuthFixture({ PI_MCP_NO_BROWSER: '1' });
     const linear = runtime.servers().linear!;
     await waitFor(linear, (s) => s.hasTag('needsSignIn'), { timeout: 20_000 });
 
