@@ -304,6 +304,7 @@ export class Instance {
       ...(pid === undefined ? {} : { pid }),
       attached: this.attachments.size,
       inFlight,
+      held: snapshot.context.inFlight,
     };
   }
 

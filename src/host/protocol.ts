@@ -153,6 +153,9 @@ export interface HostStatus {
     tags: ServerTag[];
     pid?: number;
     attached: number;
+    /** Calls of the attached sessions running now. */
     inFlight: number;
+    /** What the actor counts as in flight: each attachment holds it, so it does not idle out while attached. */
+    held: number;
   }>;
 }
