@@ -4,11 +4,13 @@
 // receives reaches another (./instance.ts routes what the servers send).
 //
 // It exits when no session has been attached for `idleMs` (PI_MCP_ACTORS_HOST_IDLE_MS, default
-// HOST_IDLE_MS), closing every server it runs.
+// HOST_IDLE_MS), closing every server it runs. That timer runs on the clock it is given: unref'd in
+// the host process (its listening socket is what keeps it up), XState's SimulatedClock in tests.
 
 import { unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
+import { type Clock, unrefClock } from '../actors/unref-clock.ts';
 import type { CallOptions, Connection, Connector } from '../adapters/mcp/connection-port.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import { type Logger, nullLogger } from '../logger.ts';
@@ -38,6 +40,8 @@ export interface HostOptions {
   version: string;
   connector: Connector;
   idleMs?: number;
+  /** The idle timer's clock (default: unref'd timers). */
+  clock?: Clock;
   /** Called once the host has stopped (idle, or close()). */
   onExit?: () => void;
   /** What the host did (servers started, failed, closed; its own start and stop). */
@@ -67,6 +71,7 @@ interface Client {
 
 export async function startHost(options: HostOptions): Promise<RunningHost> {
   const idleMs = options.idleMs ?? HOST_IDLE_MS;
+  const clock = options.clock ?? unrefClock;
   const log = options.logger ?? nullLogger;
   const { secrets } = options;
   const connector: Connector = (definition, connectOptions) =>
@@ -76,7 +81,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const instances = new Map<string, Instance>();
   const asks = new Asks();
   let nextClient = 1;
-  let idleTimer: NodeJS.Timeout | undefined;
+  let idleTimer: unknown;
   let closing: Promise<void> | undefined;
 
   const server: Server = createServer((socket) => accept(socket));
@@ -92,16 +97,16 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   return host;
 
   function armIdle(): void {
-    clearTimeout(idleTimer);
+    clock.clearTimeout(idleTimer);
     if (clients.size > 0 || closing) return;
-    idleTimer = setTimeout(() => {
+    idleTimer = clock.setTimeout(() => {
       log.info('no session attached: the host stops', { idleMs });
       void close();
     }, idleMs);
   }
 
   function accept(socket: Socket): void {
-    clearTimeout(idleTimer);
+    clock.clearTimeout(idleTimer);
     const client: Client = {
       id: nextClient++,
       channel: new LineChannel<ClientMessage, HostMessage>(
@@ -288,7 +293,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
 
   function close(): Promise<void> {
     closing ??= (async () => {
-      clearTimeout(idleTimer);
+      clock.clearTimeout(idleTimer);
       server.close();
       for (const client of clients) client.channel.socket.destroy();
       await Promise.allSettled([...instances.values()].map((i) => i.close()));

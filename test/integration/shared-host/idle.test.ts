@@ -1,0 +1,121 @@
+// The host's idle exit, in process on a real socket with XState's SimulatedClock: no real time passes,
+// so "never while a session is attached" is asserted for as long as we like, and the exit after the
+// last detach at exactly the idle time.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { SimulatedClock } from 'xstate';
+import { HostClient } from '../../../src/adapters/host/host-client.ts';
+import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
+import { type RunningHost, startHost } from '../../../src/host/host-server.ts';
+import type { Logger } from '../../../src/logger.ts';
+import { SecretValues } from '../../../src/redact/index.ts';
+
+const IDLE_MS = 60_000;
+const VERSION = '0.0.0-idle-test';
+const STOPS = 'no session attached: the host stops';
+
+let root: string;
+let clock: SimulatedClock;
+let host: RunningHost;
+let exited: boolean;
+let logged: string[];
+const clients: HostClient[] = [];
+
+const memoryLogger = (): Logger => {
+  const line = (msg: string) => void logged.push(msg);
+  const logger: Logger = { debug: line, info: line, warn: line, error: line, child: () => logger };
+  return logger;
+};
+
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), 'pmh-idle-'));
+  clock = new SimulatedClock();
+  exited = false;
+  logged = [];
+  host = await startHost({
+    socketPath: join(root, 'host', 'host.sock'),
+    version: VERSION,
+    // No server is attached in these tests: only sessions' lines come and go.
+    connector: async () => {
+      throw new ConnectError('spawn', 'no servers here');
+    },
+    idleMs: IDLE_MS,
+    clock,
+    secrets: new SecretValues(),
+    logger: memoryLogger(),
+    onExit: () => {
+      exited = true;
+    },
+  });
+  expect(host.outcome).toBe('listening');
+});
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  await host.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function attach(label: string): Promise<HostClient> {
+  const client = await HostClient.open(join(root, 'host', 'host.sock'), VERSION, label);
+  clients.push(client);
+  await vi.waitFor(() => expect(host.status().clients.map((c) => c.label)).toContain(label));
+  return client;
+}
+
+/** Closes a session's line and waits until the host has let it go (its idle timer is armed then). */
+async function detach(client: HostClient, label: string): Promise<void> {
+  client.close();
+  await vi.waitFor(() => expect(host.status().clients.map((c) => c.label)).not.toContain(label));
+}
+
+/** The host's exit has begun (the timer fired) and then ended (onExit). */
+async function expectExit(): Promise<void> {
+  expect(logged).toContain(STOPS);
+  await vi.waitFor(() => expect(exited).toBe(true));
+}
+
+it('while a session is attached the host never exits, however long', async () => {
+  await attach('A');
+  clock.increment(IDLE_MS * 1_000);
+  expect(logged).not.toContain(STOPS);
+  expect(exited).toBe(false);
+});
+
+it('after the last session detaches it exits after exactly its idle time', async () => {
+  const a = await attach('A');
+  const b = await attach('B');
+  await detach(a, 'A');
+  clock.increment(IDLE_MS * 10);
+  expect(logged).not.toContain(STOPS);
+
+  await detach(b, 'B');
+  clock.increment(IDLE_MS - 1);
+  expect(logged).not.toContain(STOPS);
+  clock.increment(1);
+  await expectExit();
+});
+
+it('a session attaching again before the idle time is up keeps it; its detach starts the full idle time again', async () => {
+  await detach(await attach('A'), 'A');
+  clock.increment(IDLE_MS - 1);
+  const again = await attach('A again');
+  clock.increment(IDLE_MS * 10);
+  expect(logged).not.toContain(STOPS);
+
+  await detach(again, 'A again');
+  clock.increment(IDLE_MS - 1);
+  expect(logged).not.toContain(STOPS);
+  clock.increment(1);
+  await expectExit();
+});
+
+it('a host nobody ever attached to exits after its idle time', async () => {
+  clock.increment(IDLE_MS - 1);
+  expect(logged).not.toContain(STOPS);
+  clock.increment(1);
+  await expectExit();
+});
