@@ -17,6 +17,7 @@ import {
 } from 'xstate';
 import { lazySharedHost } from '../adapters/host/lazy-shared-host.ts';
 import type { Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
+import { isStoreOf } from '../auth/default-store.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
@@ -193,9 +194,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** A running recorder of the session (none while it is not open). */
   const recorder = (id: 'trace' | 'stats') => actor.getSnapshot().children[id] as AnyActorRef | undefined;
 
-  const viaHost = options.agentDir
-    ? lazySharedHost({ agentDir: options.agentDir }, options.connector)
-    : undefined;
+  // The host signs in with its agent dir's store: a runtime given another one (tests) runs its servers
+  // itself, or its sign-ins would never reach the host, nor the host's refreshes its needs-auth watchers.
+  const viaHost =
+    options.agentDir && (!options.auth || isStoreOf(options.auth.store, options.agentDir))
+      ? lazySharedHost({ agentDir: options.agentDir }, options.connector)
+      : undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;
     const { config, request } = actor.getSnapshot().context;

@@ -2,8 +2,9 @@
 // built without an explicit one (the default connector, the default server logic).
 
 import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { agentDirFrom } from '../config/agent-dir.ts';
-import { createTokenStore, type TokenStore } from './token-store.ts';
+import { createTokenStore, TOKEN_STORE_FILE, type TokenStore } from './token-store.ts';
 
 const stores = new Map<string, TokenStore>();
 
@@ -18,4 +19,9 @@ export function tokenStoreFor(agentDir: string): TokenStore {
 
 export function defaultTokenStore(): TokenStore {
   return tokenStoreFor(agentDirFrom(process.env, homedir()));
+}
+
+/** Whether `store` is the agent dir's own (the one the shared host of that agent dir signs in with). */
+export function isStoreOf(store: TokenStore, agentDir: string): boolean {
+  return resolve(store.file) === resolve(agentDir, TOKEN_STORE_FILE);
 }
