@@ -252,16 +252,18 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         return void client.send({ t: 'failed', id, error });
       }
       restarts = instance.restarts;
-      const value = await run(connection, message.operation, {
-        signal: controller.signal,
-        ...(message.timeoutMs === undefined ? {} : { timeoutMs: message.timeoutMs }),
-        ...(message.resetTimeoutOnProgress === undefined
-          ? {}
-          : { resetTimeoutOnProgress: message.resetTimeoutOnProgress }),
-        ...(message.progress
-          ? { onProgress: (progress) => client.send({ t: 'progress', id, progress }) }
-          : {}),
-      });
+      const value = await instance.runFor(attachment, () =>
+        run(connection, message.operation, {
+          signal: controller.signal,
+          ...(message.timeoutMs === undefined ? {} : { timeoutMs: message.timeoutMs }),
+          ...(message.resetTimeoutOnProgress === undefined
+            ? {}
+            : { resetTimeoutOnProgress: message.resetTimeoutOnProgress }),
+          ...(message.progress
+            ? { onProgress: (progress) => client.send({ t: 'progress', id, progress }) }
+            : {}),
+        }),
+      );
       client.send({ t: 'result', id, value });
     } catch (error) {
       const restarted = instance.restarts !== restarts && !controller.signal.aborted;

@@ -13,11 +13,14 @@
 // - an instance that rests, or fails, with nobody attached is stopped and forgotten.
 //
 // Routing, after CVE-2026-25536: a call's result and progress go only to the attachment that made it
-// (./host-server.ts keeps calls per client); a server's request goes to the sessions with a call in
-// flight on this instance (the only ones it can be about: stdio carries no related-request id), else
-// to every attached session, first answer wins, else it is declined (log messages and stderr lines go
-// the same way); list_changed and the connection's end reach every attached session.
+// (./host-server.ts keeps calls per client); a server's request goes to the session whose call caused
+// it when the client meets it inside that call (a 2026-07-28 input request rides on the call's own
+// response, a Streamable HTTP server's on the call's own stream: see runFor()), else to the sessions
+// with a call in flight on this instance (a legacy stdio server's requests carry no related-request
+// id), else to every attached session, first answer wins, else it is declined (log messages and
+// stderr lines go the same way); list_changed and the connection's end reach every attached session.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Actor, createActor, waitFor } from 'xstate';
 import { serverLogic } from '../actors/server-actor.ts';
 import { unrefClock } from '../actors/unref-clock.ts';
@@ -64,6 +67,12 @@ function instanceLogic(tokenStore: TokenStore | undefined) {
 
 type InstanceActor = Actor<ReturnType<typeof instanceLogic>>;
 
+/** The call a piece of work runs for, while that call is still running. */
+interface CallOrigin {
+  readonly attachment: Attachment;
+  running: boolean;
+}
+
 export class Instance {
   readonly attachments = new Set<Attachment>();
   readonly actor: InstanceActor;
@@ -75,6 +84,8 @@ export class Instance {
   private ended = true;
   /** It was connected and is between copies (closing, backoff, connecting) with sessions still attached. */
   private interrupted = false;
+  /** Which session's call the code running now is part of (see runFor()). */
+  private readonly origin = new AsyncLocalStorage<CallOrigin>();
 
   constructor(
     readonly key: string,
@@ -112,11 +123,15 @@ export class Instance {
   private connectorFor(connector: Connector): Connector {
     const { protocolErasFile } = this.request;
     return async (definition, options) => {
-      const connection = await connector(definition, {
-        ...options,
-        host: this.hostRequests(),
-        ...(protocolErasFile ? { protocolErasFile } : {}),
-      });
+      // A connection made while some call runs must not carry that call's origin into every later
+      // message of its streams (a stdio pipe's reads, an HTTP listening stream).
+      const connection = await this.origin.exit(() =>
+        connector(definition, {
+          ...options,
+          host: this.hostRequests(),
+          ...(protocolErasFile ? { protocolErasFile } : {}),
+        }),
+      );
       if (!options.signal.aborted) connection.onEvent((event) => this.forward(event));
       return connection;
     };
@@ -142,8 +157,25 @@ export class Instance {
     return requests;
   }
 
-  /** Who a server's request or log is about: the attachments with a call in flight, else all attached. */
+  /**
+   * Runs a session's operation on the connection so that what the client meets inside it (an input
+   * request on the call's own response, a request on the call's own HTTP stream) is known to be that
+   * call's while it runs.
+   */
+  runFor<T>(attachment: Attachment, operation: () => Promise<T>): Promise<T> {
+    const origin: CallOrigin = { attachment, running: true };
+    return this.origin.run(origin, operation).finally(() => {
+      origin.running = false;
+    });
+  }
+
+  /**
+   * Who a server's request or log is about: the session whose running call it came in, else the
+   * attachments with a call in flight, else all attached.
+   */
   private concerned(): Attachment[] {
+    const origin = this.origin.getStore();
+    if (origin?.running && this.attachments.has(origin.attachment)) return [origin.attachment];
     const attached = [...this.attachments];
     const calling = attached.filter((a) => a.inFlight > 0);
     return calling.length > 0 ? calling : attached;

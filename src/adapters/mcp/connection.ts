@@ -38,6 +38,7 @@ import {
 } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
 import { answerInputRequest } from './host-requests.ts';
+import { type AnswerInput, withInputRounds } from './input-rounds.ts';
 import {
   listAllPrompts,
   listAllResources,
@@ -173,17 +174,25 @@ export class McpConnection implements Connection {
   /** 2026-07-28: any call may come back as a task (the Tasks extension, declared on each call). */
   private async callModern(name: string, args: Record<string, unknown>, options: CallOptions) {
     let task: ReturnType<typeof createdTask>;
-    const answer = await this.run(`tools/call ${name}`, options.signal, (client) =>
-      client
-        .callTool(
-          { name, arguments: args, _meta: declaringTasks(this.session.capabilities) },
-          this.toolCallOptions(name, options),
-        )
-        .catch((error: unknown) => {
-          task = createdTask(error);
-          if (task) return undefined;
-          throw error;
-        }),
+    const what = `tools/call ${name}`;
+    const answerInput: AnswerInput = (request, signal) =>
+      answerInputRequest(this.opener.host, request, signal);
+    const callOptions = { ...this.toolCallOptions(name, options), allowInputRequired: true };
+    const answer = await withInputRounds(
+      what,
+      { name, arguments: args, _meta: declaringTasks(this.session.capabilities) },
+      (params) =>
+        this.run(what, options.signal, (client) =>
+          client
+            .callTool(params as Parameters<Client['callTool']>[0], callOptions)
+            .catch((error: unknown) => {
+              task = createdTask(error);
+              if (task) return undefined;
+              throw error;
+            }),
+        ),
+      answerInput,
+      options.signal,
     );
     if (answer) return answer;
     if (!task) throw new CallError('protocol', `tools/call ${name} on "${this.def.name}" got no answer`);
@@ -193,7 +202,7 @@ export class McpConnection implements Connection {
         name,
         task,
         this.followOptions(options),
-        (request, signal) => answerInputRequest(this.opener.host, request, signal),
+        answerInput,
       );
       return result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean };
     } catch (error) {

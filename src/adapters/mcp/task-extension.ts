@@ -19,6 +19,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../../plain-object.ts';
 import { CallError } from './call-error.ts';
+import { type AnswerInput, unanswerable } from './input-rounds.ts';
 import { type FollowOptions, followTask, type Send, type TaskStatus } from './task-polling.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -62,12 +63,6 @@ export function createdTask(error: unknown): ExtensionTask | undefined {
   return parseTask(error.data);
 }
 
-/** Answers one of a task's input requests (elicitation, sampling, roots); undefined when it cannot. */
-export type AnswerInput = (
-  request: Record<string, unknown>,
-  signal: AbortSignal,
-) => Promise<Record<string, unknown> | undefined>;
-
 export function followExtensionTask(
   send: Send,
   name: string,
@@ -88,13 +83,8 @@ export function followExtensionTask(
       const response = isPlainObject(request)
         ? await answer(request, signal ?? new AbortController().signal)
         : undefined;
-      if (response === undefined) {
-        const method = isPlainObject(request) ? String(request.method) : 'input';
-        fail(
-          'unsupported',
-          `tools/call ${name}: its task asks for ${method}, which this session cannot answer`,
-        );
-      }
+      if (response === undefined)
+        throw unanswerable(`tools/call ${name}`, isPlainObject(request) ? String(request.method) : 'input');
       answers.set(key, response);
     }
     const inputResponses = Object.fromEntries(asked.map(([key]) => [key, answers.get(key)]));

@@ -3,7 +3,7 @@
 // two sessions, each with its own line to the host, on one warm server instance.
 
 import { mkdirSync } from 'node:fs';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { CallError } from '../../../src/adapters/mcp/call-error.ts';
 import type {
@@ -14,7 +14,12 @@ import type {
   SamplingRequest,
 } from '../../../src/adapters/mcp/connection-port.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
-import { EVERYTHING_ENTRY } from '../../fixtures/servers/spawn.ts';
+import {
+  EVERYTHING_ENTRY,
+  type HttpFixture,
+  modernStdioFixture,
+  startEverythingHttp,
+} from '../../fixtures/servers/spawn.ts';
 import { definition } from '../../support/config.ts';
 import { eventually, type HostWorld, sessionsOf, textOf, useHostWorld } from './harness.ts';
 
@@ -77,10 +82,18 @@ describe('two sessions on one shared server', () => {
     const b = await world.session('B').connect(fixture());
     const stopA = new AbortController();
     const stopB = new AbortController();
-    const callA = a.callTool('hang', {}, { signal: stopA.signal, timeoutMs: 20_000 });
-    callA.catch(() => {});
-    const callB = b.callTool('hang', {}, { signal: stopB.signal, timeoutMs: 20_000 });
-    await eventually(async () => expect((await world.status())?.instances[0]?.inFlight).toBe(2));
+    // `hang` reports progress 0 once the server has the call: both calls are running on the server.
+    const started = (call: (onProgress: () => void) => Promise<unknown>) =>
+      new Promise<{ running: Promise<unknown> }>((resolve) => {
+        const running = call(() => resolve({ running }));
+        running.catch(() => {});
+      });
+    const { running: callA } = await started((onProgress) =>
+      a.callTool('hang', {}, { signal: stopA.signal, timeoutMs: 20_000, onProgress }),
+    );
+    const { running: callB } = await started((onProgress) =>
+      b.callTool('hang', {}, { signal: stopB.signal, timeoutMs: 20_000, onProgress }),
+    );
     stopB.abort();
     await expect(callB).rejects.toMatchObject({ kind: 'aborted' });
     // The server saw exactly one cancellation, and A's call is still running.
@@ -183,6 +196,93 @@ describe('server requests go to the session whose call caused them', () => {
     const a = await world.session('A').connect(everything(), answering('A', seen));
     const result = await a.callTool('get-roots-list', {});
     expect(JSON.stringify(result)).toContain('file:///shared-project');
+  });
+});
+
+describe("a server's request while both sessions have calls in flight", () => {
+  const asked = (seen: string[]): HostRequests => ({
+    elicit: async (request: ElicitRequest) => {
+      seen.push(`elicit:${request.mode}`);
+      return { action: 'decline' };
+    },
+  });
+
+  /** Starts a long call of A's (until its signal) and waits until the host counts it in flight. */
+  async function longCallOfA(run: (signal: AbortSignal) => Promise<unknown>) {
+    const stop = new AbortController();
+    const call = run(stop.signal);
+    call.catch(() => {});
+    await eventually(async () => expect((await world.status())?.instances[0]?.inFlight).toBe(1));
+    return async () => {
+      stop.abort();
+      await expect(call).rejects.toBeInstanceOf(CallError);
+    };
+  }
+
+  let http: HttpFixture | undefined;
+  afterEach(async () => {
+    await http?.stop();
+    http = undefined;
+  });
+
+  it("2026-07-28: an input request rides on the call's own response, so only the caller is asked", async () => {
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    const modern = definition({ name: 'modern', ...modernStdioFixture(), inheritEnv: false });
+    const a = await world.session('A').connect(modern, asked(seenA));
+    const b = await world.session('B').connect(modern, asked(seenB));
+    expect((b as HostConnection).instance).toBe((a as HostConnection).instance);
+    const stopA = await longCallOfA((signal) =>
+      a.callTool('slow', { steps: 1000, ms: 20 }, { signal, timeoutMs: 60_000 }),
+    );
+    expect(textOf(await b.callTool('confirm', { action: 'deploy' }))).toBe('not confirmed (decline)');
+    expect(seenB).toEqual(['elicit:form']);
+    expect(seenA).toEqual([]);
+    await stopA();
+  });
+
+  it("Streamable HTTP: a request on the call's own stream goes only to the caller", async () => {
+    http = await startEverythingHttp();
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    const everything = definition({
+      name: 'everything-http',
+      transport: 'http',
+      url: http.url,
+      requestTimeoutMs: 60_000,
+    });
+    const a = await world.session('A').connect(everything, asked(seenA));
+    const b = await world.session('B').connect(everything, asked(seenB));
+    expect((b as HostConnection).instance).toBe((a as HostConnection).instance);
+    const stopA = await longCallOfA((signal) =>
+      a.callTool('trigger-long-running-operation', { duration: 60, steps: 60 }, { signal }),
+    );
+    await b.callTool('trigger-elicitation-request', {});
+    expect(seenB).toEqual(['elicit:form']);
+    expect(seenA).toEqual([]);
+    await stopA();
+  });
+
+  it('a legacy stdio server names no call: both callers are asked, the first answer wins', async () => {
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    const everything = definition({
+      name: 'everything',
+      command: process.execPath,
+      args: [EVERYTHING_ENTRY],
+      inheritEnv: false,
+      startupTimeoutMs: 20_000,
+      requestTimeoutMs: 60_000,
+    });
+    const a = await world.session('A').connect(everything, asked(seenA));
+    const b = await world.session('B').connect(everything, asked(seenB));
+    const stopA = await longCallOfA((signal) =>
+      a.callTool('trigger-long-running-operation', { duration: 60, steps: 60 }, { signal }),
+    );
+    await b.callTool('trigger-elicitation-request', {});
+    expect(seenB).toEqual(['elicit:form']);
+    expect(seenA).toEqual(['elicit:form']);
+    await stopA();
   });
 });
 
