@@ -18,7 +18,7 @@
 // to every attached session, first answer wins, else it is declined (log messages and stderr lines go
 // the same way); list_changed and the connection's end reach every attached session.
 
-import { type Actor, createActor, waitFor } from 'xstate';
+import { type Actor, createActor, type InspectionEvent, waitFor } from 'xstate';
 import { serverLogic } from '../actors/server-actor.ts';
 import { unrefClock } from '../actors/unref-clock.ts';
 import { watchTokensLogic } from '../actors/watch-tokens.ts';
@@ -86,10 +86,13 @@ export class Instance {
     idleMs: number,
     private readonly log: Logger,
     tokenStore?: TokenStore,
+    /** Its actors' inspection events (./host-inspection.ts: nothing unless a session inspects). */
+    private readonly onInspect?: (instance: Instance, event: InspectionEvent) => void,
   ) {
     const def = request.definition;
     this.actor = createActor(instanceLogic(tokenStore), {
       clock: unrefClock,
+      inspect: (event) => this.onInspect?.(this, event),
       input: {
         // Idle with nobody attached: the server's own idle timeout, else the host's idle time.
         definition: { ...def, idleTimeoutMs: def.idleTimeoutMs > 0 ? def.idleTimeoutMs : idleMs },
