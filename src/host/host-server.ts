@@ -203,7 +203,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         idleMs,
         log,
         options.tokenStore,
-        (i, e) => inspection.inspect(i, e),
+        inspection,
       );
       instances.set(key, instance);
     }

@@ -86,13 +86,13 @@ export class Instance {
     idleMs: number,
     private readonly log: Logger,
     tokenStore?: TokenStore,
-    /** Its actors' inspection events (./host-inspection.ts: nothing unless a session inspects). */
-    private readonly onInspect?: (instance: Instance, event: InspectionEvent) => void,
+    /** Where its actors' inspection events go (./host-inspection.ts: nowhere unless a session inspects). */
+    private readonly inspection?: { inspect(instance: Instance, event: InspectionEvent): void },
   ) {
     const def = request.definition;
     this.actor = createActor(instanceLogic(tokenStore), {
       clock: unrefClock,
-      inspect: (event) => this.onInspect?.(this, event),
+      inspect: (event) => this.inspection?.inspect(this, event),
       input: {
         // Idle with nobody attached: the server's own idle timeout, else the host's idle time.
         definition: { ...def, idleTimeoutMs: def.idleTimeoutMs > 0 ? def.idleTimeoutMs : idleMs },

@@ -12,7 +12,6 @@ import { createJsonlSink, createWebSocketSink, type Sink, type SinkErrorReporter
 import type { InspectTarget } from './target.ts';
 
 export { createDeferredInspection, type DeferredInspection, type InspectionRelay } from './deferred.ts';
-export type { Sink } from './sinks.ts';
 export {
   INSPECT_ENV,
   INSPECT_FLAG,
