@@ -24,6 +24,7 @@ import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalo
 import { describeServers, statusLine } from '../commands/server-status.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig, Settings } from '../config/types.ts';
+import type { InspectionRelay } from '../inspect/deferred.ts';
 import type { Logger } from '../logger.ts';
 import {
   type LoadedSession,
@@ -75,6 +76,8 @@ export interface RuntimeOptions {
   secrets: SecretValues;
   tempDir: string;
   inspect?: (event: InspectionEvent) => void;
+  /** Where the shared host's actors' inspection events go: this session's inspection, while it is on. */
+  inspectionRelay?: InspectionRelay;
   /** Defaults to real timers that never keep the process alive. */
   clock?: Clock;
   /** OAuth sign-in and the store the server actors watch. */
@@ -198,7 +201,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // itself, or its sign-ins would never reach the host, nor the host's refreshes its needs-auth watchers.
   const viaHost =
     options.agentDir && (!options.auth || isStoreOf(options.auth.store, options.agentDir))
-      ? lazySharedHost({ agentDir: options.agentDir }, options.connector)
+      ? lazySharedHost(
+          {
+            agentDir: options.agentDir,
+            ...(options.inspectionRelay ? { inspection: options.inspectionRelay } : {}),
+          },
+          options.connector,
+        )
       : undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;

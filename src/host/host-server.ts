@@ -17,6 +17,7 @@ import { type Logger, nullLogger } from '../logger.ts';
 import type { SecretValues } from '../redact/index.ts';
 import { Asks } from './asks.ts';
 import { type ListenOutcome, listenExclusive } from './exclusive-listen.ts';
+import { HostInspection } from './host-inspection.ts';
 import { type Attachment, Instance } from './instance.ts';
 import { instanceKey } from './instance-key.ts';
 import { LineChannel } from './line-channel.ts';
@@ -80,6 +81,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const clients = new Set<Client>();
   const instances = new Map<string, Instance>();
   const asks = new Asks();
+  const inspection = new HostInspection(secrets, () => instances.values());
   let nextClient = 1;
   let idleTimer: unknown;
   let closing: Promise<void> | undefined;
@@ -130,6 +132,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     client.calls.clear();
     for (const attachment of client.attachments.values()) attachment.instance.detach(attachment);
     client.attachments.clear();
+    void inspection.setInspecting(client, false);
     armIdle();
   }
 
@@ -171,6 +174,10 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         return;
       case 'status':
         return void client.send({ t: 'status', status: status() });
+      case 'inspect': {
+        const on = message.on === true;
+        return void inspection.setInspecting(client, on).then(() => client.send({ t: 'inspecting', on }));
+      }
       default:
         return;
     }
@@ -192,7 +199,17 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     if (!instance) {
       // The host's log passes the one redaction: it learns this server's secrets as a session does.
       secrets.addDefinitions([request.definition]);
-      instance = new Instance(key, request, connector, asks, forget, idleMs, log, options.tokenStore);
+      instance = new Instance(
+        key,
+        request,
+        connector,
+        asks,
+        forget,
+        idleMs,
+        log,
+        options.tokenStore,
+        inspection,
+      );
       instances.set(key, instance);
     }
     const attachment: Attachment = { client, a, instance, inFlight: 0 };

@@ -21,7 +21,7 @@
 // stderr lines go the same way); list_changed and the connection's end reach every attached session.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Actor, createActor, waitFor } from 'xstate';
+import { type Actor, createActor, type InspectionEvent, waitFor } from 'xstate';
 import { serverLogic } from '../actors/server-actor.ts';
 import { unrefClock } from '../actors/unref-clock.ts';
 import { watchTokensLogic } from '../actors/watch-tokens.ts';
@@ -97,10 +97,13 @@ export class Instance {
     idleMs: number,
     private readonly log: Logger,
     tokenStore?: TokenStore,
+    /** Where its actors' inspection events go (./host-inspection.ts: nowhere unless a session inspects). */
+    private readonly inspection?: { inspect(instance: Instance, event: InspectionEvent): void },
   ) {
     const def = request.definition;
     this.actor = createActor(instanceLogic(tokenStore), {
       clock: unrefClock,
+      inspect: (event) => this.inspection?.inspect(this, event),
       input: {
         // Idle with nobody attached: the server's own idle timeout, else the host's idle time.
         definition: { ...def, idleTimeoutMs: def.idleTimeoutMs > 0 ? def.idleTimeoutMs : idleMs },

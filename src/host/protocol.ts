@@ -96,7 +96,9 @@ export type ClientMessage =
     }
   | { t: 'cancel'; id: number }
   | { t: 'answer'; ask: number; value?: unknown; error?: WireError }
-  | { t: 'status' };
+  | { t: 'status' }
+  /** This session's inspection is on (or off): it is sent its instance actors' events (./host-inspection.ts). */
+  | { t: 'inspect'; on: boolean };
 
 export type HostMessage =
   | { t: 'welcome'; version: string; pid: number }
@@ -119,7 +121,11 @@ export type HostMessage =
   | { t: 'log'; a: number; level: string; text: string }
   | ({ t: 'ask'; ask: number; a: number } & AskQuestion)
   | { t: 'ask-cancelled'; ask: number }
-  | { t: 'status'; status: HostStatus };
+  | { t: 'status'; status: HostStatus }
+  /** The answer to `inspect`: from here on, the events of the instances this session is attached to. */
+  | { t: 'inspecting'; on: boolean }
+  /** One inspection event of an instance actor this session is attached to, redacted by the host. */
+  | { t: 'inspect'; event: Record<string, unknown> };
 
 /** What an attached session is told of the host's instance actor: its snapshot's state, tags, last error, next try. */
 export interface InstanceState {

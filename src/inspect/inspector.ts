@@ -1,15 +1,17 @@
 // Live inspection of our actors with @statelyai/inspect. Off unless a target is given; every event is
 // redacted twice: before the Stately inspector serialises it (so live connections and secrets are never
-// even stringified) and again on the way out (definition, errors, spawned-actor input).
+// even stringified) and again on the way out (definition, errors, spawned-actor input). Events of actors
+// that run elsewhere (the shared host's, already converted and redacted there) are relayed to the same
+// sink, through the outgoing redaction of this runtime.
 
 import { createInspector } from '@statelyai/inspect';
 import type { AnyEventObject, InspectionEvent } from 'xstate';
 import { createRedactor, type SecretValues } from '../redact/index.ts';
 import { redactEventObject, redactInspectionEvent, redactSnapshot } from './redact-event.ts';
-import { createJsonlSink, createWebSocketSink, type Sink } from './sinks.ts';
+import { createJsonlSink, createWebSocketSink, type Sink, type SinkErrorReporter } from './sinks.ts';
 import type { InspectTarget } from './target.ts';
 
-export { createDeferredInspection, type DeferredInspection } from './deferred.ts';
+export { createDeferredInspection, type DeferredInspection, type InspectionRelay } from './deferred.ts';
 export {
   INSPECT_ENV,
   INSPECT_FLAG,
@@ -33,11 +35,27 @@ export interface InspectionOptions {
 export interface Inspection {
   /** Pass as `createActor(machine, { inspect })` on the root actor. */
   inspect: (event: InspectionEvent) => void;
+  /** Writes an event converted and redacted elsewhere (the shared host's actors), redacted again here. */
+  relay(event: object): void;
   /** Delivers what is already queued, then closes the file or socket. Never rejects. */
   dispose(): Promise<void>;
 }
 
 export function createInspection(target: InspectTarget, options: InspectionOptions): Inspection {
+  return createInspectionWith(
+    (report) =>
+      target.kind === 'jsonl'
+        ? createJsonlSink(target.file, report)
+        : createWebSocketSink(target.url, report),
+    options,
+  );
+}
+
+/** The same inspection into a sink of the caller's (the shared host sends to its sessions this way). */
+export function createInspectionWith(
+  makeSink: (report: SinkErrorReporter) => Sink,
+  options: InspectionOptions,
+): Inspection {
   const redactor = createRedactor(options.known, options.secrets);
   const report = (message: string) => {
     try {
@@ -46,8 +64,7 @@ export function createInspection(target: InspectTarget, options: InspectionOptio
       // A reporter that throws must not break the actor system.
     }
   };
-  const sink: Sink =
-    target.kind === 'jsonl' ? createJsonlSink(target.file, report) : createWebSocketSink(target.url, report);
+  const sink = makeSink(report);
 
   // The systemId is assigned after XState announces the actor, so remember it from the actor's options.
   const systemIds = new Map<string, string>();
@@ -120,6 +137,14 @@ export function createInspection(target: InspectTarget, options: InspectionOptio
 
   return {
     inspect,
+    relay(event) {
+      if (disposed) return;
+      try {
+        sink.send(redactInspectionEvent(event, redactor));
+      } catch {
+        // Best-effort, as above.
+      }
+    },
     async dispose() {
       if (disposed) return;
       disposed = true;

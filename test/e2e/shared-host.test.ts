@@ -1,7 +1,9 @@
 // Two `pi -p` sessions in the real Pi with `settings.sharedHost`: the first starts the shared host and
 // the server in it; the second attaches to that warm server (same host, same server process, nothing
-// started); the host outlives both sessions, and stops by pid at the end.
+// started); the host outlives both sessions, and stops by pid at the end. A session that inspects
+// (--mcp-inspect) sees the host's instance actor too.
 
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HostClient } from '../../src/adapters/host/host-client.ts';
 import { socketOf } from '../../src/adapters/host/start-host.ts';
@@ -90,5 +92,44 @@ describe('the shared host in the real Pi', () => {
     expect(after.instances).toEqual([expect.objectContaining({ server: 'fx', pid: warm.instances[0]!.pid })]);
     expect(markedProcesses(marker)).toHaveLength(1);
     expect(world.llm.errors).toEqual([]);
+  });
+
+  it('a session with --mcp-inspect sees the warm instance actor of the host in its JSONL', async () => {
+    const marker = uniqueMarker('inspected');
+    world = await createWorld({
+      script: [...turn('first', 'warms it'), ...turn('second', 'inspects it')],
+      mcpJson: {
+        settings: { sharedHost: true },
+        mcpServers: { fx: stdioEntry(marker, [], { inheritEnv: false }) },
+      },
+    });
+    const agentDir = world.dir.env.PI_CODING_AGENT_DIR!;
+    const first = await runPiPrint({ dir: world.dir, extensions: [EXTENSION], prompt: 'Echo once' });
+    expect(first.code, first.stderr).toBe(0);
+    const warm = await hostStatus(agentDir);
+
+    const file = world.file('events.jsonl');
+    const second = await runPiPrint({
+      dir: world.dir,
+      extensions: [EXTENSION],
+      prompt: 'Echo again',
+      args: ['--mcp-inspect', file],
+    });
+    expect(second.code, second.stderr).toBe(0);
+    const events = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, any>);
+    const host = events.find((e) => e.type === '@xstate.actor' && e.systemId === 'host:server:fx');
+    expect(host?.sessionId).toMatch(new RegExp(`^host:${warm.pid}:`));
+    // Already connected when this session attached: it appears with that state, not from the start.
+    const top = (value: unknown) => (typeof value === 'string' ? value : Object.keys(value as object)[0]);
+    expect(top(host?.snapshot.value)).toBe('connected');
+    const hostStates = events
+      .filter((e) => e.type === '@xstate.snapshot' && e.sessionId === host?.sessionId)
+      .map((e) => top(e.snapshot.value));
+    expect(hostStates).not.toContain('connecting');
+    expect(events.some((e) => e.type === '@xstate.actor' && e.systemId === 'server:fx')).toBe(true);
+    expect(markedProcesses(marker)).toHaveLength(1);
   });
 });

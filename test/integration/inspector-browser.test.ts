@@ -1,6 +1,7 @@
 // The local visual inspector in a real headless Chromium (the Debian package, provisioned by `npm test`). A real server actor (production server logic, scripted Connector) sends real,
 // redacted inspection events to the inspector server while the page is open; the highlighted state
-// must follow the server from connecting to connected to backoff.
+// must follow the server from connecting to connected to backoff. The shared host's copy of a server,
+// relayed through the session, gets a card of its own.
 
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,8 +9,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createActor, SimulatedClock } from 'xstate';
+import { type Actor, type AnyActorRef, createActor, SimulatedClock } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
+import { HostInspection } from '../../src/host/host-inspection.ts';
+import type { HostMessage } from '../../src/host/protocol.ts';
 import { createInspection, type Inspection } from '../../src/inspect/inspector.ts';
 import { type InspectorServer, startInspectorServer } from '../../src/inspect/server.ts';
 import { SecretValues, secretsOfDefinition } from '../../src/redact/index.ts';
@@ -20,12 +23,27 @@ import { SECRET_VALUES, secretServerDefinition } from '../fixtures/inspect/secre
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const STATECHARTS = join(ROOT, 'docs', 'statecharts');
 const CARD = '[data-actor="server:fixture"]';
+const HOST_CARD = '[data-actor="host:server:fixture"]';
+const CONNECTED = [
+  'connected',
+  'connected_health',
+  'connected_health_waiting',
+  'connected_prompts',
+  'connected_prompts_current',
+  'connected_resources',
+  'connected_resources_current',
+  'connected_tools',
+  'connected_tools_current',
+  'connected_usage',
+  'connected_usage_open',
+];
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
 let browser: Browser | undefined;
 let server: InspectorServer | undefined;
 let inspection: Inspection | undefined;
 let actor: Actor<typeof serverLogic> | undefined;
+let hostActor: Actor<typeof serverLogic> | undefined;
 let shots: string;
 
 let chromiumPath: string;
@@ -37,6 +55,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   actor?.stop();
+  hostActor?.stop();
   await inspection?.dispose();
   await browser?.close();
   await server?.close();
@@ -44,7 +63,12 @@ afterAll(async () => {
 });
 
 /** Waits until the card shows `state` and exactly the expected chart nodes are highlighted. */
-async function expectHighlighted(page: Page, state: string, highlighted: string[]): Promise<void> {
+async function expectHighlighted(
+  page: Page,
+  state: string,
+  highlighted: string[],
+  card = CARD,
+): Promise<void> {
   // These callbacks run in the page; the project compiles without the DOM lib, hence `any`.
   await page.waitForFunction(
     ([selector, wantState, wantIds]) => {
@@ -53,12 +77,12 @@ async function expectHighlighted(page: Page, state: string, highlighted: string[
       const ids = [...card.querySelectorAll('svg g.current-state')].map((g: any) => g.dataset.stateId).sort();
       return JSON.stringify(ids) === JSON.stringify([...wantIds].sort());
     },
-    [CARD, state, highlighted] as const,
+    [card, state, highlighted] as const,
     { timeout: 20_000 },
   );
   // The highlight is visible, not only a class: a state box is filled, a composite state outlined.
   const look = await page
-    .locator(`${CARD} svg g.current-state[data-state-id="${state}"]`)
+    .locator(`${card} svg g.current-state[data-state-id="${state}"]`)
     .evaluate((group: any) => {
       const rect = group.querySelector('rect');
       const style = rect ? (globalThis as any).getComputedStyle(rect) : undefined;
@@ -122,19 +146,7 @@ describe('local visual inspector in headless Chromium', () => {
 
     const connection = createFakeConnection();
     (await scripted.nextAttempt()).resolve(connection);
-    await expectHighlighted(page, 'connected', [
-      'connected',
-      'connected_health',
-      'connected_health_waiting',
-      'connected_prompts',
-      'connected_prompts_current',
-      'connected_resources',
-      'connected_resources_current',
-      'connected_tools',
-      'connected_tools_current',
-      'connected_usage',
-      'connected_usage_open',
-    ]);
+    await expectHighlighted(page, 'connected', CONNECTED);
     await screenshot(page, 'connected');
 
     connection.report({ type: 'closed', error: 'pipe closed' });
@@ -151,6 +163,41 @@ describe('local visual inspector in headless Chromium', () => {
     await expect
       .poll(() => page.locator(`${CARD} .error`).textContent())
       .toBe('last error: connection lost: pipe closed');
+
+    // The shared host's copy of the server, already running when this session starts inspecting it:
+    // its events come from the host's inspection (src/host/host-inspection.ts) through this session's
+    // relay, on a card of its own beside the session's.
+    const relayed = {
+      id: 1,
+      send: (m: HostMessage) => {
+        if (m.t === 'inspect') inspection?.relay(m.event);
+        return true;
+      },
+    };
+    const hostScripted = createScriptedConnector();
+    const instance = {
+      actor: undefined as unknown as AnyActorRef,
+      attachments: new Set([{ client: relayed, a: 1 }]),
+      request: { definition },
+    };
+    const hostInspection = new HostInspection(new SecretValues(), () => [instance], 4242);
+    hostActor = createActor(serverLogic, {
+      input: { definition, generation: 0, connector: hostScripted.connector },
+      clock: new SimulatedClock(),
+      inspect: (event) => hostInspection.inspect(instance, event),
+    }).start();
+    instance.actor = hostActor;
+    hostActor.send({ type: 'CONNECT' });
+    await hostInspection.setInspecting(relayed, true);
+    await expectHighlighted(page, 'connecting', ['connecting', 'connecting_opening'], HOST_CARD);
+    (await hostScripted.nextAttempt()).resolve(createFakeConnection());
+    await expectHighlighted(page, 'connected', CONNECTED, HOST_CARD);
+    await expectHighlighted(page, 'backoff', ['backoff']);
+    const cards = await page
+      .locator('#cards article')
+      .evaluateAll((all: any[]) => all.map((c) => c.dataset.actor));
+    expect(cards.slice(0, 2)).toEqual(['server:fixture', 'host:server:fixture']);
+    await screenshot(page, 'host');
 
     const html = await page.content();
     for (const secret of SECRET_VALUES) expect(html).not.toContain(secret);

@@ -14,6 +14,7 @@ import type {
   OperationResult,
 } from '../../host/protocol.ts';
 import { fromWire, toWire } from '../../host/wire-error.ts';
+import type { InspectionRelay } from '../../inspect/deferred.ts';
 import { CallError } from '../mcp/call-error.ts';
 import type { CallOptions, ConnectionEvent, HostRequests, LogLevel } from '../mcp/connection-port.ts';
 
@@ -55,49 +56,70 @@ export class HostClient {
   private closedListeners: Array<() => void> = [];
   private gone = false;
   private ended = false;
+  /** The host answered that it sends this session's instance actors' events. */
+  private inspectingReady: (() => void) | undefined;
+  private inspectionOff = false;
 
   private constructor(
     private readonly channel: LineChannel<HostMessage, ClientMessage>,
     readonly hostPid: number,
     readonly version: string,
+    private readonly inspection: InspectionRelay | undefined,
   ) {}
 
-  /** Connects and greets; rejects with HostUnavailable when nobody answers or the host is another version. */
-  static open(socketPath: string, version: string, label: string): Promise<HostClient> {
+  /**
+   * Connects and greets; rejects with HostUnavailable when nobody answers or the host is another version.
+   * With `inspection` on, the host is first asked to send the events of this session's instance actors.
+   */
+  static open(
+    socketPath: string,
+    version: string,
+    label: string,
+    inspection?: InspectionRelay,
+  ): Promise<HostClient> {
     return new Promise((resolve, reject) => {
       const socket = connect(socketPath);
       let client: HostClient | undefined;
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(new HostUnavailable(`the shared host at ${socketPath} did not answer`));
-      }, HELLO_TIMEOUT_MS);
+      let settled = false;
+      const settle = (error?: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (error) {
+          socket.destroy();
+          reject(error);
+        } else resolve(client!);
+      };
+      const timer = setTimeout(
+        () => settle(new HostUnavailable(`the shared host at ${socketPath} did not answer`)),
+        HELLO_TIMEOUT_MS,
+      );
       timer.unref();
       socket.once('error', (error) => {
-        clearTimeout(timer);
-        if (!client) reject(new HostUnavailable(`no shared host at ${socketPath} (${error.message})`));
+        settle(new HostUnavailable(`no shared host at ${socketPath} (${error.message})`));
       });
       const channel = new LineChannel<HostMessage, ClientMessage>(
         socket,
         (message) => {
           if (client) return client.receive(message);
-          clearTimeout(timer);
-          if (message.t !== 'welcome') return void socket.destroy();
+          if (message.t !== 'welcome')
+            return void settle(new HostUnavailable('the shared host did not greet'));
           if (message.version !== version) {
-            socket.destroy();
-            reject(
+            settle(
               new HostUnavailable(
                 `the shared host at ${socketPath} is version ${message.version}, not ${version}: not used`,
               ),
             );
             return;
           }
-          client = new HostClient(channel, message.pid, message.version);
-          resolve(client);
+          client = new HostClient(channel, message.pid, message.version, inspection);
+          if (!inspection?.on()) return settle();
+          client.inspectingReady = () => settle();
+          channel.send({ t: 'inspect', on: true });
         },
         () => {
-          clearTimeout(timer);
-          if (client) client.lost();
-          else reject(new HostUnavailable(`the shared host at ${socketPath} closed the connection`));
+          if (settled) client?.lost();
+          else settle(new HostUnavailable(`the shared host at ${socketPath} closed the connection`));
         },
       );
       socket.once('connect', () => channel.send({ t: 'hello', version, pid: process.pid, label }));
@@ -280,6 +302,13 @@ export class HostClient {
       case 'status':
         this.statusWaiters.shift()?.(message.status);
         return;
+      case 'inspecting':
+        this.inspectingReady?.();
+        this.inspectingReady = undefined;
+        return;
+      case 'inspect':
+        this.relayInspection(message.event);
+        return;
       default:
         return;
     }
@@ -305,6 +334,17 @@ export class HostClient {
     } finally {
       this.asks.delete(message.ask);
     }
+  }
+
+  /** An instance actor's inspection event: to this session's inspection while it is on; off, the host is told once. */
+  private relayInspection(event: Record<string, unknown>): void {
+    if (this.inspection?.on()) {
+      this.inspection.relay(event);
+      return;
+    }
+    if (this.inspectionOff || this.gone) return;
+    this.inspectionOff = true;
+    this.channel.send({ t: 'inspect', on: false });
   }
 
   /** The host's socket closed: every call fails now, every attachment hears that its connection is gone. */

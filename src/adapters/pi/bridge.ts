@@ -148,6 +148,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       logger,
       secrets,
       inspect: inspection.inspect,
+      inspectionRelay: inspection.relay,
       clock,
       tempDir,
     });

@@ -2,7 +2,7 @@
 // the runtime is created with, attached to its target once the runtime loads. The inspector and its
 // WebSocket client load only when inspection is asked for.
 
-import { createDeferredInspection } from '../../inspect/deferred.ts';
+import { createDeferredInspection, type InspectionRelay } from '../../inspect/deferred.ts';
 import { INSPECT_FLAG, inspectTargetFrom } from '../../inspect/target.ts';
 import type { SecretValues } from '../../redact/index.ts';
 import type { PiHost } from './pi-types.ts';
@@ -23,6 +23,8 @@ export function piInspection({ pi, env, warn, log }: PiInspectionDeps) {
   const inspection = createDeferredInspection();
   return {
     inspect: inspection.inspect,
+    /** The shared host's actors, for this session's inspection (the runtime hands it to its host line). */
+    relay: inspection as InspectionRelay,
     dispose: () => inspection.dispose(),
     /** `known`: the session's known secrets, which the inspector's events are redacted with. */
     async attach(known: SecretValues): Promise<void> {

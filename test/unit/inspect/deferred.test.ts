@@ -63,4 +63,35 @@ describe('createDeferredInspection', () => {
     await late.dispose();
     expect(readFileSync(file, 'utf8')).toBe('');
   });
+
+  it("relays another process's events while inspection is on, redacted again with this runtime's secrets", async () => {
+    const deferred = createDeferredInspection();
+    const snapshot = (tail: string) => ({
+      type: '@xstate.snapshot',
+      sessionId: 'host:4242:x:0',
+      snapshot: { value: 'connected', context: { stderrTail: tail } },
+    });
+    expect(deferred.on()).toBe(false);
+    deferred.relay(snapshot('before the decision: dropped'));
+    const file = join(dir, 'relayed.jsonl');
+    deferred.attach(
+      createInspection(
+        { kind: 'jsonl', file },
+        { known: new SecretValues(), secrets: () => ['relayed-secret-0a1b2c3d'] },
+      ),
+    );
+    expect(deferred.on()).toBe(true);
+    deferred.relay(snapshot('TOKEN=relayed-secret-0a1b2c3d'));
+    await deferred.dispose();
+    expect(deferred.on()).toBe(false);
+    deferred.relay(snapshot('after dispose: dropped'));
+
+    expect(linesOf(file)).toEqual([
+      {
+        type: '@xstate.snapshot',
+        sessionId: 'host:4242:x:0',
+        snapshot: { value: 'connected', context: { stderrTail: 'TOKEN=***' } },
+      },
+    ]);
+  });
 });

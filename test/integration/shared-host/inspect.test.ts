@@ -1,0 +1,217 @@
+// Live inspection of the shared host's instance actors (docs/inspect.md, src/host/host-inspection.ts):
+// a session whose inspection is on is sent the events of the instance actors it is attached to,
+// redacted, with the host's ids; a session without inspection is sent none; a session that detaches
+// hears no more. With a real host process and the stdio fixture.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from 'xstate';
+import type { HostClient } from '../../../src/adapters/host/host-client.ts';
+import { instanceRequest } from '../../../src/adapters/host/shared-connector.ts';
+import { attachToHost } from '../../../src/adapters/host/start-host.ts';
+import { connectMcp } from '../../../src/adapters/mcp/index.ts';
+import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
+import { LineChannel } from '../../../src/host/line-channel.ts';
+import type { ClientMessage, HostMessage } from '../../../src/host/protocol.ts';
+import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
+import { stdioFixture } from '../../fixtures/servers/spawn.ts';
+import { RecordingPi } from '../../support/recording-pi.ts';
+import { eventually, type HostWorld, useHostWorld } from './harness.ts';
+
+const worldOf = useHostWorld();
+const SECRET = 'hostinspect-secret-7c41e9d2';
+
+type InspectEvent = Record<string, unknown> & { type: string; sessionId?: string };
+
+/** A session speaking the wire itself, so the test sees every message the host sends it. */
+class WireSession {
+  readonly received: HostMessage[] = [];
+  private readonly channel: LineChannel<HostMessage, ClientMessage>;
+
+  private constructor(world: HostWorld) {
+    this.channel = new LineChannel<HostMessage, ClientMessage>(
+      connect(world.socket),
+      (message) => this.received.push(message),
+      () => {},
+    );
+  }
+
+  static async open(world: HostWorld, label: string): Promise<WireSession> {
+    const session = new WireSession(world);
+    session.channel.send({ t: 'hello', version: world.version, pid: process.pid, label });
+    await session.next('welcome');
+    return session;
+  }
+
+  send(message: ClientMessage): void {
+    this.channel.send(message);
+  }
+
+  /** The first message of this kind received after the first `after` messages. */
+  next<T extends HostMessage['t']>(t: T, after = 0): Promise<Extract<HostMessage, { t: T }>> {
+    return eventually(() => {
+      const found = this.received.slice(after).find((m) => m.t === t);
+      if (!found) throw new Error(`no ${t} yet`);
+      return found as Extract<HostMessage, { t: T }>;
+    });
+  }
+
+  inspected(after = 0): InspectEvent[] {
+    return this.received.slice(after).flatMap((m) => (m.t === 'inspect' ? [m.event as InspectEvent] : []));
+  }
+
+  close(): void {
+    this.channel.close();
+  }
+}
+
+describe('inspection of the shared host (wire)', () => {
+  let starter: HostClient | undefined;
+  afterEach(() => starter?.close());
+
+  it('is sent only to the inspecting sessions attached to the instance, and stops at detach', async () => {
+    const world = worldOf();
+    starter = await attachToHost({ agentDir: world.agentDir, version: world.version, label: 'starter' });
+    world.remember(starter.hostPid);
+    const definition = stdioDefinition(['--echo-env', 'FIXTURE_TOKEN'], {
+      inheritEnv: false,
+      env: { FIXTURE_TOKEN: SECRET },
+    });
+    const request = instanceRequest(definition, 'user', world.project, {});
+
+    // A: no inspection; it starts the instance, which is connected before anyone inspects.
+    const a = await WireSession.open(world, 'A');
+    a.send({ t: 'attach', a: 1, request });
+    await a.next('attached');
+
+    // B and C inspect, and attach late: each is first sent the instance actor as it is now.
+    const b = await WireSession.open(world, 'B');
+    const c = await WireSession.open(world, 'C');
+    for (const session of [b, c]) {
+      session.send({ t: 'inspect', on: true });
+      expect(await session.next('inspecting')).toEqual({ t: 'inspecting', on: true });
+      session.send({ t: 'attach', a: 1, request });
+      await session.next('attached');
+    }
+    const registration = await eventually(() => {
+      const found = b.inspected().find((e) => e.type === '@xstate.actor' && e.systemId);
+      if (!found) throw new Error('no registration yet');
+      return found;
+    });
+    expect(registration).toMatchObject({
+      systemId: 'host:server:fixture-stdio',
+      sessionId: expect.stringMatching(new RegExp(`^host:${starter.hostPid}:x:\\d+$`)),
+    });
+    expect(JSON.stringify((registration.snapshot as { value: unknown }).value)).toContain('connected');
+    // The host's known secrets redacted it before it left: the server's stderr echoed the token.
+    const stderrTail = (registration.snapshot as { context: { stderrTail: string } }).context.stderrTail;
+    expect(stderrTail).toContain('FIXTURE_TOKEN=');
+    expect(JSON.stringify(b.inspected())).not.toContain(SECRET);
+
+    // B detaches; a restart by A then moves the instance through closing, connecting, connected.
+    b.send({ t: 'detach', a: 1 });
+    await eventually(async () => {
+      const status = await world.status();
+      expect(status?.instances[0]?.attached).toBe(2);
+    });
+    const bSeen = b.received.length;
+    const cSeen = c.received.length;
+    a.send({ t: 'restart', a: 1 });
+    const rootId = registration.sessionId;
+    await eventually(() => {
+      const states = c
+        .inspected(cSeen)
+        .filter((e) => e.type === '@xstate.snapshot' && e.sessionId === rootId)
+        .map((e) => JSON.stringify((e.snapshot as { value: unknown }).value));
+      expect(states.some((s) => s.includes('closing'))).toBe(true);
+      expect(states.at(-1)).toContain('connected');
+    });
+    // A round trip on B's line: whatever the host had written to B by now has arrived.
+    b.send({ t: 'status' });
+    await b.next('status', bSeen);
+    expect(b.inspected(bSeen)).toEqual([]);
+
+    // C turns inspection off: a second restart sends it nothing either.
+    c.send({ t: 'inspect', on: false });
+    await c.next('inspecting', cSeen);
+    const cOff = c.received.length;
+    a.send({ t: 'restart', a: 1 });
+    await a.next('state', a.received.length);
+    await eventually(async () => expect((await world.status())?.instances[0]?.state).toBe('connected'));
+    c.send({ t: 'status' });
+    await c.next('status', cOff);
+    expect(c.inspected(cOff)).toEqual([]);
+
+    // A never inspected: not one inspection event on its line.
+    expect(a.received.filter((m) => m.t === 'inspect')).toEqual([]);
+    expect(a.received.some((m) => m.t === 'state')).toBe(true);
+    for (const session of [a, b, c]) session.close();
+  });
+});
+
+describe('a Pi session inspecting to a JSONL file', () => {
+  const bridges: PiBridge[] = [];
+  afterEach(async () => {
+    for (const bridge of bridges.splice(0)) {
+      const runtime = await bridge.runtime();
+      await runtime.stop();
+      runtime.dispose();
+    }
+  });
+
+  it("sees the host's instance actor go connecting → connected, redacted", async () => {
+    const world = worldOf();
+    const fixture = stdioFixture(['--echo-env', 'FIXTURE_TOKEN']);
+    writeFileSync(
+      join(world.agentDir, 'mcp.json'),
+      JSON.stringify({
+        settings: { sharedHost: true },
+        mcpServers: {
+          fixture: { ...fixture, inheritEnv: false, lifecycle: 'eager', env: { FIXTURE_TOKEN: SECRET } },
+        },
+      }),
+    );
+    const file = join(world.root, 'events.jsonl');
+    const pi = new RecordingPi(world.project);
+    const bridge = bridgePi(pi, {
+      connector: connectMcp,
+      env: { PI_CODING_AGENT_DIR: world.agentDir, PI_MCP_INSPECT: file },
+      homeDir: world.root,
+    });
+    bridges.push(bridge);
+    await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
+    await waitFor(runtime.actor, (s) => (s.context.catalogs.fixture?.tools.length ?? 0) > 0, {
+      timeout: 30_000,
+    });
+    const hostPid = (await world.status())?.pid;
+    expect(hostPid).toBeDefined();
+
+    const read = () =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as InspectEvent);
+    const states = await eventually(() => {
+      const events = read();
+      const root = events.find((e) => e.type === '@xstate.actor' && e.systemId === 'host:server:fixture');
+      if (!root) throw new Error('the host actor is not registered yet');
+      expect(root.sessionId).toMatch(new RegExp(`^host:${hostPid}:`));
+      const values = events
+        .filter((e) => e.type === '@xstate.snapshot' && e.sessionId === root.sessionId)
+        .map((e) => (e.snapshot as { value: unknown }).value);
+      const tops = values.map((v) => (typeof v === 'string' ? v : Object.keys(v as object)[0]));
+      expect(tops).toContain('connected');
+      return tops;
+    });
+    expect(states.indexOf('connecting')).toBeGreaterThanOrEqual(0);
+    expect(states.indexOf('connecting')).toBeLessThan(states.indexOf('connected'));
+    // The session's own actor is there too, under its own name.
+    expect(read().some((e) => e.type === '@xstate.actor' && e.systemId === 'server:fixture')).toBe(true);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('FIXTURE_TOKEN=');
+    expect(text).not.toContain(SECRET);
+  });
+});
