@@ -18,6 +18,7 @@ import { type ListenOutcome, listenExclusive } from './exclusive-listen.ts';
 import { type Attachment, Instance } from './instance.ts';
 import { instanceKey } from './instance-key.ts';
 import { LineChannel } from './line-channel.ts';
+import { othersInFlight } from './others-in-flight.ts';
 import { ensurePrivateDir } from './paths.ts';
 import type {
   ClientMessage,
@@ -62,7 +63,8 @@ interface Client {
   label: string;
   greeted: boolean;
   readonly attachments: Map<number, Attachment>;
-  readonly calls: Map<number, { controller: AbortController; attachment: Attachment }>;
+  /** `running`: on the server now (not waiting for a copy to start, not a health ping): a restart cuts it. */
+  readonly calls: Map<number, { controller: AbortController; attachment: Attachment; running: boolean }>;
 }
 
 export async function startHost(options: HostOptions): Promise<RunningHost> {
@@ -154,8 +156,13 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         attachment.instance.detach(attachment);
         return;
       }
-      case 'restart':
-        return void client.attachments.get(message.a)?.instance.restart();
+      case 'restart': {
+        // Not over other sessions' running calls unless forced: the session asks its user first.
+        const instance = client.attachments.get(message.a)?.instance;
+        const held = instance && !message.force ? othersInFlight(clients, client, instance) : undefined;
+        if (instance && !held) instance.restart();
+        return void client.send({ t: 'restart-answer', a: message.a, ...(held ? { held } : {}) });
+      }
       case 'call':
         return void call(client, message);
       case 'cancel':
@@ -229,7 +236,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       });
     }
     const controller = new AbortController();
-    client.calls.set(id, { controller, attachment });
+    const entry = { controller, attachment, running: false };
+    client.calls.set(id, entry);
     attachment.inFlight++;
     let restarts = instance.restarts;
     try {
@@ -247,6 +255,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         return void client.send({ t: 'failed', id, error });
       }
       restarts = instance.restarts;
+      entry.running = message.operation.op !== 'ping';
       const value = await run(connection, message.operation, {
         signal: controller.signal,
         ...(message.timeoutMs === undefined ? {} : { timeoutMs: message.timeoutMs }),
