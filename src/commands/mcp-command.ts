@@ -5,14 +5,20 @@ import { waitFor } from 'xstate';
 import type { Runtime } from '../actors/session-actor.ts';
 import { promptCommandName } from '../session/prompt-command-name.ts';
 import { oneLine } from '../tools/tool-search.ts';
-import { requestReconnect } from './request-reconnect.ts';
+import { type ReconnectOptions, requestReconnect } from './request-reconnect.ts';
 import { describeServers } from './server-status.ts';
 
 const USAGE =
-  'Usage: /mcp [status] | /mcp <server> | /mcp tools [server] | /mcp prompts [server] | /mcp reconnect [server] | /mcp enable <server> | /mcp disable <server>';
+  'Usage: /mcp [status] | /mcp <server> | /mcp tools [server] | /mcp prompts [server] | /mcp reconnect [server] [--force] | /mcp enable <server> | /mcp disable <server>';
 
-export async function runMcpCommand(args: string, runtime: Runtime): Promise<string> {
-  const [verb = 'status', target] = args.trim().split(/\s+/).filter(Boolean);
+/** What a command can ask the user (absent where nobody can answer: print, RPC without a UI). */
+export interface CommandUi {
+  confirm?: ReconnectOptions['confirm'];
+}
+
+export async function runMcpCommand(args: string, runtime: Runtime, ui: CommandUi = {}): Promise<string> {
+  const words = args.trim().split(/\s+/).filter(Boolean);
+  const [verb = 'status', target] = words;
   switch (verb) {
     case 'status':
       return renderStatus(runtime);
@@ -20,8 +26,11 @@ export async function runMcpCommand(args: string, runtime: Runtime): Promise<str
       return renderTools(runtime, target);
     case 'prompts':
       return renderPrompts(runtime, target);
-    case 'reconnect':
-      return reconnect(runtime, target);
+    case 'reconnect': {
+      const force = words.includes('--force');
+      const server = words.slice(1).find((w) => w !== '--force');
+      return reconnect(runtime, server, { force, ...(ui.confirm ? { confirm: ui.confirm } : {}) });
+    }
     case 'enable':
     case 'disable':
       return toggle(runtime, verb, target);
@@ -122,11 +131,15 @@ function renderPrompts(runtime: Runtime, server?: string): string {
   return server ? `No known prompts for "${server}".` : 'No MCP prompts known yet.';
 }
 
-async function reconnect(runtime: Runtime, server?: string): Promise<string> {
+async function reconnect(
+  runtime: Runtime,
+  server: string | undefined,
+  options: ReconnectOptions,
+): Promise<string> {
   const servers = runtime.servers();
   if (server && !servers[server]) return `Unknown or disabled server "${server}".`;
-  const targets = server ? [server] : Object.keys(servers);
-  requestReconnect(runtime, server);
+  const kept = await requestReconnect(runtime, server, options);
+  const targets = (server ? [server] : Object.keys(servers)).filter((n) => !kept.some((k) => k.server === n));
   await Promise.all(
     targets.map((name) =>
       waitFor(servers[name]!, (s) => !s.hasTag('starting') && !s.hasTag('closing') && !s.hasTag('resting'), {
@@ -134,10 +147,14 @@ async function reconnect(runtime: Runtime, server?: string): Promise<string> {
       }).catch(() => undefined),
     ),
   );
-  return describeServers(Object.fromEntries(targets.map((n) => [n, servers[n]!])), {
-    secrets: runtime.secrets,
-    catalog: runtime.catalog(),
-  });
+  const described =
+    targets.length === 0
+      ? ''
+      : describeServers(Object.fromEntries(targets.map((n) => [n, servers[n]!])), {
+          secrets: runtime.secrets,
+          catalog: runtime.catalog(),
+        });
+  return [...kept.map((k) => k.text), described].filter(Boolean).join('\n');
 }
 
 function toggle(runtime: Runtime, verb: 'enable' | 'disable', server?: string): string {

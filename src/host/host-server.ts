@@ -21,6 +21,7 @@ import { HostInspection } from './host-inspection.ts';
 import { type Attachment, Instance } from './instance.ts';
 import { instanceKey } from './instance-key.ts';
 import { LineChannel } from './line-channel.ts';
+import { othersInFlight } from './others-in-flight.ts';
 import { ensurePrivateDir } from './paths.ts';
 import type {
   ClientMessage,
@@ -67,7 +68,8 @@ interface Client {
   label: string;
   greeted: boolean;
   readonly attachments: Map<number, Attachment>;
-  readonly calls: Map<number, { controller: AbortController; attachment: Attachment }>;
+  /** `running`: on the server now (not waiting for a copy to start, not a health ping): a restart cuts it. */
+  readonly calls: Map<number, { controller: AbortController; attachment: Attachment; running: boolean }>;
 }
 
 export async function startHost(options: HostOptions): Promise<RunningHost> {
@@ -162,8 +164,13 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         attachment.instance.detach(attachment);
         return;
       }
-      case 'restart':
-        return void client.attachments.get(message.a)?.instance.restart();
+      case 'restart': {
+        // Not over other sessions' running calls unless forced: the session asks its user first.
+        const instance = client.attachments.get(message.a)?.instance;
+        const held = instance && !message.force ? othersInFlight(clients, client, instance) : undefined;
+        if (instance && !held) instance.restart();
+        return void client.send({ t: 'restart-answer', a: message.a, ...(held ? { held } : {}) });
+      }
       case 'call':
         return void call(client, message);
       case 'cancel':
@@ -251,7 +258,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       });
     }
     const controller = new AbortController();
-    client.calls.set(id, { controller, attachment });
+    const entry = { controller, attachment, running: false };
+    client.calls.set(id, entry);
     attachment.inFlight++;
     let restarts = instance.restarts;
     try {
@@ -269,6 +277,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         return void client.send({ t: 'failed', id, error });
       }
       restarts = instance.restarts;
+      entry.running = message.operation.op !== 'ping';
       const value = await instance.runFor(attachment, () =>
         run(connection, message.operation, {
           signal: controller.signal,

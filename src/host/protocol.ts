@@ -83,8 +83,11 @@ export type ClientMessage =
   | { t: 'hello'; version: string; pid: number; label: string }
   | { t: 'attach'; a: number; request: InstanceRequest }
   | { t: 'detach'; a: number }
-  /** `/mcp reconnect` in this session: the host restarts the instance behind this attachment. */
-  | { t: 'restart'; a: number }
+  /**
+   * `/mcp reconnect` in this session: the host restarts the instance behind this attachment, unless
+   * other sessions have calls running on it and `force` is not set (answered with `restart-answer`).
+   */
+  | { t: 'restart'; a: number; force?: boolean }
   | {
       t: 'call';
       id: number;
@@ -114,6 +117,8 @@ export type HostMessage =
   /** The instance's actor changed state (pushed to every attachment of it). */
   | { t: 'state'; a: number; state: InstanceState }
   | { t: 'attach-failed'; a: number; error: WireError }
+  /** The answer to `restart`: `held` when it did not restart because it would cut other sessions' calls. */
+  | { t: 'restart-answer'; a: number; held?: OthersInFlight }
   | { t: 'result'; id: number; value: OperationResult }
   | { t: 'failed'; id: number; error: WireError }
   | { t: 'progress'; id: number; progress: Progress }
@@ -136,6 +141,15 @@ export interface InstanceState {
   nextRetryAt?: number;
   /** The server's process while it runs (a restarted copy has a new one). */
   pid?: number;
+}
+
+/** The other sessions' calls running on an instance (what a restart would cut), and those sessions. */
+export interface OthersInFlight {
+  calls: number;
+  /** The other sessions those calls are from. */
+  callers: number;
+  /** Other sessions attached to the instance (a restart is seen by all of them). */
+  attached: number;
 }
 
 /** A server's question to a session: an elicitation or a sampling request. */

@@ -26,7 +26,7 @@ export class RecordingPi implements PiHost {
   /** What pi.sendUserMessage sent, in order. */
   userMessages: unknown[] = [];
   /** Every dialog shown, in order. */
-  dialogs: Array<{ method: string; title: string; options?: string[] }> = [];
+  dialogs: Array<{ method: string; title: string; options?: string[]; message?: string }> = [];
 
   constructor(cwd: string, projectTrusted = true) {
     this.ctx = {
@@ -41,13 +41,13 @@ export class RecordingPi implements PiHost {
         },
         select: async (title, options) => this.ask('select', title, options),
         input: async (title) => this.ask('input', title),
-        confirm: async (title) => this.ask('confirm', title) === 'yes',
+        confirm: async (title, message) => this.ask('confirm', title, undefined, message) === 'yes',
       },
     };
   }
 
-  private ask(method: string, title: string, options?: string[]): string | undefined {
-    this.dialogs.push({ method, title, ...(options ? { options } : {}) });
+  private ask(method: string, title: string, options?: string[], message?: string): string | undefined {
+    this.dialogs.push({ method, title, ...(options ? { options } : {}), ...(message ? { message } : {}) });
     return this.dialog(method, title, options);
   }
 

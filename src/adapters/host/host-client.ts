@@ -12,6 +12,7 @@ import type {
   InstanceState,
   Operation,
   OperationResult,
+  OthersInFlight,
 } from '../../host/protocol.ts';
 import { fromWire, toWire } from '../../host/wire-error.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
@@ -26,6 +27,8 @@ export class HostUnavailable extends Error {
 /** Extra time the host gets beyond a call's own timeout before the session gives up on it. */
 const HOST_GRACE_MS = 2_000;
 const HELLO_TIMEOUT_MS = 5_000;
+/** How long a reconnect waits for the host's answer to a restart before it goes on without it. */
+const RESTART_ANSWER_MS = 5_000;
 
 /** What the host says of an attachment it made (its `attached` message). */
 export type Attached = Omit<Extract<HostMessage, { t: 'attached' }>, 't'>;
@@ -53,6 +56,8 @@ export class HostClient {
   private readonly attachments = new Map<number, AttachmentHandlers>();
   private readonly asks = new Map<number, AbortController>();
   private readonly statusWaiters: Array<(status: HostStatus) => void> = [];
+  /** Restarts asked per attachment, answered in order. */
+  private readonly restarting = new Map<number, Array<(held: OthersInFlight | undefined) => void>>();
   private closedListeners: Array<() => void> = [];
   private gone = false;
   private ended = false;
@@ -172,9 +177,25 @@ export class HostClient {
     if (this.attachmentCount === 0) this.close();
   }
 
-  /** Asks the host to restart the instance behind this attachment (`/mcp reconnect`). */
-  restart(a: number): void {
-    if (!this.gone && this.attachments.has(a)) this.channel.send({ t: 'restart', a });
+  /**
+   * Asks the host to restart the instance behind this attachment (`/mcp reconnect`). Resolves with the
+   * other sessions' running calls when the host held back for them (`force` restarts anyway); undefined
+   * when it restarted, or there was nothing to restart (no attachment, no host, no answer in time).
+   */
+  restart(a: number, force = false): Promise<OthersInFlight | undefined> {
+    if (this.gone || !this.attachments.has(a)) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      // A late answer still takes its place in the queue (a resolved promise ignores it).
+      const timer = setTimeout(() => resolve(undefined), RESTART_ANSWER_MS);
+      timer.unref();
+      const waiting = this.restarting.get(a) ?? [];
+      this.restarting.set(a, waiting);
+      waiting.push((held) => {
+        clearTimeout(timer);
+        resolve(held);
+      });
+      this.channel.send({ t: 'restart', a, ...(force ? { force } : {}) });
+    });
   }
 
   call(
@@ -309,6 +330,12 @@ export class HostClient {
       case 'inspect':
         this.relayInspection(message.event);
         return;
+      case 'restart-answer': {
+        const waiting = this.restarting.get(message.a);
+        waiting?.shift()?.(message.held);
+        if (waiting?.length === 0) this.restarting.delete(message.a);
+        return;
+      }
       default:
         return;
     }
@@ -366,6 +393,8 @@ export class HostClient {
       handlers.onEvent({ type: 'closed', error: `${why}` });
     this.attachments.clear();
     for (const controller of this.asks.values()) controller.abort();
+    for (const waiting of this.restarting.values()) for (const answered of waiting) answered(undefined);
+    this.restarting.clear();
     for (const listener of this.closedListeners.splice(0)) listener();
   }
 }

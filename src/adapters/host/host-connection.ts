@@ -58,7 +58,7 @@ export class HostConnection implements Connection {
     return {
       pid: this.host.hostPid,
       instance: this.instanceState,
-      restart: () => this.host.restart(this.attached.a),
+      restart: (force) => this.host.restart(this.attached.a, force),
     };
   }
 

@@ -4,7 +4,7 @@
 
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
-import type { InstanceState } from '../../host/protocol.ts';
+import type { InstanceState, OthersInFlight } from '../../host/protocol.ts';
 import type { SecretValues } from '../../redact/index.ts';
 import type { TraceLog } from './trace.ts';
 
@@ -136,8 +136,12 @@ export interface SharedHostView {
   readonly pid: number;
   /** The host's instance actor as last pushed: its state, tags, last error and next try. */
   readonly instance?: InstanceState;
-  /** `/mcp reconnect`: asks the host to restart its instance (every session attached to it sees that). */
-  restart?(): void;
+  /**
+   * `/mcp reconnect`: asks the host to restart its instance (every session attached to it sees that).
+   * Resolves with the other sessions' calls it would cut when the host held back for them (`force`
+   * restarts anyway); undefined once it restarted.
+   */
+  restart?(force?: boolean): Promise<OthersInFlight | undefined>;
 }
 
 export interface Connection {

@@ -2,6 +2,7 @@
 // and /mcp-auth. Registered at load so Pi lists them; what they run loads on first use.
 
 import type { Runtime } from '../../actors/session-actor.ts';
+import type { CommandUi } from '../../commands/mcp-command.ts';
 import type { NotifyLevel } from '../../session/host-port.ts';
 import type { PiCustomUi } from './panel.ts';
 import type { PiContext, PiHost } from './pi-types.ts';
@@ -16,6 +17,13 @@ export interface SlashCommandDeps {
   allow(commandCtx: PiContext, names: string, ask: boolean): Promise<void>;
   tell(target: PiContext | undefined, raw: string, level: NotifyLevel): void;
   log(level: 'error', text: string): void;
+}
+
+/** Pi's yes/no dialog for a command's question; none without a UI (print mode, RPC without one). */
+function commandUi(ctx: PiContext): CommandUi {
+  const { ui } = ctx;
+  if (!ctx.hasUI || !ui.confirm) return {};
+  return { confirm: (question) => ui.confirm!('Restart a shared MCP server', question) };
 }
 
 export function registerSlashCommands(deps: SlashCommandDeps): void {
@@ -62,7 +70,9 @@ export function registerSlashCommands(deps: SlashCommandDeps): void {
       if (args.trim() === '' && (await openPanel(commandCtx))) return;
       const allow = /^allow(?:\s+(.*))?$/s.exec(args.trim());
       if (allow) return deps.allow(commandCtx, allow[1]?.trim() ?? '', false);
-      await command(commandCtx, 'mcp', async (rt) => (await deps.commands()).runMcpCommand(args, rt));
+      await command(commandCtx, 'mcp', async (rt) =>
+        (await deps.commands()).runMcpCommand(args, rt, commandUi(commandCtx)),
+      );
     },
   });
   pi.registerCommand('mcp-auth', {

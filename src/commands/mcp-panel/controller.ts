@@ -52,6 +52,8 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
   let message: string | undefined;
   /** A reconnect asked for with r: its outcome replaces "Reconnecting …" once the server settles. */
   let reconnecting: { server: string; started: boolean } | undefined;
+  /** The panel's own yes/no (a restart that would cut another session's calls): the next key answers. */
+  let confirming: ((yes: boolean) => void) | undefined;
   let view: PanelView = panelView(runtime);
   let tools: ToolRow[] = [];
   let layout: Omit<RenderContext, 'now'> | undefined;
@@ -125,6 +127,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
 
   function dispose() {
     closed = true;
+    answer(false);
     session.unsubscribe();
     for (const sub of watched.values()) sub.unsubscribe();
     watched.clear();
@@ -162,11 +165,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
           message = `${row.name} is ${row.kind === 'disabled' ? 'disabled: e enables it' : 'skipped'}.`;
           return;
         }
-        requestReconnect(runtime, row.name);
-        message = `Reconnecting ${row.name}…`;
-        reconnecting = { server: row.name, started: false };
-        reconnectOutcome(reconnecting);
-        return;
+        return reconnect(row.name);
       case 'signIn':
         if (row.kind !== 'running' || (row.health !== 'needs-auth' && !row.oauth)) {
           message = `${row.name} does not need a sign-in.`;
@@ -204,6 +203,33 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
       case 'toggleDirect':
         return toggleDirect(current);
     }
+  }
+
+  function reconnect(server: string) {
+    message = `Reconnecting ${server}…`;
+    reconnecting = { server, started: false };
+    void requestReconnect(runtime, server, { confirm: ask }).then((kept) => {
+      if (closed || !kept[0]) return;
+      if (reconnecting?.server === server) reconnecting = undefined;
+      message = kept[0].text;
+      redrawIfChanged();
+    });
+    reconnectOutcome(reconnecting);
+  }
+
+  function ask(question: string): Promise<boolean> {
+    answer(false);
+    message = `${question} r restarts it · any other key leaves it running`;
+    redrawIfChanged();
+    return new Promise((resolve) => {
+      confirming = resolve;
+    });
+  }
+
+  function answer(yes: boolean) {
+    const resolve = confirming;
+    confirming = undefined;
+    resolve?.(yes);
   }
 
   function reconnectOutcome(watching: { server: string; started: boolean }) {
@@ -261,6 +287,13 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
     },
     key(key) {
       if (closed) return;
+      if (confirming) {
+        // The answer to the panel's question: r (as asked) or enter restarts; any other key does not.
+        const yes = key === 'reconnect' || key === 'enter';
+        message = yes && reconnecting ? `Reconnecting ${reconnecting.server}…` : undefined;
+        answer(yes);
+        return redrawIfChanged();
+      }
       message = undefined;
       if (screen.kind === 'servers') onServers(key);
       else onTools(key, screen);

@@ -1,7 +1,8 @@
 // The host pushes its instance actor's state to the sessions attached to it: a session's own server
 // actor holds the host-backed connection, and what /mcp and `pi-mcp-actors status` say is read from
-// that actor's snapshot. And a session can restart the host's copy (`/mcp reconnect`): the other
-// sessions on it see the restart and their calls in flight are told who cut them off.
+// that actor's snapshot. And a session can restart the host's copy (`/mcp reconnect`): the host holds
+// back while other sessions have calls running on it (it says how many) until the restart is forced;
+// the other sessions then see the restart and their calls in flight are told who cut them off.
 
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -99,7 +100,7 @@ it("a lazy instance whose server died ends the attached sessions' connections (t
   expect(a.sharedHost?.instance?.state).toBe('closed');
 });
 
-it("one session restarts the host's copy: the other sees it restart and its call in flight says why it failed", async () => {
+it("one session restarts the host's copy (held back for the other's call until forced): the other sees it restart and its call in flight says why it failed", async () => {
   const holdFile = join(world.root, 'hold-start');
   const definition = stdioDefinition(['--wait-while', holdFile], { inheritEnv: false, healthCheckMs: 0 });
   const a = await world.session('A').connect(definition);
@@ -111,8 +112,16 @@ it("one session restarts the host's copy: the other sees it restart and its call
   const inFlight = b.callTool('hang', {}, { timeoutMs: 30_000 });
   await eventually(async () => expect((await world.status())?.instances[0]).toMatchObject({ inFlight: 1 }));
 
+  // Held back: B's call runs on it; the host says so and restarts nothing.
+  expect(await a.sharedHost!.restart!()).toEqual({ calls: 1, callers: 1, attached: 1 });
+  expect((await world.status())?.instances[0]).toMatchObject({
+    state: 'connected',
+    pid: firstPid,
+    inFlight: 1,
+  });
+
   writeFileSync(holdFile, ''); // the new copy waits at its start until the test lets it go
-  a.sharedHost!.restart!();
+  expect(await a.sharedHost!.restart!(true)).toBeUndefined();
   await expect(inFlight).rejects.toThrow(
     'another session restarted "fixture-stdio" (/mcp reconnect) while the call ran',
   );

@@ -109,7 +109,7 @@ describe('Pi sessions with settings.sharedHost', () => {
     );
   });
 
-  it("/mcp reconnect in A restarts the host's copy: B sees it restart, and B's call in flight says why it failed", async () => {
+  it("/mcp reconnect in A restarts the host's copy once A's user agrees: B sees it restart, and B's call in flight says why it failed", async () => {
     const holdFile = join(world.root, 'hold-start');
     configure({ sharedHost: true }, ['--wait-while', holdFile]);
     const a = await piSession();
@@ -123,6 +123,7 @@ describe('Pi sessions with settings.sharedHost', () => {
     );
 
     writeFileSync(holdFile, ''); // the new copy waits at its start until the test lets it go
+    a.pi.dialog = () => 'yes'; // B's call runs on it: A's user is asked first (restart-consent.test.ts)
     const reconnected = a.pi.command('mcp', 'reconnect fixture');
     expect(text(await inFlight)).toContain(
       'another session restarted "fixture" (/mcp reconnect) while the call ran',

@@ -15,7 +15,7 @@ import {
 } from '../../../src/commands/mcp-panel/controller.ts';
 import { type Style, type TextKit, trailText } from '../../../src/commands/mcp-panel/render.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
-import type { InstanceState } from '../../../src/host/protocol.ts';
+import type { InstanceState, OthersInFlight } from '../../../src/host/protocol.ts';
 import { nullLogger } from '../../../src/logger.ts';
 import { BACKOFF_CAP_MS } from '../../../src/machines/server.machine.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
@@ -27,11 +27,17 @@ import { definition, loadedConfig } from '../../support/config.ts';
 class HostedConnection extends FakeConnection {
   instance: InstanceState | undefined;
   restarts = 0;
+  /** Other sessions' calls running on the host's copy: the host holds an unforced restart back for them. */
+  others: OthersInFlight | undefined;
   get sharedHost(): SharedHostView {
     return {
       pid: 4242,
       ...(this.instance ? { instance: this.instance } : {}),
-      restart: () => this.restarts++,
+      restart: async (force) => {
+        if (this.others && !force) return this.others;
+        this.restarts++;
+        return undefined;
+      },
     };
   }
 }
@@ -420,6 +426,90 @@ describe('the /mcp panel', () => {
     expect(await reconnecting).toMatch(/^alpha: connected, shared \(host pid 4242\) — /);
     await press('reconnect');
     expect(hosted.restarts).toBe(1); // the new connection's host copy was asked, not the old one
+  });
+
+  it("r over another session's running calls asks in the panel first: any other key leaves the host's copy running", async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    const hosted = new HostedConnection();
+    hosted.others = { calls: 2, callers: 1, attached: 1 };
+    attemptFor('alpha').succeed(hosted);
+    await settle();
+    const attempts = scripted.attempts.length;
+    await press('reconnect');
+    expect(screen(300)).toContain(
+      '2 calls from another Pi session are running on "alpha" in the shared host; restarting it cuts them. Restart anyway? r restarts it · any other key leaves it running',
+    );
+    await press('down');
+    expect(screen(300)).toContain(
+      '"alpha" was not restarted: the other sessions\' calls on it keep running.',
+    );
+    expect(hosted.restarts).toBe(0);
+    expect(scripted.attempts.length).toBe(attempts);
+    expect(screen()).toMatch(/alpha {2}● connected/);
+  });
+
+  it("r, then r again at the panel's question, restarts the host's copy over the other session's calls", async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    const hosted = new HostedConnection();
+    hosted.others = { calls: 1, callers: 1, attached: 2 };
+    attemptFor('alpha').succeed(hosted);
+    await settle();
+    await press('reconnect');
+    expect(screen(300)).toContain(
+      '1 call from another Pi session is running on "alpha" in the shared host (2 other sessions use it); restarting it cuts it. Restart anyway?',
+    );
+    await press('reconnect');
+    expect(hosted.restarts).toBe(1);
+    expect(screen()).toContain('Reconnecting alpha…');
+    attemptFor('alpha').succeed(new HostedConnection());
+    await settle();
+    expect(screen()).toContain('alpha reconnected.');
+  });
+
+  it("/mcp reconnect over another session's running calls: asked (no keeps it, yes restarts), refused without a UI, --force", async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    const hosted = new HostedConnection();
+    hosted.others = { calls: 3, callers: 2, attached: 2 };
+    attemptFor('alpha').succeed(hosted);
+    await settle();
+    const attempts = scripted.attempts.length;
+    const questions: string[] = [];
+    const answering = (yes: boolean) => ({
+      confirm: async (question: string) => {
+        questions.push(question);
+        return yes;
+      },
+    });
+
+    expect(await runMcpCommand('reconnect alpha', runtime, answering(false))).toBe(
+      '"alpha" was not restarted: the other sessions\' calls on it keep running.',
+    );
+    expect(questions).toEqual([
+      '3 calls from 2 other Pi sessions are running on "alpha" in the shared host; restarting it cuts them. Restart anyway?',
+    ]);
+    expect(await runMcpCommand('reconnect', runtime)).toBe(
+      '"alpha" was not restarted: 3 calls from 2 other Pi sessions are running on it in the shared host, and a restart would cut them. ' +
+        'Wait for them to finish and run /mcp reconnect alpha again, or run /mcp reconnect alpha --force to cut them; ' +
+        'a server whose calls no other session may cut can be set to "share": "session".',
+    );
+    expect(hosted.restarts).toBe(0);
+    expect(scripted.attempts.length).toBe(attempts);
+
+    const yes = runMcpCommand('reconnect alpha', runtime, answering(true));
+    await settle();
+    expect(hosted.restarts).toBe(1);
+    const fresh = new HostedConnection();
+    fresh.others = hosted.others;
+    attemptFor('alpha').succeed(fresh);
+    expect(await yes).toMatch(/^alpha: connected, shared \(host pid 4242\) — /);
+
+    questions.length = 0;
+    const forced = runMcpCommand('reconnect --force alpha', runtime, answering(false));
+    await settle();
+    attemptFor('alpha').succeed(new HostedConnection());
+    expect(await forced).toMatch(/^alpha: connected, shared \(host pid 4242\) — /);
+    expect(fresh.restarts).toBe(1);
+    expect(questions).toEqual([]);
   });
 
   it('fits every line in narrow terminals and scrolls to keep the selection visible', async () => {
