@@ -196,6 +196,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     try {
       const connection = await instance.usable();
       if (client.attachments.get(a) !== attachment) return;
+      attachment.live = true;
       client.send({
         t: 'attached',
         a,
@@ -220,30 +221,19 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const { id } = message;
     const attachment = client.attachments.get(message.a);
     const instance = attachment?.instance;
-    if (!attachment || !instance) {
-      const text = 'The shared server is no longer running.';
-      return void client.send({
-        t: 'failed',
-        id,
-        error: { name: 'CallError', kind: 'closed', message: text },
-      });
-    }
+    if (!attachment || !instance) return void client.send({ t: 'failed', id, error: NOT_RUNNING });
     const controller = new AbortController();
     client.calls.set(id, { controller, attachment });
     attachment.inFlight++;
     let restarts = instance.restarts;
     try {
-      const connection =
-        message.operation.op === 'ping'
-          ? instance.connection()
-          : await instance.connectionSoon(controller.signal);
+      // A call racing the connection's end waits for it: the session then hears the end (and where the
+      // instance went) and its own actor follows.
+      const connection = await instance.connectionSoon(controller.signal);
       if (!connection) {
-        // A session's health ping while the host's actor retries by itself: the host answers for it.
-        if (message.operation.op === 'ping' && instance.retriesByItself())
-          return void client.send({ t: 'result', id, value: null });
         const error = controller.signal.aborted
           ? { name: 'CallError' as const, kind: 'aborted', message: 'The call was cancelled.' }
-          : { name: 'CallError' as const, kind: 'closed', message: instance.unusableText() };
+          : NOT_RUNNING;
         return void client.send({ t: 'failed', id, error });
       }
       restarts = instance.restarts;
@@ -301,6 +291,13 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     return closing;
   }
 }
+
+/** A call on an attachment whose connection has ended (or a copy that is gone). */
+const NOT_RUNNING: WireError = {
+  name: 'CallError',
+  kind: 'closed',
+  message: 'The shared server is no longer running.',
+};
 
 /** A call cut off because a session restarted its server: the one wording of that rule. */
 function restartedWire(instance: Instance): WireError {
