@@ -11,8 +11,9 @@
 //   host's idle time, for every lifecycle), and its health pings run only then (an attached session's
 //   own actor pings it through the host);
 // - when the actor leaves `connected` (once its connection has closed) every attachment ends, told
-//   where the actor went (backoff with its next try, needs-auth, connecting again): the sessions' own
-//   actors mirror that state (the machine's `FarEnd`) and attach again when they retry;
+//   where the actor went (backoff with its next try, connecting again after a restart, closed): the
+//   sessions' own actors mirror that state (the machine's `FarEnd`) and attach again when they retry
+//   (an attach then finds needs-auth, if that is where the actor's next connect went);
 // - with nobody attached, an instance that rests after a clean close is stopped and forgotten at once;
 //   one that failed (or is still retrying) is kept for its idle time, so the sessions' next tries find
 //   its state and schedule, then stopped and forgotten.
@@ -202,8 +203,8 @@ export class Instance {
 
   /**
    * The end of the attachments' connection once the actor is past `closing`: where it went (backoff
-   * with its next try, needs-auth, connecting again after a restart) and its last error, for the
-   * sessions' own actors to mirror. Undefined while it is connected, closing, or not yet started.
+   * with its next try, connecting again after a restart, closed) and its last error, for the sessions'
+   * own actors to mirror. Undefined while it is connected, closing, or not yet started.
    */
   private endFor(): ConnectionEvent | undefined {
     const snapshot = this.actor.getSnapshot();
@@ -212,10 +213,11 @@ export class Instance {
     const { lastError, nextRetryAt } = snapshot.context;
     const error = lastError ? { kind: lastError.kind, detail: lastError.detail } : undefined;
     const withError = error ? { lastError: error } : {};
+    // (From `closing` it goes to closed, backoff or connecting: a sign-in is needed only after a connect.)
     const farEnd: FarEnd | undefined =
       state === 'backoff' && nextRetryAt !== undefined
         ? { state, retryAt: nextRetryAt, ...withError }
-        : state === 'connecting' || state === 'needsAuth'
+        : state === 'connecting'
           ? { state, ...withError }
           : undefined;
     return {

@@ -79,17 +79,18 @@ export type ServerState =
   | 'closed';
 
 /** Where `closing` goes once the connection is closed. */
-export type AfterClose = 'closed' | 'backoff' | 'connecting' | 'needsAuth';
+export type AfterClose = 'closed' | 'backoff' | 'connecting';
 
 /**
  * Where the far end of a connection went when it ended it: the shared host's copy of the server
  * (src/host/instance.ts), whose state this actor then mirrors. `backoff`: its next try is at `retryAt`
  * (epoch ms), so this actor's is too; `connecting`: it starts again now (a restart), so this actor
- * reconnects at once; `needsAuth`: it needs a sign-in. `lastError` is its own, shown as this one's.
+ * reconnects at once (and waits for it). `lastError` is the far end's, shown as this actor's.
+ * (A copy that needs a sign-in gets there from `connecting`: the attach that follows says so.)
  */
 export type FarEnd =
   | { state: 'backoff'; retryAt: number; lastError?: Pick<ServerError, 'kind' | 'detail'> }
-  | { state: 'connecting' | 'needsAuth'; lastError?: Pick<ServerError, 'kind' | 'detail'> };
+  | { state: 'connecting'; lastError?: Pick<ServerError, 'kind' | 'detail'> };
 
 /** What went wrong, as data; src/server-error-text.ts words it (the machine holds no sentences). */
 export type ServerErrorDetail =
@@ -402,7 +403,6 @@ function refreshRegion(
 const AFTER_CLOSE = [
   { guard: { type: 'closesInto' as const, params: { state: 'backoff' as const } }, target: 'backoff' },
   { guard: { type: 'closesInto' as const, params: { state: 'connecting' as const } }, target: 'connecting' },
-  { guard: { type: 'closesInto' as const, params: { state: 'needsAuth' as const } }, target: 'needsAuth' },
   { target: 'closed' },
 ];
 
@@ -705,7 +705,7 @@ export const serverMachine = setup({
       invoke: { id: 'watch', src: 'watch', input: ({ context }) => ({ connection: context.connection! }) },
       on: {
         TRANSPORT_CLOSED: [
-          ...(['connecting', 'needsAuth', 'backoff'] as const).map((state) => ({
+          ...(['connecting', 'backoff'] as const).map((state) => ({
             guard: {
               type: 'farEndWent' as const,
               params: ({ event }: { event: { farEnd?: FarEnd } }) => ({ farEnd: event.farEnd, state }),

@@ -1,6 +1,6 @@
 // A connection whose far end is the shared host's copy of the server: when it ends it, it says where
 // that copy went (`FarEnd`), and the server actor mirrors it: backoff until the copy's next try (not by
-// its own schedule), connecting again at once after a restart, needs-auth. A failed connect that
+// its own schedule), connecting again at once after a restart. A failed connect that
 // carries the far end's next try (`ConnectError.retryAt`) is waited for the same way.
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -90,7 +90,7 @@ describe('the far end ended the connection and went to backoff', () => {
   });
 });
 
-describe('the far end ended the connection and starts again or needs a sign-in', () => {
+describe('the far end ended the connection and starts again', () => {
   it('connecting (a restart): the actor reconnects at once, no backoff', async () => {
     const h = startServer({ lifecycle: 'lazy' });
     const live = await connect(h);
@@ -107,20 +107,6 @@ describe('the far end ended the connection and starts again or needs a sign-in',
     h.current().succeed();
     await waitFor(h.actor, (s) => s.matches('connected'));
     expect(live.closeCount).toBe(1);
-  });
-
-  it('needs-auth: the actor needs a sign-in too, with the far end’s error', async () => {
-    const h = startServer({ lifecycle: 'keep-alive' });
-    const live = await connect(h);
-    const authError = {
-      kind: 'auth' as const,
-      detail: { cause: 'connect' as const, message: 'run /mcp-auth demo' },
-    };
-    live.emit({ type: 'closed', farEnd: { state: 'needsAuth', lastError: authError } });
-    await waitFor(h.actor, (s) => s.matches('needsAuth'));
-    expect(h.actor.getSnapshot().hasTag('needsSignIn')).toBe(true);
-    expect(h.actor.getSnapshot().context.lastError).toMatchObject(authError);
-    expect(h.attempts).toHaveLength(1);
   });
 });
 
