@@ -8,14 +8,16 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createActor, waitFor } from 'xstate';
+import { createActor, fromCallback, waitFor } from 'xstate';
 import { serverLogic } from '../../../src/actors/server-actor.ts';
 import type { ConnectError, ConnectionEvent, Connector } from '../../../src/adapters/mcp/connection-port.ts';
 import { describeServers } from '../../../src/commands/server-status.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
 import { ensureConnected } from '../../../src/session/ensure-connected.ts';
+import { type OAuthFixture, startOAuthFixture } from '../../fixtures/oauth/start.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
+import { definition as serverDefinition } from '../../support/config.ts';
 import { eventually, HostWorld, type Session } from './harness.ts';
 
 let world: HostWorld;
@@ -50,9 +52,12 @@ async function sessionActor(session: Session, definition: ServerDefinition, fail
 }
 
 const actors: Array<{ stop(): void }> = [];
+let oauth: OAuthFixture | undefined;
 
-afterEach(() => {
+afterEach(async () => {
   for (const actor of actors.splice(0)) actor.stop();
+  await oauth?.stop();
+  oauth = undefined;
 });
 
 const text = (result: { content: Array<{ type: string; text?: string }> }) =>
@@ -187,5 +192,34 @@ it("one session restarts the host's copy: the other's actor goes to connecting, 
   );
   expect((await world.status())?.instances).toEqual([
     expect.objectContaining({ state: 'connected', attached: 2, pid: answer.connection.pid }),
+  ]);
+});
+
+it("the host's copy needs a sign-in: so does the session's actor, and the host keeps the copy for its next try", async () => {
+  oauth = await startOAuthFixture();
+  const definition = serverDefinition({
+    name: 'linear',
+    transport: 'http',
+    url: oauth.url,
+    auth: 'oauth',
+    oauth: { grantType: 'authorization_code' },
+    lifecycle: 'keep-alive',
+  });
+  // The session's own sign-in watcher is not under test (it would watch the user's real store).
+  const logic = serverLogic.provide({ actors: { watchTokens: fromCallback(() => () => {}) } });
+  const actor = createActor(logic, {
+    input: { definition, generation: 0, connector: connectorOf(world.session('A')) },
+  });
+  actor.start();
+  actors.push(actor);
+  actor.send({ type: 'CONNECT' });
+  await waitFor(actor, (s) => s.matches('needsAuth'), { timeout: 20_000 });
+  expect(actor.getSnapshot().context.lastError?.kind).toBe('auth');
+  expect(await ensureConnected(actor)).toMatchObject({
+    ok: false,
+    error: { kind: 'needs-auth', message: expect.stringContaining('/mcp-auth linear') },
+  });
+  expect((await world.status())?.instances).toEqual([
+    expect.objectContaining({ server: 'linear', state: 'needsAuth', attached: 0 }),
   ]);
 });
