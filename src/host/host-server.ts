@@ -224,16 +224,20 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     if (!attachment || !instance) return void client.send({ t: 'failed', id, error: NOT_RUNNING });
     const controller = new AbortController();
     client.calls.set(id, { controller, attachment });
-    attachment.inFlight++;
+    // A health ping is not a call: it routes no server request and does not hold back the connection's end.
+    const counted = message.operation.op !== 'ping';
+    if (counted) instance.callStarted(attachment);
     let restarts = instance.restarts;
     try {
-      // A call racing the connection's end waits for it: the session then hears the end (and where the
+      // A call racing the connection's end fails; the session then hears the end (and where the
       // instance went) and its own actor follows.
       const connection = await instance.connectionSoon(controller.signal);
       if (!connection) {
         const error = controller.signal.aborted
           ? { name: 'CallError' as const, kind: 'aborted', message: 'The call was cancelled.' }
-          : NOT_RUNNING;
+          : instance.restarts !== restarts
+            ? restartedWire(instance)
+            : NOT_RUNNING;
         return void client.send({ t: 'failed', id, error });
       }
       restarts = instance.restarts;
@@ -252,8 +256,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       const restarted = instance.restarts !== restarts && !controller.signal.aborted;
       client.send({ t: 'failed', id, error: restarted ? restartedWire(instance) : toWire(error) });
     } finally {
-      attachment.inFlight--;
       client.calls.delete(id);
+      if (counted) instance.callFinished(attachment);
     }
   }
 

@@ -57,6 +57,8 @@ export interface Attachment extends AskTarget {
   inFlight: number;
   /** The session was told it is attached: it hears the connection's end (an attach still waiting does not). */
   live?: boolean;
+  /** The connection's end, held back until this attachment's calls in flight have had their answers. */
+  ending?: ConnectionEvent;
 }
 
 /** How long an instance waits for its connection to close when the host stops. */
@@ -194,10 +196,34 @@ export class Instance {
     }
     const end = this.endFor();
     if (!end) return;
-    for (const target of [...this.attachments]) {
-      if (!target.live) continue;
-      target.client.send({ t: 'event', a: target.a, event: end });
-      this.detach(target);
+    for (const target of [...this.attachments]) if (target.live) this.end(target, end);
+  }
+
+  /**
+   * Ends an attachment: the session hears the end, and the host lets it go. Not before its calls in
+   * flight have had their answers (their failure says why, e.g. a restart), so the end comes after them.
+   */
+  private end(target: Attachment, end: ConnectionEvent): void {
+    if (target.inFlight > 0) {
+      target.ending = end;
+      return;
+    }
+    target.client.send({ t: 'event', a: target.a, event: end });
+    this.detach(target);
+  }
+
+  /** A call of this attachment starts (for routing a server's requests to the sessions it concerns). */
+  callStarted(attachment: Attachment): void {
+    attachment.inFlight++;
+  }
+
+  /** A call of this attachment has had its answer: an end held back for it goes now. */
+  callFinished(attachment: Attachment): void {
+    attachment.inFlight--;
+    const held = attachment.ending;
+    if (held && attachment.inFlight === 0 && this.attachments.has(attachment)) {
+      attachment.ending = undefined;
+      this.end(attachment, this.endFor() ?? held);
     }
   }
 
@@ -238,14 +264,12 @@ export class Instance {
   }
 
   /**
-   * The live connection, after waiting while the actor closes or starts (a call racing the
-   * connection's end waits for the end, which its session then hears). Undefined when there is none.
+   * The live connection, after waiting while the actor's connection closes (a call racing the
+   * connection's end fails, and its session then hears the end). Undefined when there is none.
    */
   async connectionSoon(signal: AbortSignal): Promise<Connection | undefined> {
-    const between = (s: ReturnType<InstanceActor['getSnapshot']>) =>
-      s.hasTag('closing') || s.hasTag('starting');
-    if (between(this.actor.getSnapshot()))
-      await waitFor(this.actor, (s) => !between(s), { signal }).catch(() => undefined);
+    if (this.actor.getSnapshot().hasTag('closing'))
+      await waitFor(this.actor, (s) => !s.hasTag('closing'), { signal }).catch(() => undefined);
     return this.connection();
   }
 
