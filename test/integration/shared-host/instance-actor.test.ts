@@ -62,10 +62,12 @@ it('with nobody attached, an eager instance is pinged by its actor: one that sto
   process.kill(serverPid, 'SIGSTOP');
   try {
     // Its process is ended; the instance is kept (nobody attached) and retries by itself, as eager.
-    await eventually(() => expect(isAlive(serverPid)).toBe(false));
-    expect(readFileSync(join(dirname(world.socket), 'host.log'), 'utf8')).toContain(
-      'no answer to a health check within 200 ms',
-    );
+    await eventually(() => {
+      expect(isAlive(serverPid)).toBe(false);
+      expect(readFileSync(join(dirname(world.socket), 'host.log'), 'utf8')).toContain(
+        'no answer to a health check within 200 ms',
+      );
+    });
     await eventually(async () =>
       expect((await world.status())?.instances).toEqual([
         expect.objectContaining({ state: 'connected', attached: 0, pid: expect.not.toBeOneOf([serverPid]) }),
