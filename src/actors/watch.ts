@@ -10,9 +10,11 @@ import type { WatchEvent, WatchInput } from '../machines/server.machine.ts';
 function toWatchEvent(event: ConnectionEvent): WatchEvent {
   switch (event.type) {
     case 'closed':
-      return event.error === undefined
-        ? { type: 'TRANSPORT_CLOSED' }
-        : { type: 'TRANSPORT_CLOSED', error: event.error };
+      return {
+        type: 'TRANSPORT_CLOSED',
+        ...(event.error === undefined ? {} : { error: event.error }),
+        ...(event.farEnd === undefined ? {} : { farEnd: event.farEnd }),
+      };
     case 'tools-changed':
       return { type: 'TOOLS_CHANGED' };
     case 'resources-changed':

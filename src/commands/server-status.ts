@@ -35,7 +35,8 @@ export function sharedHostOf(ref: ServerActorRef): SharedHostView | undefined {
 
 /**
  * Said beside a server's state on every surface (/mcp, the panel, the CLI) when the host runs it, with
- * the host's copy's state when that is not connected (it retries, restarts, needs a sign-in).
+ * the host's copy's state when that is not connected (while it closes: once it has gone elsewhere, the
+ * session's own actor mirrors it, docs/shared-host.md).
  */
 export function sharedHostText(host: Pick<SharedHostView, 'pid' | 'instance'>): string {
   const shared = `shared (host pid ${host.pid})`;

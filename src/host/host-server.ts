@@ -225,6 +225,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     try {
       const connection = await instance.usable();
       if (client.attachments.get(a) !== attachment) return;
+      attachment.live = true;
       client.send({
         t: 'attached',
         a,
@@ -249,35 +250,28 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const { id } = message;
     const attachment = client.attachments.get(message.a);
     const instance = attachment?.instance;
-    if (!attachment || !instance) {
-      const text = 'The shared server is no longer running.';
-      return void client.send({
-        t: 'failed',
-        id,
-        error: { name: 'CallError', kind: 'closed', message: text },
-      });
-    }
+    if (!attachment || !instance) return void client.send({ t: 'failed', id, error: NOT_RUNNING });
     const controller = new AbortController();
     const entry = { controller, attachment, running: false };
     client.calls.set(id, entry);
-    attachment.inFlight++;
+    // A health ping is not a call: it routes no server request and does not hold back the connection's end.
+    const counted = message.operation.op !== 'ping';
+    if (counted) instance.callStarted(attachment);
     let restarts = instance.restarts;
     try {
-      const connection =
-        message.operation.op === 'ping'
-          ? instance.connection()
-          : await instance.connectionSoon(controller.signal);
+      // A call racing the connection's end fails; the session then hears the end (and where the
+      // instance went) and its own actor follows.
+      const connection = await instance.connectionSoon(controller.signal);
       if (!connection) {
-        // A session's health ping while the host's actor retries by itself: the host answers for it.
-        if (message.operation.op === 'ping' && instance.retriesByItself())
-          return void client.send({ t: 'result', id, value: null });
         const error = controller.signal.aborted
           ? { name: 'CallError' as const, kind: 'aborted', message: 'The call was cancelled.' }
-          : { name: 'CallError' as const, kind: 'closed', message: instance.unusableText() };
+          : instance.restarts !== restarts
+            ? restartedWire(instance)
+            : NOT_RUNNING;
         return void client.send({ t: 'failed', id, error });
       }
       restarts = instance.restarts;
-      entry.running = message.operation.op !== 'ping';
+      entry.running = counted;
       const value = await instance.runFor(attachment, () =>
         run(connection, message.operation, {
           signal: controller.signal,
@@ -295,8 +289,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       const restarted = instance.restarts !== restarts && !controller.signal.aborted;
       client.send({ t: 'failed', id, error: restarted ? restartedWire(instance) : toWire(error) });
     } finally {
-      attachment.inFlight--;
       client.calls.delete(id);
+      if (counted) instance.callFinished(attachment);
     }
   }
 
@@ -334,6 +328,13 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     return closing;
   }
 }
+
+/** A call on an attachment whose connection has ended (or a copy that is gone). */
+const NOT_RUNNING: WireError = {
+  name: 'CallError',
+  kind: 'closed',
+  message: 'The shared server is no longer running.',
+};
 
 /** A call cut off because a session restarted its server: the one wording of that rule. */
 function restartedWire(instance: Instance): WireError {

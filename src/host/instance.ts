@@ -4,13 +4,19 @@
 // reads the same snapshots a session does. The sessions attached are its callers:
 //
 // - an attach waits for the actor as a session's call does (ensureConnected, by tags), after asking for
-//   a fresh attempt when the actor rests in backoff or needs-auth (the session keeps its own backoff;
-//   its attach is its next try);
+//   a fresh attempt when the actor rests in backoff or needs-auth (the session's backoff waits for this
+//   actor's next try, so its attach comes when this actor retries anyway, or when its user asks);
 // - an attachment holds the actor like a call in flight (CALL_STARTED / CALL_FINISHED), so an instance
 //   closes for being idle only when no session is attached (after the server's idleTimeout, else the
 //   host's idle time, for every lifecycle), and its health pings run only then (an attached session's
 //   own actor pings it through the host);
-// - an instance that rests, or fails, with nobody attached is stopped and forgotten.
+// - when the actor leaves `connected` (once its connection has closed) every attachment ends, told
+//   where the actor went (backoff with its next try, connecting again after a restart, closed): the
+//   sessions' own actors mirror that state (the machine's `FarEnd`) and attach again when they retry
+//   (an attach then finds needs-auth, if that is where the actor's next connect went);
+// - with nobody attached, an instance that rests after a clean close is stopped and forgotten at once;
+//   one that failed (or is still retrying) is kept for its idle time, so the sessions' next tries find
+//   its state and schedule, then stopped and forgotten.
 //
 // Routing, after CVE-2026-25536: a call's result and progress go only to the attachment that made it
 // (./host-server.ts keeps calls per client); a server's request goes to the session whose call caused
@@ -35,9 +41,9 @@ import type {
 } from '../adapters/mcp/connection-port.ts';
 import { ConnectError } from '../adapters/mcp/connection-port.ts';
 import type { TokenStore } from '../auth/token-store.ts';
-import { formatElapsed } from '../duration.ts';
 import type { Logger } from '../logger.ts';
 import {
+  type FarEnd,
   type ServerContext,
   type ServerStatus,
   type ServerTag,
@@ -52,6 +58,10 @@ export interface Attachment extends AskTarget {
   readonly instance: Instance;
   /** Calls of this attachment still running (for routing a server's requests). */
   inFlight: number;
+  /** The session was told it is attached: it hears the connection's end (an attach still waiting does not). */
+  live?: boolean;
+  /** The connection's end, held back until this attachment's calls in flight have had their answers. */
+  ending?: ConnectionEvent;
 }
 
 /** How long an instance waits for its connection to close when the host stops. */
@@ -79,11 +89,12 @@ export class Instance {
   /** Counts restarts asked by sessions: a call that fails across one is told so. */
   restarts = 0;
   private gone = false;
-  /** The state last pushed to the attachments (JSON), and whether they were told the connection ended. */
+  /** The state last pushed to the attachments (JSON). */
   private lastPushed = '';
-  private ended = true;
-  /** It was connected and is between copies (closing, backoff, connecting) with sessions still attached. */
-  private interrupted = false;
+  /** How long it is kept with nobody attached when not connected: the actor's idle timeout. */
+  private readonly unusedMs: number;
+  /** Runs while nobody is attached and the actor is not connected; forgets the instance when it fires. */
+  private unusedTimer: unknown;
   /** Which session's call the code running now is part of (see runFor()). */
   private readonly origin = new AsyncLocalStorage<CallOrigin>();
 
@@ -101,12 +112,13 @@ export class Instance {
     private readonly inspection?: { inspect(instance: Instance, event: InspectionEvent): void },
   ) {
     const def = request.definition;
+    // Idle with nobody attached: the server's own idle timeout, else the host's idle time.
+    this.unusedMs = def.idleTimeoutMs > 0 ? def.idleTimeoutMs : idleMs;
     this.actor = createActor(instanceLogic(tokenStore), {
       clock: unrefClock,
       inspect: (event) => this.inspection?.inspect(this, event),
       input: {
-        // Idle with nobody attached: the server's own idle timeout, else the host's idle time.
-        definition: { ...def, idleTimeoutMs: def.idleTimeoutMs > 0 ? def.idleTimeoutMs : idleMs },
+        definition: { ...def, idleTimeoutMs: this.unusedMs },
         generation: 0,
         connector: this.connectorFor(connector),
       },
@@ -185,7 +197,7 @@ export class Instance {
   }
 
   private forward(event: ConnectionEvent): void {
-    // The connection's end is the actor's to handle (it may retry by itself): see pushState().
+    // The connection's end is the actor's to handle (it may retry by itself): see endFor().
     if (event.type === 'closed') return;
     // A stderr line may echo what a call carried: it goes where a log message would.
     const targets = event.type === 'stderr' ? this.concerned() : this.attachments;
@@ -207,10 +219,8 @@ export class Instance {
   }
 
   /**
-   * Tells the attached sessions each change of the actor's state. Their connection ends only when the
-   * actor will not come back by itself (it rests or needs a sign-in): then they hear `closed` and their
-   * own actors reconnect as after a crash. While it retries (backoff, connecting, closing) they stay
-   * attached and see the host's state.
+   * Tells the attached sessions each change of the actor's state, and ends their attachments when the
+   * actor has left `connected` for good (its connection closed): see endFor().
    */
   private pushState(): void {
     const state = this.state();
@@ -219,28 +229,63 @@ export class Instance {
       this.lastPushed = json;
       for (const target of this.attachments) target.client.send({ t: 'state', a: target.a, state });
     }
-    const snapshot = this.actor.getSnapshot();
-    const ended = snapshot.hasTag('resting') || snapshot.hasTag('needsSignIn');
-    if (ended && !this.ended) {
-      const { lastError } = snapshot.context;
-      const event: ConnectionEvent = {
-        type: 'closed',
-        ...(lastError ? { error: serverErrorText(lastError) } : {}),
-      };
-      for (const target of this.attachments) target.client.send({ t: 'event', a: target.a, event });
-    }
-    if (snapshot.hasTag('usable')) {
-      // A new copy (after a restart or a backoff) may offer other lists: the sessions still attached re-read them.
-      if (this.interrupted) for (const target of this.attachments) this.sendListsChanged(target);
-      this.ended = false;
-      this.interrupted = false;
-    } else if (ended) this.ended = true;
-    else if (!this.ended) this.interrupted = true;
+    const end = this.endFor();
+    if (!end) return;
+    for (const target of [...this.attachments]) if (target.live) this.end(target, end);
   }
 
-  private sendListsChanged(target: Attachment): void {
-    for (const type of ['tools-changed', 'resources-changed', 'prompts-changed'] as const)
-      target.client.send({ t: 'event', a: target.a, event: { type } });
+  /**
+   * Ends an attachment: the session hears the end, and the host lets it go. Not before its calls in
+   * flight have had their answers (their failure says why, e.g. a restart), so the end comes after them.
+   */
+  private end(target: Attachment, end: ConnectionEvent): void {
+    if (target.inFlight > 0) {
+      target.ending = end;
+      return;
+    }
+    target.client.send({ t: 'event', a: target.a, event: end });
+    this.detach(target);
+  }
+
+  /** A call of this attachment starts (for routing a server's requests to the sessions it concerns). */
+  callStarted(attachment: Attachment): void {
+    attachment.inFlight++;
+  }
+
+  /** A call of this attachment has had its answer: an end held back for it goes now. */
+  callFinished(attachment: Attachment): void {
+    attachment.inFlight--;
+    const held = attachment.ending;
+    if (held && attachment.inFlight === 0 && this.attachments.has(attachment)) {
+      attachment.ending = undefined;
+      this.end(attachment, this.endFor() ?? held);
+    }
+  }
+
+  /**
+   * The end of the attachments' connection once the actor is past `closing`: where it went (backoff
+   * with its next try, connecting again after a restart, closed) and its last error, for the sessions'
+   * own actors to mirror. Undefined while it is connected, closing, or not yet started.
+   */
+  private endFor(): ConnectionEvent | undefined {
+    const snapshot = this.actor.getSnapshot();
+    const state = serverStateOf(snapshot);
+    if (state === 'connected' || state === 'closing' || state === 'init') return undefined;
+    const { lastError, nextRetryAt } = snapshot.context;
+    const error = lastError ? { kind: lastError.kind, detail: lastError.detail } : undefined;
+    const withError = error ? { lastError: error } : {};
+    // (From `closing` it goes to closed, backoff or connecting: a sign-in is needed only after a connect.)
+    const farEnd: FarEnd | undefined =
+      state === 'backoff' && nextRetryAt !== undefined
+        ? { state, retryAt: nextRetryAt, ...withError }
+        : state === 'connecting'
+          ? { state, ...withError }
+          : undefined;
+    return {
+      type: 'closed',
+      ...(lastError ? { error: serverErrorText(lastError) } : {}),
+      ...(farEnd ? { farEnd } : {}),
+    };
   }
 
   /** `/mcp reconnect` in one session: closes the server and starts it again; every attached session sees it. */
@@ -254,31 +299,13 @@ export class Instance {
   }
 
   /**
-   * The live connection, waiting for it while the actor starts (or closes into a new start, as after a
-   * restart): a call then runs on the fresh copy. Undefined when it will not be usable without a retry.
+   * The live connection, after waiting while the actor's connection closes (a call racing the
+   * connection's end fails, and its session then hears the end). Undefined when there is none.
    */
   async connectionSoon(signal: AbortSignal): Promise<Connection | undefined> {
-    const startsAgain = (s: ReturnType<InstanceActor['getSnapshot']>) =>
-      s.hasTag('starting') || (s.hasTag('closing') && s.context.afterClose === 'connecting');
-    if (startsAgain(this.actor.getSnapshot()))
-      await waitFor(this.actor, (s) => !startsAgain(s), { signal }).catch(() => undefined);
+    if (this.actor.getSnapshot().hasTag('closing'))
+      await waitFor(this.actor, (s) => !s.hasTag('closing'), { signal }).catch(() => undefined);
     return this.connection();
-  }
-
-  /** Not usable now, but the actor will be by itself: it starts, closes into a new start, or waits in backoff for its next try. */
-  retriesByItself(): boolean {
-    const snapshot = this.actor.getSnapshot();
-    if (snapshot.hasTag('starting')) return true;
-    if (snapshot.hasTag('closing')) return snapshot.context.afterClose !== 'closed';
-    return serverStateOf(snapshot) === 'backoff' && snapshot.context.lifecycle !== 'lazy';
-  }
-
-  /** Why a call finds no usable connection: the actor's state, its next try and last error. */
-  unusableText(): string {
-    const { state, nextRetryAt, lastError } = this.state();
-    const next = nextRetryAt === undefined ? '' : `, next try in ${formatElapsed(nextRetryAt - Date.now())}`;
-    const error = lastError ? `: ${serverErrorText(lastError)}` : '';
-    return `"${this.request.definition.name}" is not connected in the shared host (${state}${next})${error}.`;
   }
 
   /** Attaches a session, which holds the instance until it detaches. */
@@ -311,8 +338,12 @@ export class Instance {
 
   /** What a session is told when the attach fails: the machine's last error, as the same ConnectError. */
   private connectFailure(context: ServerContext): ConnectError {
-    const { lastError, name, stderrTail } = context;
-    const extra = stderrTail === '' ? {} : { stderrTail };
+    const { lastError, name, stderrTail, nextRetryAt } = context;
+    // In backoff, its next try: the session's backoff waits for it (one schedule, the host's).
+    const extra = {
+      ...(stderrTail === '' ? {} : { stderrTail }),
+      ...(nextRetryAt === undefined ? {} : { retryAt: nextRetryAt }),
+    };
     if (!lastError || lastError.kind === 'call')
       return new ConnectError('aborted', `"${name}" was closed in the shared host before it was connected`);
     const text = serverErrorText(lastError);
@@ -356,16 +387,43 @@ export class Instance {
     else if (status.state === 'closed') this.log.info('server closed', { ...fields, ...error });
   }
 
-  /** Nobody attached and nothing running or starting: nothing to keep it for. */
+  /**
+   * Nobody attached: forgotten at once when it rests after a clean close; kept for its idle time when
+   * it failed or is retrying (the sessions' next tries find its state), then forgotten. A connected
+   * instance is the actor's to close when idle.
+   */
   private forgetIfUnused(): void {
-    if (this.gone || this.attachments.size > 0) return;
+    if (this.gone) return;
     const snapshot = this.actor.getSnapshot();
-    const rests = snapshot.hasTag('resting') && serverStateOf(snapshot) !== 'init';
-    if (rests || snapshot.hasTag('failsFast')) this.forget();
+    if (this.attachments.size > 0 || snapshot.hasTag('usable')) {
+      this.keepUnused();
+      return;
+    }
+    if (serverStateOf(snapshot) === 'init') return;
+    if (snapshot.hasTag('resting') && snapshot.context.attempt === 0) {
+      this.forget();
+      return;
+    }
+    this.unusedTimer ??= unrefClock.setTimeout(() => {
+      this.unusedTimer = undefined;
+      if (this.gone || this.attachments.size > 0 || this.actor.getSnapshot().hasTag('usable')) return;
+      this.log.info('nobody attached: the server is stopped', {
+        server: this.request.definition.name,
+        key: this.key,
+      });
+      this.forget();
+    }, this.unusedMs);
+  }
+
+  private keepUnused(): void {
+    if (this.unusedTimer === undefined) return;
+    unrefClock.clearTimeout(this.unusedTimer);
+    this.unusedTimer = undefined;
   }
 
   private forget(): void {
     if (this.gone) return;
+    this.keepUnused();
     this.gone = true;
     this.onGone(this);
     // Not from inside the actor's own notification.

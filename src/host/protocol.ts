@@ -73,6 +73,8 @@ export interface WireError {
   code?: number;
   status?: number;
   stderrTail?: string;
+  /** A failed attach: the instance's next try (epoch ms), which the session's backoff waits for. */
+  retryAt?: number;
 }
 
 export type ConnectFailure = WireError & { name: 'ConnectError'; kind: ConnectErrorKind };

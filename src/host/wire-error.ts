@@ -15,6 +15,7 @@ export function toWire(error: unknown): WireError {
       kind: error.kind,
       ...(error.status === undefined ? {} : { status: error.status }),
       ...(error.stderrTail === undefined ? {} : { stderrTail: error.stderrTail }),
+      ...(error.retryAt === undefined ? {} : { retryAt: error.retryAt }),
     };
   if (error instanceof HostRefusal) return { name: 'HostRefusal', message: error.message };
   return { name: 'Error', message: error instanceof Error ? error.message : String(error) };
@@ -28,6 +29,7 @@ export function fromWire(wire: WireError): Error {
       return new ConnectError((wire.kind ?? 'protocol') as ConnectErrorKind, wire.message, {
         ...(wire.status === undefined ? {} : { status: wire.status }),
         ...(wire.stderrTail === undefined ? {} : { stderrTail: wire.stderrTail }),
+        ...(wire.retryAt === undefined ? {} : { retryAt: wire.retryAt }),
       });
     case 'HostRefusal':
       return new HostRefusal(wire.message);

@@ -81,6 +81,17 @@ export type ServerState =
 /** Where `closing` goes once the connection is closed. */
 export type AfterClose = 'closed' | 'backoff' | 'connecting';
 
+/**
+ * Where the far end of a connection went when it ended it: the shared host's copy of the server
+ * (src/host/instance.ts), whose state this actor then mirrors. `backoff`: its next try is at `retryAt`
+ * (epoch ms), so this actor's is too; `connecting`: it starts again now (a restart), so this actor
+ * reconnects at once (and waits for it). `lastError` is the far end's, shown as this actor's.
+ * (A copy that needs a sign-in gets there from `connecting`: the attach that follows says so.)
+ */
+export type FarEnd =
+  | { state: 'backoff'; retryAt: number; lastError?: Pick<ServerError, 'kind' | 'detail'> }
+  | { state: 'connecting'; lastError?: Pick<ServerError, 'kind' | 'detail'> };
+
 /** What went wrong, as data; src/server-error-text.ts words it (the machine holds no sentences). */
 export type ServerErrorDetail =
   /** Connecting failed; `message` is the connection adapter's own wording of the ConnectError. */
@@ -135,6 +146,11 @@ export interface ServerContext {
   backoffDelayMs?: number;
   /** Epoch ms when backoff ends; display only. */
   nextRetryAt?: number;
+  /**
+   * The next try the far end set (the shared host's copy: a lost connection's FarEnd, or a failed
+   * connect's `retryAt`): the next backoff ends then instead of by this actor's own schedule.
+   */
+  retryAtGiven?: number;
   stderrTail: string;
   /** What the live server offered at the last connect or refresh. */
   catalog?: ServerCatalog;
@@ -167,7 +183,7 @@ export type ServerEvent =
 
 /** What the watcher reports about a live connection. */
 export type WatchEvent =
-  | { type: 'TRANSPORT_CLOSED'; error?: string }
+  | { type: 'TRANSPORT_CLOSED'; error?: string; farEnd?: FarEnd }
   | { type: 'TOOLS_CHANGED' }
   | { type: 'RESOURCES_CHANGED' }
   | { type: 'PROMPTS_CHANGED' }
@@ -273,18 +289,23 @@ function describeConnectError(error: unknown): {
   kind: ConnectErrorKind;
   message: string;
   stderrTail?: string;
+  retryAt?: number;
 } {
   const e = (typeof error === 'object' && error !== null ? error : {}) as {
     kind?: unknown;
     message?: unknown;
     stderrTail?: unknown;
+    retryAt?: unknown;
   };
   const kind =
     typeof e.kind === 'string' && CONNECT_ERROR_KINDS.has(e.kind) ? (e.kind as ConnectErrorKind) : 'protocol';
   const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(error);
-  return typeof e.stderrTail === 'string' && e.stderrTail !== ''
-    ? { kind, message, stderrTail: e.stderrTail }
-    : { kind, message };
+  return {
+    kind,
+    message,
+    ...(typeof e.stderrTail === 'string' && e.stderrTail !== '' ? { stderrTail: e.stderrTail } : {}),
+    ...(typeof e.retryAt === 'number' ? { retryAt: e.retryAt } : {}),
+  };
 }
 
 /** The newest lines of `tail` within the context's bounds. */
@@ -420,6 +441,9 @@ export const serverMachine = setup({
   guards: {
     isAuthError: (_, params: { error: unknown }) => describeConnectError(params.error).kind === 'auth',
     reconnectsByItself: ({ context }) => context.lifecycle !== 'lazy',
+    /** The far end ended the connection and went to this state (the shared host's copy): this actor follows. */
+    farEndWent: (_, params: { farEnd: FarEnd | undefined; state: FarEnd['state'] }) =>
+      params.farEnd?.state === params.state,
     /** Lazy servers with an idle timeout; eager and keep-alive ones never close for being idle. */
     closesWhenIdle: ({ context }) => idleShutdownApplies(context),
     healthChecksApply: ({ context }) => healthChecksApply(context),
@@ -469,10 +493,11 @@ export const serverMachine = setup({
     releaseConnection: assign({ connection: undefined }),
     closeInto: assign((_, params: { state: AfterClose }) => ({ afterClose: params.state })),
     recordConnectError: assign(({ context }, params: { error: unknown }) => {
-      const { kind, message, stderrTail } = describeConnectError(params.error);
+      const { kind, message, stderrTail, retryAt } = describeConnectError(params.error);
       return {
         lastError: { kind, detail: { cause: 'connect' as const, message }, at: Date.now() },
         stderrTail: stderrTail === undefined ? context.stderrTail : boundTail(stderrTail),
+        retryAtGiven: retryAt,
       };
     }),
     recordStartupTimeout: assign(({ context }) => ({
@@ -481,20 +506,29 @@ export const serverMachine = setup({
         detail: { cause: 'startupTimeout' as const, ms: startupTimeoutMs(context.definition) },
         at: Date.now(),
       },
+      retryAtGiven: undefined,
     })),
-    recordTransportClosed: assign(({ context }, params: { error: string | undefined }) => ({
-      lastError: {
-        kind: context.definition.transport === 'stdio' ? ('exited' as const) : ('network' as const),
-        detail: { cause: 'connectionLost' as const, ...(params.error ? { reason: params.error } : {}) },
-        at: Date.now(),
+    recordTransportClosed: assign(
+      ({ context }, params: { error: string | undefined; farEnd?: FarEnd | undefined }) => {
+        const { farEnd } = params;
+        // The far end's own error, when it gave one, is this actor's: the same words on every surface.
+        const lastError = farEnd?.lastError
+          ? { kind: farEnd.lastError.kind, detail: farEnd.lastError.detail, at: Date.now() }
+          : {
+              kind: context.definition.transport === 'stdio' ? ('exited' as const) : ('network' as const),
+              detail: { cause: 'connectionLost' as const, ...(params.error ? { reason: params.error } : {}) },
+              at: Date.now(),
+            };
+        return { lastError, retryAtGiven: farEnd?.state === 'backoff' ? farEnd.retryAt : undefined };
       },
-    })),
+    ),
     recordHealthFailure: assign((_, params: { error: unknown }) => ({
       lastError: {
         kind: 'network' as const,
         detail: { cause: 'healthCheckFailed' as const, message: describeConnectError(params.error).message },
         at: Date.now(),
       },
+      retryAtGiven: undefined,
     })),
     recordHealthTimeout: assign(({ context }) => ({
       lastError: {
@@ -505,6 +539,7 @@ export const serverMachine = setup({
         },
         at: Date.now(),
       },
+      retryAtGiven: undefined,
     })),
     recordRefreshError: assign((_, params: { list: CatalogList; error: unknown }) => ({
       lastError: {
@@ -558,11 +593,17 @@ export const serverMachine = setup({
     countAttempt: assign({ attempt: ({ context }) => context.attempt + 1 }),
     /** The only source of randomness; tests provide a fixed value. */
     drawJitter: assign({ jitter: () => Math.random() }),
+    /** The far end's next try when it set one (one schedule: the shared host's), else this actor's own. */
     scheduleRetry: assign(({ context }) => {
+      const now = Date.now();
+      if (context.retryAtGiven !== undefined) {
+        const delay = Math.max(0, context.retryAtGiven - now);
+        return { backoffDelayMs: delay, nextRetryAt: now + delay };
+      }
       const delay = fullJitterDelayMs(context.attempt, context.jitter);
-      return { backoffDelayMs: delay, nextRetryAt: Date.now() + delay };
+      return { backoffDelayMs: delay, nextRetryAt: now + delay };
     }),
-    clearRetry: assign({ backoffDelayMs: undefined, nextRetryAt: undefined }),
+    clearRetry: assign({ backoffDelayMs: undefined, nextRetryAt: undefined, retryAtGiven: undefined }),
     countCallStarted: assign({ inFlight: ({ context }) => context.inFlight + 1 }),
     countCallFinished: assign({ inFlight: ({ context }) => Math.max(0, context.inFlight - 1) }),
     appendStderr: assign({
@@ -664,6 +705,23 @@ export const serverMachine = setup({
       invoke: { id: 'watch', src: 'watch', input: ({ context }) => ({ connection: context.connection! }) },
       on: {
         TRANSPORT_CLOSED: [
+          ...(['connecting', 'backoff'] as const).map((state) => ({
+            guard: {
+              type: 'farEndWent' as const,
+              params: ({ event }: { event: { farEnd?: FarEnd } }) => ({ farEnd: event.farEnd, state }),
+            },
+            target: 'closing' as const,
+            actions: [
+              {
+                type: 'recordTransportClosed' as const,
+                params: ({ event }: { event: { error?: string; farEnd?: FarEnd } }) => ({
+                  error: event.error,
+                  farEnd: event.farEnd,
+                }),
+              },
+              { type: 'closeInto' as const, params: { state } },
+            ],
+          })),
           {
             guard: 'reconnectsByItself',
             target: 'closing',

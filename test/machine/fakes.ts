@@ -147,6 +147,8 @@ export interface Attempt {
   /** Resolves the attempt with a new FakeConnection (or the one given). */
   succeed(connection?: FakeConnection): FakeConnection;
   fail(kind: ConnectErrorKind, message?: string, stderrTail?: string): void;
+  /** Rejects the attempt with this error (a ConnectError with more than a kind and message). */
+  failWith(error: ConnectError): void;
 }
 
 /** A Connector whose every attempt waits for the test; an aborted attempt rejects like the real one. */
@@ -182,9 +184,12 @@ export function scriptedConnector(): {
           return connection;
         },
         fail(kind, message = `${kind} failure`, stderrTail) {
+          this.failWith(new ConnectError(kind, message, stderrTail === undefined ? {} : { stderrTail }));
+        },
+        failWith(error) {
           if (settled) throw new Error('this attempt is already settled');
           settled = true;
-          reject(new ConnectError(kind, message, stderrTail === undefined ? {} : { stderrTail }));
+          reject(error);
         },
       });
     });

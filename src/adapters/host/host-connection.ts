@@ -44,13 +44,18 @@ export class HostConnection implements Connection {
     this.tail = attached.stderrTail === '' ? [] : attached.stderrTail.split('\n');
   }
 
-  /** An event of the host's instance (list_changed, stderr, its end). */
+  /**
+   * An event of the host's instance (list_changed, stderr, its end). At its end the host has already
+   * let this attachment go (the end says where the instance went, for the session's actor to mirror),
+   * so this side lets it go too.
+   */
   receive(event: ConnectionEvent): void {
     if (event.type === 'stderr') {
       this.tail.push(event.line);
       if (this.tail.length > TAIL_LINES) this.tail.splice(0, this.tail.length - TAIL_LINES);
     }
     for (const listener of this.listeners) listener(event);
+    if (event.type === 'closed') void this.close();
   }
 
   /** The host, and its instance actor as it last told us (what status views show beside the state). */

@@ -5,6 +5,7 @@
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import type { InstanceState, OthersInFlight } from '../../host/protocol.ts';
+import type { FarEnd } from '../../machines/server.machine.ts';
 import type { SecretValues } from '../../redact/index.ts';
 import type { TraceLog } from './trace.ts';
 
@@ -125,7 +126,8 @@ export interface CallOptions {
 
 /** Events a live connection reports to its owner (the server actor's watcher). */
 export type ConnectionEvent =
-  | { type: 'closed'; error?: string }
+  /** The connection ended; `farEnd`: where the shared host's copy went, which the owner's actor mirrors. */
+  | { type: 'closed'; error?: string; farEnd?: FarEnd }
   | { type: 'tools-changed' }
   | { type: 'resources-changed' }
   | { type: 'prompts-changed' }
@@ -186,12 +188,19 @@ export class ConnectError extends Error {
   readonly kind: ConnectErrorKind;
   readonly stderrTail?: string;
   readonly status?: number;
-  constructor(kind: ConnectErrorKind, message: string, extra: { stderrTail?: string; status?: number } = {}) {
+  /** Epoch ms of the next try the far end (the shared host's copy) set: the caller's backoff ends then. */
+  readonly retryAt?: number;
+  constructor(
+    kind: ConnectErrorKind,
+    message: string,
+    extra: { stderrTail?: string; status?: number; retryAt?: number } = {},
+  ) {
     super(message);
     this.name = 'ConnectError';
     this.kind = kind;
     if (extra.stderrTail !== undefined) this.stderrTail = extra.stderrTail;
     if (extra.status !== undefined) this.status = extra.status;
+    if (extra.retryAt !== undefined) this.retryAt = extra.retryAt;
   }
 }
 

@@ -315,11 +315,18 @@ describe('instances are keyed by what they run', () => {
     expect((c as HostConnection).instance).toBe((a as HostConnection).instance);
   });
 
-  it('a server that cannot start fails the same way as in the session, and the next attach tries again', async () => {
+  it('a server that cannot start fails the same way as in the session, with the next try, and the next attach tries again', async () => {
     const broken = () => stdioDefinition([], { inheritEnv: false, command: `${world.root}/no-such-command` });
     const session = world.session('A');
-    await expect(session.connect(broken())).rejects.toMatchObject({ name: 'ConnectError', kind: 'spawn' });
-    expect((await world.status())?.instances).toEqual([]);
+    await expect(session.connect(broken())).rejects.toMatchObject({
+      name: 'ConnectError',
+      kind: 'spawn',
+      retryAt: expect.any(Number),
+    });
+    // Kept, unattached, in backoff for the next try (forgotten after its idle time).
+    expect((await world.status())?.instances).toEqual([
+      expect.objectContaining({ state: 'backoff', attached: 0 }),
+    ]);
     await expect(session.connect(broken())).rejects.toMatchObject({ name: 'ConnectError', kind: 'spawn' });
     expect(session.inSession).toBe(0);
   });
