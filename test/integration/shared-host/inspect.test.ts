@@ -110,7 +110,9 @@ describe('inspection of the shared host (wire)', () => {
     expect(stderrTail).toContain('FIXTURE_TOKEN=');
     expect(JSON.stringify(b.inspected())).not.toContain(SECRET);
 
-    // B detaches; a restart by A then moves the instance through closing, connecting, connected.
+    // B detaches; a restart by A then moves the instance through closing, connecting, connected. The
+    // attachments end once the old copy has closed (their sessions' actors would attach again at once):
+    // A and C attach again, and C, inspecting, is first sent the actor as it is then.
     b.send({ t: 'detach', a: 1 });
     await eventually(async () => {
       const status = await world.status();
@@ -118,12 +120,23 @@ describe('inspection of the shared host (wire)', () => {
     });
     const bSeen = b.received.length;
     const cSeen = c.received.length;
+    const attachAgain = async (session: WireSession, from: number, now: number) => {
+      await eventually(() =>
+        expect(session.received.slice(from)).toContainEqual(
+          expect.objectContaining({ t: 'event', event: expect.objectContaining({ type: 'closed' }) }),
+        ),
+      );
+      session.send({ t: 'attach', a: now, request });
+      await session.next('attached', from);
+    };
+    const aSeen = a.received.length;
     a.send({ t: 'restart', a: 1 });
+    await Promise.all([attachAgain(a, aSeen, 2), attachAgain(c, cSeen, 2)]);
     const rootId = registration.sessionId;
     await eventually(() => {
       const states = c
         .inspected(cSeen)
-        .filter((e) => e.type === '@xstate.snapshot' && e.sessionId === rootId)
+        .filter((e) => e.sessionId === rootId && e.snapshot !== undefined)
         .map((e) => JSON.stringify((e.snapshot as { value: unknown }).value));
       expect(states.some((s) => s.includes('closing'))).toBe(true);
       expect(states.at(-1)).toContain('connected');
@@ -133,12 +146,13 @@ describe('inspection of the shared host (wire)', () => {
     await b.next('status', bSeen);
     expect(b.inspected(bSeen)).toEqual([]);
 
-    // C turns inspection off: a second restart sends it nothing either.
+    // C turns inspection off: a second restart, while C is attached, sends it nothing either.
     c.send({ t: 'inspect', on: false });
-    await c.next('inspecting', cSeen);
+    await c.next('inspecting', c.received.length);
     const cOff = c.received.length;
-    a.send({ t: 'restart', a: 1 });
-    await a.next('state', a.received.length);
+    const aAgain = a.received.length;
+    a.send({ t: 'restart', a: 2 });
+    await Promise.all([attachAgain(a, aAgain, 3), attachAgain(c, cOff, 3)]);
     await eventually(async () => expect((await world.status())?.instances[0]?.state).toBe('connected'));
     c.send({ t: 'status' });
     await c.next('status', cOff);
