@@ -5,7 +5,7 @@
 // headers command), run in the session as before; so does every server when no host can be used.
 
 import { homedir } from 'node:os';
-import { SERVER_DEFAULTS } from '../../config/defaults.ts';
+import { shareScopeOf } from '../../config/share-defaults.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import type { InstanceRequest, InstanceState, ShareScope } from '../../host/protocol.ts';
 import type { ConnectionEvent, ConnectOptions, Connector } from '../mcp/connection-port.ts';
@@ -100,11 +100,11 @@ export function sharedHostConnector(
   };
 }
 
-/** Where this server runs: `share` as configured; in the session when its connect needs this process. */
+/** Where this server runs: its `share` (src/config/share-defaults.ts); in the session when its connect needs this process. */
 export function shareOf(definition: ServerDefinition): ShareScope {
   if (definition.trace || definition.commandValues?.length || definition.requestHeadersCommand)
     return 'session';
-  return definition.share ?? SERVER_DEFAULTS.share;
+  return shareScopeOf(definition);
 }
 
 /** What the session asks the host to run: the definition as it would run here, env values included. */
