@@ -1,7 +1,8 @@
 // `pi-mcp-actors host serve`: the shared host as its own process (started detached by the first
 // session that needs it, src/adapters/host/start-host.ts). It runs servers with the same adapter
 // chain as a session (npx resolution, the agent dir's sign-ins and protocol eras), and exits when
-// another host already owns the socket, on SIGTERM/SIGINT, or when idle.
+// another host already owns the socket, on SIGTERM/SIGINT, when idle, or once its socket file is
+// removed or replaced (./own-socket.ts).
 
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -15,6 +16,7 @@ import { agentDirFrom } from '../config/agent-dir.ts';
 import { createLogger } from '../logger.ts';
 import { SecretValues } from '../redact/index.ts';
 import { HOST_IDLE_MS, startHost } from './host-server.ts';
+import { watchOwnSocket } from './own-socket.ts';
 import { hostDir, hostSocketPath, packageVersion } from './paths.ts';
 
 /** The host's log, beside its socket. */
@@ -44,17 +46,23 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   const stopped = new Promise<void>((resolve) => {
     exited = resolve;
   });
+  const socketPath = hostSocketPath(agentDir, version);
+  const logger = createLogger({ file: join(hostDir(agentDir), HOST_LOG_FILE), known: secrets });
   const host = await startHost({
-    socketPath: hostSocketPath(agentDir, version),
+    socketPath,
     version,
     connector,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : HOST_IDLE_MS,
     onExit: () => exited(),
     secrets,
     tokenStore,
-    logger: createLogger({ file: join(hostDir(agentDir), HOST_LOG_FILE), known: secrets }),
+    logger,
   });
   if (host.outcome === 'taken') return false;
+  const socket = watchOwnSocket(socketPath, agentDir, () => {
+    logger.info('the socket was removed or replaced: the host stops', { socket: socketPath });
+    void host.close();
+  });
   process.title = 'pi-mcp-actors-host';
   const stop = () => void host.close();
   process.once('SIGTERM', stop);
@@ -62,5 +70,9 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   // A session's terminal closing must not end the host it started.
   process.on('SIGHUP', () => {});
   await stopped;
+  socket.stop();
+  // Node unlinks a Unix socket's path when it closes the server at a natural exit, whoever's file is
+  // there now: a host whose path another host took over leaves without that clean-up.
+  if (!socket.ours()) process.exit(0);
   return true;
 }

@@ -18,6 +18,7 @@ import { type ListenOutcome, listenExclusive } from './exclusive-listen.ts';
 import { type Attachment, Instance } from './instance.ts';
 import { instanceKey } from './instance-key.ts';
 import { LineChannel } from './line-channel.ts';
+import { fileIdentity } from './own-socket.ts';
 import { ensurePrivateDir } from './paths.ts';
 import type {
   ClientMessage,
@@ -87,6 +88,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     server.close();
     return host;
   }
+  const socketFile = fileIdentity(options.socketPath);
   log.info('host started', { version: options.version, pid: process.pid, socket: options.socketPath });
   armIdle();
   return host;
@@ -289,11 +291,15 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   function close(): Promise<void> {
     closing ??= (async () => {
       clearTimeout(idleTimer);
-      server.close();
+      // Closing a Unix socket server unlinks its path, whoever's file is there now: a socket another
+      // host has taken over is only let go (the process exits without touching it).
+      const ownsSocket = fileIdentity(options.socketPath) === socketFile;
+      if (ownsSocket) server.close();
+      else server.unref();
       for (const client of clients) client.channel.socket.destroy();
       await Promise.allSettled([...instances.values()].map((i) => i.close()));
       try {
-        unlinkSync(options.socketPath);
+        if (ownsSocket) unlinkSync(options.socketPath);
       } catch {}
       log.info('host stopped');
       options.onExit?.();
