@@ -2,7 +2,7 @@
 // on a temp agent dir starts a detached host that outlives it; these find such hosts by the agent dir
 // they serve and stop them by pid. (A host also stops by itself once its agent dir is deleted.)
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { sep } from 'node:path';
 
 export interface HostProcess {
@@ -85,4 +85,10 @@ function signal(pid: number, name: NodeJS.Signals): void {
   } catch {
     // already gone
   }
+}
+
+/** A test's temp root removed, after stopping the shared hosts its agent dirs started. */
+export async function removeTempRoot(root: string): Promise<void> {
+  await stopHostsUnder(root);
+  rmSync(root, { recursive: true, force: true });
 }

@@ -118,13 +118,19 @@ export class HostClient {
 
   attach(request: InstanceRequest, handlers: AttachmentHandlers, signal: AbortSignal): Promise<Attached> {
     if (this.gone) return Promise.reject(new HostUnavailable('the shared host went away'));
-    if (signal.aborted) return Promise.reject(new Error('aborted'));
+    if (signal.aborted) {
+      // A session that stopped while its line was opening: the line it opened for this closes.
+      if (this.attachmentCount === 0) this.close();
+      return Promise.reject(new Error('aborted'));
+    }
     const a = this.nextId++;
     return new Promise<Attached>((resolve, reject) => {
       const onAbort = () => {
         this.attaching.delete(a);
         this.channel.send({ t: 'detach', a });
         reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+        // As after a detach: a line with nothing attached closes (an open one holds a CLI open forever).
+        if (this.attachmentCount === 0) this.close();
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.attaching.set(a, {

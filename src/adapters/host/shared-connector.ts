@@ -127,8 +127,9 @@ export function instanceRequest(
       ...definition,
       inheritEnv: false,
       env,
-      // The folder it would have started in here: the project's, or for `user` the home folder.
-      cwd: definition.cwd ?? (share === 'project' ? project : homedir()),
+      // The folder it would have started in here: the project's, or for `user` the home folder (not
+      // as `cwd`: a user server's npx package is still resolved outside the project).
+      ...(definition.cwd ? {} : { runsIn: share === 'project' ? project : homedir() }),
     };
   }
   const host = options.host;
