@@ -194,7 +194,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const recorder = (id: 'trace' | 'stats') => actor.getSnapshot().children[id] as AnyActorRef | undefined;
 
   const viaHost = options.agentDir
-    ? lazySharedHost({ agentDir: options.agentDir }, options.connector)
+    ? lazySharedHost(
+        { agentDir: options.agentDir, ...(options.surface ? { surface: options.surface } : {}) },
+        options.connector,
+      )
     : undefined;
   const connector: Connector = async (definition, connectOptions) => {
     const name = definition.name;

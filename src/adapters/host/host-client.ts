@@ -12,8 +12,11 @@ import type {
   InstanceState,
   Operation,
   OperationResult,
+  WireError,
 } from '../../host/protocol.ts';
 import { fromWire, toWire } from '../../host/wire-error.ts';
+import type { Surface } from '../../tools/surface-words.ts';
+import { inSurfaceWords } from '../mcp/auth/connect-auth.ts';
 import { CallError } from '../mcp/call-error.ts';
 import type { CallOptions, ConnectionEvent, HostRequests, LogLevel } from '../mcp/connection-port.ts';
 
@@ -51,6 +54,8 @@ export class HostClient {
   private readonly attaching = new Map<number, { resolve(a: Attached): void; reject(e: Error): void }>();
   private readonly attachments = new Map<number, AttachmentHandlers>();
   private readonly asks = new Map<number, AbortController>();
+  /** The server of each attachment, for the words of its errors. */
+  private readonly servers = new Map<number, string>();
   private readonly statusWaiters: Array<(status: HostStatus) => void> = [];
   private closedListeners: Array<() => void> = [];
   private gone = false;
@@ -60,10 +65,11 @@ export class HostClient {
     private readonly channel: LineChannel<HostMessage, ClientMessage>,
     readonly hostPid: number,
     readonly version: string,
+    private readonly surface: Surface | undefined,
   ) {}
 
   /** Connects and greets; rejects with HostUnavailable when nobody answers or the host is another version. */
-  static open(socketPath: string, version: string, label: string): Promise<HostClient> {
+  static open(socketPath: string, version: string, label: string, surface?: Surface): Promise<HostClient> {
     return new Promise((resolve, reject) => {
       const socket = connect(socketPath);
       let client: HostClient | undefined;
@@ -91,7 +97,7 @@ export class HostClient {
             );
             return;
           }
-          client = new HostClient(channel, message.pid, message.version);
+          client = new HostClient(channel, message.pid, message.version, surface);
           resolve(client);
         },
         () => {
@@ -124,9 +130,11 @@ export class HostClient {
       return Promise.reject(new Error('aborted'));
     }
     const a = this.nextId++;
+    this.servers.set(a, request.definition.name);
     return new Promise<Attached>((resolve, reject) => {
       const onAbort = () => {
         this.attaching.delete(a);
+        this.servers.delete(a);
         this.channel.send({ t: 'detach', a });
         reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
         // As after a detach: a line with nothing attached closes (an open one holds a CLI open forever).
@@ -150,6 +158,7 @@ export class HostClient {
 
   detach(a: number): void {
     if (!this.attachments.delete(a)) return;
+    this.servers.delete(a);
     this.channel.send({ t: 'detach', a });
     for (const call of [...this.calls.values()])
       if (call.a === a) call.reject(new CallError('closed', 'The shared server connection was closed.'));
@@ -235,6 +244,14 @@ export class HostClient {
     });
   }
 
+  /** An error from the host (worded for Pi) in this session's words. */
+  private errorOf(a: number, wire: WireError): Error {
+    const error = fromWire(wire);
+    const server = this.servers.get(a);
+    if (server !== undefined) error.message = inSurfaceWords(error.message, server, this.surface);
+    return error;
+  }
+
   /** Ends this client's line (the host then detaches whatever is left). */
   close(): void {
     this.gone = true;
@@ -252,16 +269,19 @@ export class HostClient {
         return;
       }
       case 'attach-failed':
-        this.attaching.get(message.a)?.reject(fromWire(message.error));
+        this.attaching.get(message.a)?.reject(this.errorOf(message.a, message.error));
         this.attaching.delete(message.a);
+        this.servers.delete(message.a);
         if (this.attachmentCount === 0) this.close();
         return;
       case 'result':
         this.calls.get(message.id)?.resolve(message.value);
         return;
-      case 'failed':
-        this.calls.get(message.id)?.reject(fromWire(message.error));
+      case 'failed': {
+        const call = this.calls.get(message.id);
+        call?.reject(this.errorOf(call.a, message.error));
         return;
+      }
       case 'progress': {
         const call = this.calls.get(message.id);
         call?.touch();

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { basename } from 'node:path';
 import { hostSocketPath, packageVersion } from '../../host/paths.ts';
 import { packageFile } from '../../package-files.ts';
+import type { Surface } from '../../tools/surface-words.ts';
 import { HostClient, HostUnavailable } from './host-client.ts';
 
 /** How long a session waits for a host it started to answer. */
@@ -17,6 +18,8 @@ export interface HostAddress {
   version?: string;
   /** Shown by `pi-mcp-actors host` for this client. */
   label?: string;
+  /** Whose words the host's errors are given in (the CLI names its own sign-in command). */
+  surface?: Surface;
 }
 
 export function socketOf(address: HostAddress): string {
@@ -29,7 +32,7 @@ export async function attachToHost(address: HostAddress): Promise<HostClient> {
   const socket = hostSocketPath(address.agentDir, version);
   const label = address.label ?? defaultLabel();
   try {
-    return await HostClient.open(socket, version, label);
+    return await HostClient.open(socket, version, label, address.surface);
   } catch (error) {
     if (isOtherVersion(error)) throw error;
   }
@@ -37,7 +40,7 @@ export async function attachToHost(address: HostAddress): Promise<HostClient> {
   const deadline = Date.now() + HOST_START_TIMEOUT_MS;
   for (;;) {
     try {
-      return await HostClient.open(socket, version, label);
+      return await HostClient.open(socket, version, label, address.surface);
     } catch (error) {
       if (isOtherVersion(error) || Date.now() > deadline) throw error;
     }
