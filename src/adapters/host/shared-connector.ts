@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { shareScopeOf } from '../../config/share-defaults.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import type { InstanceRequest, InstanceState, ShareScope } from '../../host/protocol.ts';
-import type { ConnectionEvent, ConnectOptions, Connector } from '../mcp/connection-port.ts';
+import type { ConnectionEvent, ConnectOptions, Connector, LogLevel } from '../mcp/connection-port.ts';
 import { ConnectError } from '../mcp/connection-port.ts';
 import { type HostClient, HostUnavailable } from './host-client.ts';
 import { HostConnection } from './host-connection.ts';
@@ -67,8 +67,17 @@ export function sharedHostConnector(
     let connection: HostConnection | undefined;
     // A state pushed between the attach's answer and the connection's making is kept for it.
     let latest: InstanceState | undefined;
+    const given = options.host;
     const handlers = {
-      host: options.host,
+      host: given?.log
+        ? {
+            ...given,
+            log: (level: LogLevel, text: string) => {
+              connection?.logged(level, text);
+              given.log?.(level, text);
+            },
+          }
+        : given,
       onEvent: (event: ConnectionEvent) => connection?.receive(event),
       onState: (state: InstanceState) => {
         latest = state;
@@ -86,6 +95,9 @@ export function sharedHostConnector(
       }
       try {
         const attached = await host.attach(request, handlers, options.signal);
+        // The server's output so far, as if this session had started it (`debug: true` logs it).
+        if (attached.stderrTail !== '')
+          for (const line of attached.stderrTail.split('\n')) options.onStderr?.(line);
         options.onListing?.();
         connection = new HostConnection(host, attached, definition);
         if (latest) connection.receiveState(latest);
