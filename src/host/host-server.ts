@@ -195,6 +195,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const attachment: Attachment = { client, a, instance, inFlight: 0 };
     instance.attach(attachment);
     client.attachments.set(a, attachment);
+    // Its state now (opening, listing…): the attaching session sees a server that is still listing.
+    client.send({ t: 'state', a, state: instance.state() });
     try {
       const connection = await instance.usable();
       if (client.attachments.get(a) !== attachment) return;

@@ -51,7 +51,10 @@ interface PendingCall {
 export class HostClient {
   private nextId = 1;
   private readonly calls = new Map<number, PendingCall>();
-  private readonly attaching = new Map<number, { resolve(a: Attached): void; reject(e: Error): void }>();
+  private readonly attaching = new Map<
+    number,
+    { handlers: AttachmentHandlers; resolve(a: Attached): void; reject(e: Error): void }
+  >();
   private readonly attachments = new Map<number, AttachmentHandlers>();
   private readonly asks = new Map<number, AbortController>();
   /** The server of each attachment, for the words of its errors. */
@@ -142,6 +145,7 @@ export class HostClient {
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.attaching.set(a, {
+        handlers,
         resolve: (attached) => {
           signal.removeEventListener('abort', onAbort);
           this.attachments.set(a, handlers);
@@ -292,7 +296,7 @@ export class HostClient {
         this.attachments.get(message.a)?.onEvent(message.event);
         return;
       case 'state':
-        this.attachments.get(message.a)?.onState(message.state);
+        (this.attachments.get(message.a) ?? this.attaching.get(message.a)?.handlers)?.onState(message.state);
         return;
       case 'log':
         this.attachments.get(message.a)?.host?.log?.(message.level as LogLevel, message.text);

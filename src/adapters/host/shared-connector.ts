@@ -67,6 +67,13 @@ export function sharedHostConnector(
     let connection: HostConnection | undefined;
     // A state pushed between the attach's answer and the connection's making is kept for it.
     let latest: InstanceState | undefined;
+    // The host's copy answered initialize and lists its tools: this session's actor says so too.
+    let listing = false;
+    const listed = () => {
+      if (listing) return;
+      listing = true;
+      options.onListing?.();
+    };
     const given = options.host;
     const handlers = {
       host: given?.log
@@ -81,6 +88,7 @@ export function sharedHostConnector(
       onEvent: (event: ConnectionEvent) => connection?.receive(event),
       onState: (state: InstanceState) => {
         latest = state;
+        if (!connection && state.tags.includes('listing')) listed();
         connection?.receiveState(state);
       },
     };
@@ -98,7 +106,7 @@ export function sharedHostConnector(
         // The server's output so far, as if this session had started it (`debug: true` logs it).
         if (attached.stderrTail !== '')
           for (const line of attached.stderrTail.split('\n')) options.onStderr?.(line);
-        options.onListing?.();
+        listed();
         connection = new HostConnection(host, attached, definition);
         if (latest) connection.receiveState(latest);
         return connection;
