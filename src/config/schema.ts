@@ -281,8 +281,8 @@ export const ServerSchema = Type.Object(
     }),
     share: Type.Enum(['user', 'project', 'session'], {
       description:
-        'With `settings.sharedHost`: who shares one running copy of this server in the per-user host. `user`: every Pi session and CLI call; `project`: sessions in the same project folder (with the same roots); `session`: never shared, the server runs in each session (for servers that keep per-client state, e.g. a browser or a shell). Unset: `session` for the well-known browser, terminal and thinking-history servers (`@playwright/mcp`, `chrome-devtools-mcp`, puppeteer, desktop-commander, sequential-thinking…), else `project`. Servers with `trace`, `!command` values or a `requestHeadersCommand` always run in the session.',
-      default: SERVER_DEFAULTS.share,
+        'Who shares one running copy of this server in the per-user host (`settings.sharedHost`, on by default). `user`: every Pi session and CLI call; `project`: sessions in the same project folder (with the same roots); `session`: never shared, the server runs in each session (for servers that keep per-client state, e.g. a browser or a shell). Unset: `session` for the well-known browser, terminal and other per-client servers (`@playwright/mcp`, `chrome-devtools-mcp`, puppeteer, desktop-commander, sequential-thinking…: the table in docs/shared-host.md), else `project`. Your `share` always wins. Servers with `trace`, `!command` values or a `requestHeadersCommand` always run in the session.',
+      'x-default': '`"project"` (`"session"` for browser and terminal servers)',
     }),
     debug: Type.Boolean({
       description:

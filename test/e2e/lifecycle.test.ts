@@ -1,5 +1,7 @@
 // Our extension in the real Pi over RPC: `/mcp` reports every server's state, and no MCP server
-// process (nor anything it spawned) survives a new session or Pi's exit — checked in /proc.
+// process (nor anything it spawned) survives a new session or Pi's exit — checked in /proc. Servers
+// run in the session here (`settings.sharedHost: false`: what ends with Pi is the point); a server in
+// the shared host outlives the session by design (test/e2e/shared-host.test.ts).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type HttpFixture, startHttpFixture } from '../fixtures/servers/spawn.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
@@ -24,6 +26,7 @@ let rpc: PiRpc | undefined;
 let web: HttpFixture;
 let locked: HttpFixture;
 const marker = uniqueMarker('lifecycle');
+const IN_SESSION = { sharedHost: false };
 /** Pids a test saw (servers and their children), killed in afterEach if a failure left them behind. */
 const seen: number[] = [];
 
@@ -113,7 +116,7 @@ describe('server lifecycle in the real Pi', () => {
 
   it('a new session mid-run stops every server process, and so does Pi exiting', async () => {
     world = await createWorld({
-      mcpJson: { mcpServers: { fx: stdioEntry(marker, ['--spawn-grandchild']) } },
+      mcpJson: { settings: IN_SESSION, mcpServers: { fx: stdioEntry(marker, ['--spawn-grandchild']) } },
       script: [
         { toolCalls: [{ id: 'call_select', name: TOOL_SEARCH, arguments: { query: 'select:fx__echo' } }] },
         { toolCalls: [{ id: 'call_echo_1', name: 'fx__echo', arguments: { text: 'first session' } }] },
@@ -150,7 +153,10 @@ describe('server lifecycle in the real Pi', () => {
 
   it('Pi terminated by SIGTERM stops its servers and what they spawned', async () => {
     world = await createWorld({
-      mcpJson: { mcpServers: { fx: stdioEntry(marker, ['--spawn-grandchild'], { lifecycle: 'eager' }) } },
+      mcpJson: {
+        settings: IN_SESSION,
+        mcpServers: { fx: stdioEntry(marker, ['--spawn-grandchild'], { lifecycle: 'eager' }) },
+      },
       script: [],
     });
     rpc = await startPiRpc({ dir: world.dir, extensions: [EXTENSION] });

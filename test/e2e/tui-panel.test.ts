@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type HttpFixture, startHttpFixture } from '../fixtures/servers/spawn.ts';
+import { stopHostsUnder } from '../support/hosts.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { toolNames } from './harness/fake-llm.ts';
 import { EXTENSION, killMarked, markedProcesses, stdioEntry, uniqueMarker } from './harness/mcp.ts';
@@ -160,6 +161,8 @@ describe('/mcp panel in the real Pi TUI', () => {
     expect(panelOf(tui.screen())).toBe('');
 
     await pi.stop();
+    // The server ran in the shared host the session started: nothing is left once it stops.
+    await stopHostsUnder(world!.dir.root);
     await vi.waitFor(() => expect(markedProcesses(marker)).toEqual([]), { timeout: 10_000, interval: 100 });
   });
 });

@@ -1,8 +1,8 @@
 // One e2e test's world: a scripted model, an isolated agent dir, a probe-log path, and one cleanup.
 import { join } from 'node:path';
+import { stopHostsUnder } from '../../support/hosts.ts';
 import { type AgentDir, type AgentDirOptions, createAgentDir } from './agent-dir.ts';
 import { type FakeLlm, type FakeLlmOptions, startFakeLlm } from './fake-llm.ts';
-import { stopHostsUnder } from '../../support/hosts.ts';
 import { killAllPi } from './run-pi.ts';
 
 export interface World {
