@@ -530,7 +530,9 @@ export function writeReport(r: BenchResults, dir: string): void {
     );
     const series = (v: (typeof VARIANTS)[number]) => b.variants[v]!.label;
     // Ours first, so it gets the highlight colour.
-    const chartOrder = (['ours', 'builtin', 'adapter', 'none'] as const).filter((v) => b.variants[v]);
+    const chartOrder = (['ours', 'oursInSession', 'builtin', 'adapter', 'none'] as const).filter(
+      (v) => b.variants[v],
+    );
     const timing = (label: string, pick: (v: (typeof VARIANTS)[number]) => number) => ({
       label,
       bars: chartOrder
