@@ -12,7 +12,7 @@ export interface HostProcess {
 }
 
 /** A process is a host by its command line: `… pi-mcp-actors.mjs host serve`, or its title once running. */
-function isHostCommand(cmdline: string[]): boolean {
+export function isHostCommand(cmdline: string[]): boolean {
   if (cmdline[0]?.startsWith('pi-mcp-actors-host')) return true;
   const at = cmdline.findIndex((word) => word.endsWith('pi-mcp-actors.mjs'));
   return at >= 0 && cmdline[at + 1] === 'host' && cmdline[at + 2] === 'serve';
