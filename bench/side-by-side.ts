@@ -18,6 +18,7 @@ import {
   type ScriptToolCall,
   toolResultMessages,
 } from '../test/e2e/harness/fake-llm.ts';
+import { stopHostsUnder } from '../test/support/hosts.ts';
 import { extensionEntry } from './support/installed.ts';
 import { runPiTimed, type Step } from './support/pi-run.ts';
 import { ADAPTER_DIR, SERVERS_DIR, serverEntry } from './support/provision.ts';
@@ -311,7 +312,11 @@ export async function runSideBySide(
       }
     }
   } finally {
-    for (const dir of dirs.values()) dir.cleanup();
+    // The shared host of `ours` is stopped first (a host also stops once its agent dir is deleted).
+    for (const dir of dirs.values()) {
+      await stopHostsUnder(dir.root);
+      dir.cleanup();
+    }
   }
 
   const result: SideBySideResult = {
@@ -408,7 +413,11 @@ export async function runColdStart(runs: number, variants: readonly Variant[] = 
       }
     }
   } finally {
-    for (const dir of dirs.values()) dir.cleanup();
+    // The shared host of `ours` is stopped first (a host also stops once its agent dir is deleted).
+    for (const dir of dirs.values()) {
+      await stopHostsUnder(dir.root);
+      dir.cleanup();
+    }
   }
   for (const v of usable) {
     const xs = samples.get(v)!;

@@ -13,7 +13,7 @@ import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../adapters/mcp/npx-
 import { defaultProtocolErasFile, fileProtocolEraStore } from '../adapters/mcp/protocol-eras.ts';
 import { tokenStoreFor } from '../auth/default-store.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, type Logger } from '../logger.ts';
 import { SecretValues } from '../redact/index.ts';
 import { HOST_IDLE_MS, startHost } from './host-server.ts';
 import { watchOwnSocket } from './own-socket.ts';
@@ -47,7 +47,13 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     exited = resolve;
   });
   const socketPath = hostSocketPath(agentDir, version);
-  const logger = createLogger({ file: join(hostDir(agentDir), HOST_LOG_FILE), known: secrets });
+  // Once its socket file is gone (its folder being deleted), the host writes no more log lines: one
+  // would bring the folder back under a `rm -rf` still running.
+  let quiet = false;
+  const logger = quietened(
+    createLogger({ file: join(hostDir(agentDir), HOST_LOG_FILE), known: secrets }),
+    () => quiet,
+  );
   const host = await startHost({
     socketPath,
     version,
@@ -60,7 +66,8 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   });
   if (host.outcome === 'taken') return false;
   const socket = watchOwnSocket(socketPath, agentDir, () => {
-    logger.info('the socket was removed or replaced: the host stops', { socket: socketPath });
+    quiet = !existsSync(socketPath);
+    logger.info('the socket was replaced: the host stops', { socket: socketPath });
     void host.close();
   });
   process.title = 'pi-mcp-actors-host';
@@ -75,4 +82,20 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   // there now: a host whose path another host took over leaves without that clean-up.
   if (!socket.ours()) process.exit(0);
   return true;
+}
+
+/** A logger that writes nothing while `quiet()` says so (its children too). */
+function quietened(logger: Logger, quiet: () => boolean): Logger {
+  const gate =
+    (write: (msg: string, fields?: Record<string, unknown>) => void) =>
+    (msg: string, fields?: Record<string, unknown>) => {
+      if (!quiet()) write(msg, fields);
+    };
+  return {
+    debug: gate(logger.debug),
+    info: gate(logger.info),
+    warn: gate(logger.warn),
+    error: gate(logger.error),
+    child: (scope) => quietened(logger.child(scope), quiet),
+  };
 }
