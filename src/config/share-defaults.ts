@@ -43,8 +43,16 @@ export function keepsPerClientState(definition: ServerDefinition): boolean {
   return [definition.command ?? '', ...definition.args].some((word) => PER_CLIENT.has(packageName(word)));
 }
 
-/** `@scope/name@1.2` → `@scope/name`, `/usr/bin/desktop-commander` → `desktop-commander`. */
+/**
+ * `@scope/name@1.2` → `@scope/name`, `/usr/bin/desktop-commander` → `desktop-commander`, and a file of
+ * an installed package, `…/node_modules/@playwright/mcp/cli.js` → `@playwright/mcp`.
+ */
 function packageName(word: string): string {
+  const installed = word.lastIndexOf('node_modules/');
+  if (installed >= 0) {
+    const [first = '', second = ''] = word.slice(installed + 'node_modules/'.length).split('/');
+    return first.startsWith('@') ? `${first}/${second}` : first;
+  }
   const at = word.lastIndexOf('@');
   const name = at > 0 ? word.slice(0, at) : word;
   if (name.startsWith('@')) return name;

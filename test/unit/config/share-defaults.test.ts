@@ -18,6 +18,8 @@ describe('the default share of a server', () => {
     ['/usr/local/bin/desktop-commander', []],
     ['npx', ['-y', '@modelcontextprotocol/server-sequential-thinking']],
     ['npx', ['-y', 'mongodb-mcp-server', '--readOnly']],
+    ['node', ['/usr/lib/node_modules/@playwright/mcp/cli.js', '--headless']],
+    ['node', ['/home/u/.npm/_npx/1f2e/node_modules/chrome-devtools-mcp/build/src/index.js']],
   ])('is session for %s %j (it keeps per-client state)', (command, args) => {
     expect(shareScopeOf(definition({ command, args }))).toBe('session');
     expect(shareOf(definition({ command, args }))).toBe('session');
@@ -29,6 +31,7 @@ describe('the default share of a server', () => {
     ['npx', ['-y', '@modelcontextprotocol/server-memory']],
     ['node', ['server.js', '--name', 'playwright']],
     ['npx', ['-y', '@someone/playwright-helper']],
+    ['node', ['/usr/lib/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js']],
   ])('is project for %s %j', (command, args) => {
     expect(shareScopeOf(definition({ command, args }))).toBe('project');
   });
