@@ -16,7 +16,7 @@ import { agentDirFrom } from '../config/agent-dir.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { SecretValues } from '../redact/index.ts';
 import { HOST_IDLE_MS, startHost } from './host-server.ts';
-import { watchOwnSocket } from './own-socket.ts';
+import { type SocketWatch, watchOwnSocket } from './own-socket.ts';
 import { hostDir, hostSocketPath, packageVersion } from './paths.ts';
 
 /** The host's log, beside its socket. */
@@ -47,6 +47,7 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     exited = resolve;
   });
   const socketPath = hostSocketPath(agentDir, version);
+  let socket: SocketWatch | undefined;
   // Once its socket file is gone (its folder being deleted), the host writes no more log lines: one
   // would bring the folder back under a `rm -rf` still running.
   let quiet = false;
@@ -60,12 +61,14 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     connector,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : HOST_IDLE_MS,
     onExit: () => exited(),
+    // Its own socket's removal is not news to the watch below.
+    onClosing: () => socket?.stop(),
     secrets,
     tokenStore,
     logger,
   });
   if (host.outcome === 'taken') return false;
-  const socket = watchOwnSocket(socketPath, agentDir, () => {
+  socket = watchOwnSocket(socketPath, agentDir, () => {
     quiet = !existsSync(socketPath);
     logger.info('the socket was replaced: the host stops', { socket: socketPath });
     void host.close();
@@ -79,7 +82,8 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   await stopped;
   socket.stop();
   // Node unlinks a Unix socket's path when it closes the server at a natural exit, whoever's file is
-  // there now: a host whose path another host took over leaves without that clean-up.
+  // there by then: a host whose socket file is no longer there as it listened (removed, or taken over
+  // by another host) leaves without that clean-up.
   if (!socket.ours()) process.exit(0);
   return true;
 }

@@ -41,6 +41,8 @@ export interface HostOptions {
   idleMs?: number;
   /** Called once the host has stopped (idle, or close()). */
   onExit?: () => void;
+  /** Called when the host begins to stop, before it removes its socket. */
+  onClosing?: () => void;
   /** What the host did (servers started, failed, closed; its own start and stop). */
   logger?: Logger;
   /** The host's known secrets (its log redacts with them): its servers' and what connecting learns. */
@@ -292,6 +294,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
 
   function close(): Promise<void> {
     closing ??= (async () => {
+      options.onClosing?.();
       clearTimeout(idleTimer);
       // Closing a Unix socket server unlinks its path, whoever's file is there now: a socket another
       // host has taken over is only let go (the process exits without touching it).
