@@ -29,13 +29,14 @@ import { type PiRun, runPiTimed, type Step } from './support/pi-run.ts';
 import { median, round } from './support/stats.ts';
 
 export const SESSIONS = 5;
-export const FIVE_VARIANTS = ['builtin', 'session', 'shared'] as const;
+export const FIVE_VARIANTS = ['builtin', 'session', 'shared', 'default'] as const;
 export type FiveVariant = (typeof FIVE_VARIANTS)[number];
 
 export const FIVE_LABELS: Record<FiveVariant, string> = {
   builtin: 'Pi built-in MCP',
-  session: 'pi-mcp-actors, servers in each session (today)',
-  shared: 'pi-mcp-actors, shared host (share: project)',
+  session: 'pi-mcp-actors, servers in each session (sharedHost: false)',
+  shared: 'pi-mcp-actors, shared host (share: project for all five)',
+  default: 'pi-mcp-actors, default settings (shared host; playwright per session)',
 };
 
 /** After the echo call (turns 0–1, as in section 6), one tool of each other server. */
@@ -84,12 +85,15 @@ export interface FiveSessionsResult {
 }
 
 const mb = (kb: number) => round(kb / 1024, 1);
+const usesHost = (variant: FiveVariant) => variant === 'shared' || variant === 'default';
 const rssKb = (ps: TreeProcess[]) => ps.reduce((n, p) => n + p.rssKb, 0);
 
 function configFor(dir: AgentDir, variant: FiveVariant) {
   if (variant === 'builtin') return serverConfig(dir, 'builtin');
   const { mcpServers } = serverConfig(dir, 'ours');
-  if (variant === 'session') return { mcpServers };
+  if (variant === 'session') return { settings: { sharedHost: false }, mcpServers };
+  // The default: the shared host, and each server's default share (playwright's browser per session).
+  if (variant === 'default') return { mcpServers };
   return {
     settings: { sharedHost: true },
     mcpServers: Object.fromEntries(
@@ -232,7 +236,7 @@ async function runSessions(variant: FiveVariant, dir: AgentDir, count: number) {
     hostRan: host !== undefined,
     callTurnMs: done.map((run) => round(run.arrivals[2]! - run.answered[1]!, 1)),
     failures,
-    leftovers: variant === 'shared' ? 0 : leftovers,
+    leftovers: usesHost(variant) ? 0 : leftovers,
   };
 }
 
@@ -272,8 +276,7 @@ export async function runFiveSessions(runs: number): Promise<FiveSessionsResult>
     // One session each first: fills the metadata caches and jiti's, as any later session finds them.
     for (const v of usable()) {
       const warm = await runSessions(v, dirs.get(v)!, 1);
-      if (v === 'shared' && !warm.hostRan)
-        result.variants.shared!.notAvailable = 'no shared host process ran';
+      if (usesHost(v) && !warm.hostRan) result.variants[v]!.notAvailable = 'no shared host process ran';
     }
     for (let r = 0; r < runs; r++) {
       const order = usable();
@@ -281,7 +284,7 @@ export async function runFiveSessions(runs: number): Promise<FiveSessionsResult>
         const c = result.variants[v]!;
         const run = await runSessions(v, dirs.get(v)!, SESSIONS);
         result.leftoverProcesses += run.leftovers;
-        if (v === 'shared' && !run.hostRan) {
+        if (usesHost(v) && !run.hostRan) {
           c.notAvailable = 'no shared host process ran';
           continue;
         }

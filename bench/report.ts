@@ -530,7 +530,9 @@ export function writeReport(r: BenchResults, dir: string): void {
     );
     const series = (v: (typeof VARIANTS)[number]) => b.variants[v]!.label;
     // Ours first, so it gets the highlight colour.
-    const chartOrder = (['ours', 'builtin', 'adapter', 'none'] as const).filter((v) => b.variants[v]);
+    const chartOrder = (['ours', 'oursInSession', 'builtin', 'adapter', 'none'] as const).filter(
+      (v) => b.variants[v],
+    );
     const timing = (label: string, pick: (v: (typeof VARIANTS)[number]) => number) => ({
       label,
       bars: chartOrder
@@ -701,7 +703,8 @@ export function writeReport(r: BenchResults, dir: string): void {
   // 9. Five sessions at once
   const five = r.fiveSessions;
   if (five) {
-    const cols = FIVE_VARIANTS.map((v) => five.variants[v]!);
+    // Results of a build before a column existed lack it.
+    const cols = FIVE_VARIANTS.flatMap((v) => (five.variants[v] ? [five.variants[v]] : []));
     const row = (label: string, pick: (m: NonNullable<(typeof cols)[number]['median']>) => string) => [
       label,
       ...cols.map((c) => (c.median ? pick(c.median) : c.notAvailable ? 'not available' : 'n/a')),

@@ -18,6 +18,7 @@ import {
   type ScriptToolCall,
   toolResultMessages,
 } from '../test/e2e/harness/fake-llm.ts';
+import { stopHostsUnder } from '../test/support/hosts.ts';
 import { extensionEntry } from './support/installed.ts';
 import { runPiTimed, type Step } from './support/pi-run.ts';
 import { ADAPTER_DIR, SERVERS_DIR, serverEntry } from './support/provision.ts';
@@ -27,19 +28,23 @@ import { declarationTokens, tokens } from './tokens.ts';
 /** Real-Pi runs per column unless `--runs=N` says otherwise. */
 export const DEFAULT_PI_RUNS = 9;
 
-export const VARIANTS = ['none', 'ours', 'builtin', 'adapter'] as const;
+export const VARIANTS = ['none', 'ours', 'oursInSession', 'builtin', 'adapter'] as const;
 /** How long the thinking model of the second run takes before each answer. */
 export const THINK_MS = 1_500;
 export type Variant = (typeof VARIANTS)[number];
 
 export const VARIANT_LABELS: Record<Variant, string> = {
   none: 'Pi, no MCP',
-  ours: 'pi-mcp-actors (this)',
+  ours: 'pi-mcp-actors (this; servers in the shared host, the default)',
+  oursInSession: 'pi-mcp-actors, servers in the session (sharedHost: false)',
   builtin: 'Pi built-in MCP (deferred)',
   adapter: 'pi-mcp-adapter 2.36.0',
 };
 
 export const ECHO_TEXT = 'bench echo 42';
+
+/** Our extension, whichever way its servers run. */
+export const isOurs = (variant: Variant) => variant === 'ours' || variant === 'oursInSession';
 
 export function serverConfig(dir: AgentDir, variant: Variant) {
   const node = (entry: string, args: string[] = [], env?: Record<string, string>) => ({
@@ -49,6 +54,9 @@ export function serverConfig(dir: AgentDir, variant: Variant) {
     ...(variant === 'builtin' ? { exposure: 'deferred' } : {}),
   });
   return {
+    // `ours` runs them in the shared host (the default: a server stays warm there between runs, as
+    // for a user's next session), `oursInSession` in each Pi session as before the host.
+    ...(variant === 'oursInSession' ? { settings: { sharedHost: false } } : {}),
     mcpServers: {
       everything: node(serverEntry('everything')),
       filesystem: node(serverEntry('filesystem'), [dir.projectDir]),
@@ -67,7 +75,7 @@ export const declaredTool = (body: ChatRequestBody | undefined, server: string, 
 
 /** The model's call of the variant's search tool. */
 export function searchCall(variant: Variant, id: string, query: string): ScriptToolCall {
-  if (variant === 'ours') return { id, name: 'ToolSearch', arguments: { query } };
+  if (isOurs(variant)) return { id, name: 'ToolSearch', arguments: { query } };
   if (variant === 'builtin') return { id, name: 'tool_search', arguments: { query } };
   return { id, name: 'mcp', arguments: { search: query } };
 }
@@ -187,11 +195,14 @@ async function everythingStart(): Promise<number> {
 /** Server processes (from the bench install) still alive: ended by pid, counted as a finding. */
 export function endLeftovers(): number {
   let found = 0;
+  const hosts = hostPids();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       if (!cmd.includes(SERVERS_DIR)) continue;
+      // The shared host's servers outlive the session by design (stopped with the run's agent dirs).
+      if (hosts.has(parentOf(entry))) continue;
       found++;
       process.kill(Number(entry), 'SIGKILL');
     } catch {
@@ -199,6 +210,27 @@ export function endLeftovers(): number {
     }
   }
   return found;
+}
+
+/** Running shared hosts (their title, or `… host serve` while starting). */
+function hostPids(): Set<number> {
+  const pids = new Set<number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmd.startsWith('pi-mcp-actors-host') || cmd.includes('pi-mcp-actors.mjs\0host\0serve'))
+        pids.add(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+function parentOf(pid: string): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
 export async function runSideBySide(
@@ -238,7 +270,7 @@ export async function runSideBySide(
         const problems: string[] = [];
         const run = await runPiTimed({
           dir: dirs.get(v)!,
-          extensions: v === 'ours' ? [extensionEntry()] : v === 'adapter' ? [ADAPTER_DIR] : [],
+          extensions: isOurs(v) ? [extensionEntry()] : v === 'adapter' ? [ADAPTER_DIR] : [],
           prompt: 'Find the echo tool, call it, and tell me what it said.',
           step: scriptFor(v, problems),
           timeoutMs: 120_000,
@@ -280,7 +312,11 @@ export async function runSideBySide(
       }
     }
   } finally {
-    for (const dir of dirs.values()) dir.cleanup();
+    // The shared host of `ours` is stopped first (a host also stops once its agent dir is deleted).
+    for (const dir of dirs.values()) {
+      await stopHostsUnder(dir.root);
+      dir.cleanup();
+    }
   }
 
   const result: SideBySideResult = {
@@ -362,7 +398,7 @@ export async function runColdStart(runs: number, variants: readonly Variant[] = 
       for (const v of usable.map((_, i) => usable[(i + round_) % usable.length]!)) {
         const run = await runPiTimed({
           dir: dirs.get(v)!,
-          extensions: v === 'ours' ? [extensionEntry()] : v === 'adapter' ? [ADAPTER_DIR] : [],
+          extensions: isOurs(v) ? [extensionEntry()] : v === 'adapter' ? [ADAPTER_DIR] : [],
           prompt: 'Say hello.',
           step: () => ({ text: 'Hello.' }),
           timeoutMs: 120_000,
@@ -377,7 +413,11 @@ export async function runColdStart(runs: number, variants: readonly Variant[] = 
       }
     }
   } finally {
-    for (const dir of dirs.values()) dir.cleanup();
+    // The shared host of `ours` is stopped first (a host also stops once its agent dir is deleted).
+    for (const dir of dirs.values()) {
+      await stopHostsUnder(dir.root);
+      dir.cleanup();
+    }
   }
   for (const v of usable) {
     const xs = samples.get(v)!;

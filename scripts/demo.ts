@@ -19,6 +19,7 @@ import { addedTools, loadedByToolSearch, TOOL_SEARCH } from '../test/e2e/harness
 import { descendantsOf, isRunning } from '../test/e2e/harness/processes.ts';
 import { type PiRpc, startPiRpc } from '../test/e2e/harness/run-pi.ts';
 import { createWorld, type World } from '../test/e2e/harness/world.ts';
+import { isHostCommand } from '../test/support/hosts.ts';
 import { PI_VERSIONS, repoRoot } from './pi-paths.mjs';
 
 const PROMPT =
@@ -121,6 +122,7 @@ function printTranscript(
   statusText: string,
   answer: string,
   stoppedCleanly: boolean | undefined,
+  hostPid: number | undefined,
 ) {
   const bodies = world.llm.requests.map((r) => r.body);
   const [first, second, third] = bodies as [ChatRequestBody, ChatRequestBody, ChatRequestBody];
@@ -192,11 +194,12 @@ function printTranscript(
   }
   if (stoppedCleanly !== undefined) {
     say();
-    say(
-      stoppedCleanly
-        ? 'Pi exited and the notes server stopped with it.'
-        : 'WARNING: the notes server outlived Pi.',
-    );
+    if (!stoppedCleanly) say('WARNING: a server Pi ran itself outlived it.');
+    else if (hostPid !== undefined)
+      say(
+        `Pi exited; the notes server stays warm in the shared host (pid ${hostPid}) for the next session, until it idles out (here: until the temporary agent dir is removed).`,
+      );
+    else say('Pi exited and the notes server stopped with it.');
   }
 }
 
@@ -216,7 +219,11 @@ async function main(): Promise<number> {
     rpc = await startPiRpc({ dir: world.dir, extensions: [repoRoot], args: ['--mcp-config', configFile] });
     const turn = await rpc.promptAndWait(PROMPT, { timeoutMs: 60_000 });
     const hasProc = existsSync('/proc');
-    const servers = hasProc ? descendantsOf(rpc.pid).filter((p) => p.state !== 'Z') : [];
+    const below = hasProc ? descendantsOf(rpc.pid).filter((p) => p.state !== 'Z') : [];
+    // The shared host Pi started (detached, so below Pi only while Pi runs) keeps its servers warm.
+    const host = below.find((p) => isHostCommand(p.cmdline));
+    const inHost = host ? new Set(descendantsOf(host.pid).map((p) => p.pid)) : new Set<number>();
+    const servers = below.filter((p) => p !== host && !inHost.has(p.pid));
     const status = await rpc.runCommand('/mcp');
     const answer = await rpc.send({ type: 'get_last_assistant_text' });
     const exit = await rpc.close();
@@ -235,6 +242,7 @@ async function main(): Promise<number> {
       status.notifications.map((n) => n.message).join('\n'),
       String(answer.data?.text ?? ''),
       hasProc ? servers.every((p) => !isRunning(p.pid)) : undefined,
+      host?.pid,
     );
     say(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s; the temporary agent dir is removed.`);
     process.stdout.write(`${out.join('\n')}\n`);

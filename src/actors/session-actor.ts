@@ -205,6 +205,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           {
             agentDir: options.agentDir,
             ...(options.inspectionRelay ? { inspection: options.inspectionRelay } : {}),
+            ...(options.surface ? { surface: options.surface } : {}),
           },
           options.connector,
         )

@@ -40,8 +40,8 @@ export const SETTINGS_DEFAULTS = {
   elicitation: true,
   // pi-mcp-adapter sends no roots; servers that replace their configured folders with the roots keep them.
   roots: false as boolean | string[],
-  // Off until the shared host is proven (issue 26): servers run in each session, as before.
-  sharedHost: false,
+  // One warm copy of a server for every session (issue 26); false runs every server in the session.
+  sharedHost: true,
 } as const;
 
 /** pi-mcp-adapter's trace bounds. */

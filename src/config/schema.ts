@@ -281,8 +281,8 @@ export const ServerSchema = Type.Object(
     }),
     share: Type.Enum(['user', 'project', 'session'], {
       description:
-        'With `settings.sharedHost`: who shares one running copy of this server in the per-user host. `user`: every Pi session and CLI call; `project`: sessions in the same project folder (with the same roots); `session`: never shared, the server runs in each session (for servers that keep per-client state, e.g. a browser or a shell). Servers with `trace`, `!command` values or a `requestHeadersCommand` always run in the session.',
-      default: SERVER_DEFAULTS.share,
+        'Who shares one running copy of this server in the per-user host (`settings.sharedHost`, on by default). `user`: every Pi session and CLI call; `project`: sessions in the same project folder (with the same roots); `session`: never shared, the server runs in each session (for servers that keep per-client state, e.g. a browser or a shell). Unset: `session` for the well-known browser, terminal and other per-client servers (`@playwright/mcp`, `chrome-devtools-mcp`, puppeteer, desktop-commander, sequential-thinking…: the table in docs/shared-host.md), else `project`. Your `share` always wins. Servers with `trace`, `!command` values or a `requestHeadersCommand` always run in the session.',
+      'x-default': '`"project"` (`"session"` for browser and terminal servers)',
     }),
     debug: Type.Boolean({
       description:
@@ -427,7 +427,7 @@ export const SettingsSchema = Type.Object(
     }),
     sharedHost: Type.Boolean({
       description:
-        'Run servers in one per-user host process shared by every Pi session, subagent and CLI call (a Unix socket in `<agent dir>/mcp-host/`), so a server another session started is already warm; each server’s `share` says who shares it. Off by default in this version; a project file may switch it off, not on.',
+        'Run servers in one per-user host process shared by every Pi session, subagent and CLI call (a Unix socket in `<agent dir>/mcp-host/`), so a server another session started is already warm; each server’s `share` says who shares it. On by default; `false` runs every server inside each session (as before the host). A project file may switch it off, not on.',
       default: SETTINGS_DEFAULTS.sharedHost,
     }),
     roots: Type.Union([Type.Boolean(), StringList], {

@@ -67,6 +67,12 @@ export interface ServerDefinition {
   /** Configured env only (interpolated); the SDK's default env is added by the adapter. */
   env: Record<string, string>;
   cwd?: string;
+  /**
+   * Where a stdio server without a `cwd` of its own runs when that is not this process's folder: a
+   * shared host's instance runs in the session's project (or home) folder. Unlike `cwd`, npx still
+   * resolves a user server's package outside that folder (src/adapters/mcp/npx-connector.ts).
+   */
+  runsIn?: string;
   /** socket: the Unix domain socket's path (interpolated, `~` expanded, absolute). */
   socket?: string;
   /** Pass the whole process environment (pi-mcp-adapter's `inheritEnv`). */

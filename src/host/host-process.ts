@@ -1,7 +1,8 @@
 // `pi-mcp-actors host serve`: the shared host as its own process (started detached by the first
 // session that needs it, src/adapters/host/start-host.ts). It runs servers with the same adapter
 // chain as a session (npx resolution, the agent dir's sign-ins and protocol eras), and exits when
-// another host already owns the socket, on SIGTERM/SIGINT, or when idle.
+// another host already owns the socket, on SIGTERM/SIGINT, when idle, or once its socket file is
+// removed or replaced (./own-socket.ts).
 
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -12,9 +13,10 @@ import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../adapters/mcp/npx-
 import { defaultProtocolErasFile, fileProtocolEraStore } from '../adapters/mcp/protocol-eras.ts';
 import { tokenStoreFor } from '../auth/default-store.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, type Logger } from '../logger.ts';
 import { SecretValues } from '../redact/index.ts';
 import { HOST_IDLE_MS, startHost } from './host-server.ts';
+import { type SocketWatch, watchOwnSocket } from './own-socket.ts';
 import { hostDir, hostSocketPath, packageVersion } from './paths.ts';
 
 /** The host's log, beside its socket. */
@@ -44,17 +46,33 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   const stopped = new Promise<void>((resolve) => {
     exited = resolve;
   });
+  const socketPath = hostSocketPath(agentDir, version);
+  let socket: SocketWatch | undefined;
+  // Once its socket file is gone (its folder being deleted), the host writes no more log lines: one
+  // would bring the folder back under a `rm -rf` still running.
+  let quiet = false;
+  const logger = quietened(
+    createLogger({ file: join(hostDir(agentDir), HOST_LOG_FILE), known: secrets }),
+    () => quiet,
+  );
   const host = await startHost({
-    socketPath: hostSocketPath(agentDir, version),
+    socketPath,
     version,
     connector,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : HOST_IDLE_MS,
     onExit: () => exited(),
+    // Its own socket's removal is not news to the watch below.
+    onClosing: () => socket?.stop(),
     secrets,
     tokenStore,
-    logger: createLogger({ file: join(hostDir(agentDir), HOST_LOG_FILE), known: secrets }),
+    logger,
   });
   if (host.outcome === 'taken') return false;
+  socket = watchOwnSocket(socketPath, agentDir, () => {
+    quiet = !existsSync(socketPath);
+    logger.info('the socket was replaced: the host stops', { socket: socketPath });
+    void host.close();
+  });
   process.title = 'pi-mcp-actors-host';
   const stop = () => void host.close();
   process.once('SIGTERM', stop);
@@ -62,5 +80,26 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   // A session's terminal closing must not end the host it started.
   process.on('SIGHUP', () => {});
   await stopped;
+  socket.stop();
+  // Node unlinks a Unix socket's path when it closes the server at a natural exit, whoever's file is
+  // there by then: a host whose socket file is no longer there as it listened (removed, or taken over
+  // by another host) leaves without that clean-up.
+  if (!socket.ours()) process.exit(0);
   return true;
+}
+
+/** A logger that writes nothing while `quiet()` says so (its children too). */
+function quietened(logger: Logger, quiet: () => boolean): Logger {
+  const gate =
+    (write: (msg: string, fields?: Record<string, unknown>) => void) =>
+    (msg: string, fields?: Record<string, unknown>) => {
+      if (!quiet()) write(msg, fields);
+    };
+  return {
+    debug: gate(logger.debug),
+    info: gate(logger.info),
+    warn: gate(logger.warn),
+    error: gate(logger.error),
+    child: (scope) => quietened(logger.child(scope), quiet),
+  };
 }

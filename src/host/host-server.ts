@@ -22,6 +22,7 @@ import { type Attachment, Instance } from './instance.ts';
 import { instanceKey } from './instance-key.ts';
 import { LineChannel } from './line-channel.ts';
 import { othersInFlight } from './others-in-flight.ts';
+import { fileIdentity } from './own-socket.ts';
 import { ensurePrivateDir } from './paths.ts';
 import type {
   ClientMessage,
@@ -46,6 +47,8 @@ export interface HostOptions {
   clock?: Clock;
   /** Called once the host has stopped (idle, or close()). */
   onExit?: () => void;
+  /** Called when the host begins to stop, before it removes its socket. */
+  onClosing?: () => void;
   /** What the host did (servers started, failed, closed; its own start and stop). */
   logger?: Logger;
   /** The host's known secrets (its log redacts with them): its servers' and what connecting learns. */
@@ -96,6 +99,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     server.close();
     return host;
   }
+  const socketFile = fileIdentity(options.socketPath);
   log.info('host started', { version: options.version, pid: process.pid, socket: options.socketPath });
   armIdle();
   return host;
@@ -222,6 +226,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const attachment: Attachment = { client, a, instance, inFlight: 0 };
     instance.attach(attachment);
     client.attachments.set(a, attachment);
+    // Its state now (opening, listing…): the attaching session sees a server that is still listing.
+    client.send({ t: 'state', a, state: instance.state() });
     try {
       const connection = await instance.usable();
       if (client.attachments.get(a) !== attachment) return;
@@ -315,12 +321,17 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
 
   function close(): Promise<void> {
     closing ??= (async () => {
+      options.onClosing?.();
       clock.clearTimeout(idleTimer);
-      server.close();
+      // Closing a Unix socket server unlinks its path, whoever's file is there now: a socket another
+      // host has taken over is only let go (the process exits without touching it).
+      const ownsSocket = fileIdentity(options.socketPath) === socketFile;
+      if (ownsSocket) server.close();
+      else server.unref();
       for (const client of clients) client.channel.socket.destroy();
       await Promise.allSettled([...instances.values()].map((i) => i.close()));
       try {
-        unlinkSync(options.socketPath);
+        if (ownsSocket) unlinkSync(options.socketPath);
       } catch {}
       log.info('host stopped');
       options.onExit?.();

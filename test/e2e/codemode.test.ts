@@ -3,6 +3,7 @@
 // (through ctx.executeTool) and gets its text result. The tools carry Pi's exposure, namespace and
 // the MCP annotations their server declared.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopHostsUnder } from '../support/hosts.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { type ChatRequestBody, toolNames } from './harness/fake-llm.ts';
 import {
@@ -59,7 +60,7 @@ describe("Pi's codemode reaches our MCP tools", () => {
     expect(toolNames(first).filter((n) => n.startsWith('fx__'))).toEqual([]);
   });
 
-  it('a codemode script calls an MCP tool and reads its namespace', () => {
+  it('a codemode script calls an MCP tool and reads its namespace', async () => {
     const result = toolResultFor(requests[1] as ChatRequestBody, 'call_script');
     expect(result).toContain('Script completed');
     expect(result).toContain('sum=42 tools=2');
@@ -70,6 +71,8 @@ describe("Pi's codemode reaches our MCP tools", () => {
     );
     expect(nested).toHaveLength(1);
     expect(nested[0]?.isError).toBe(false);
+    // The server ran in the shared host the session started: nothing is left once it stops.
+    await stopHostsUnder(world.dir.root);
     expect(markedProcesses(marker)).toEqual([]);
   });
 });

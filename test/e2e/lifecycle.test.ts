@@ -1,7 +1,10 @@
 // Our extension in the real Pi over RPC: `/mcp` reports every server's state, and no MCP server
-// process (nor anything it spawned) survives a new session or Pi's exit — checked in /proc.
+// process (nor anything it spawned) survives a new session or Pi's exit — checked in /proc. Servers
+// run in the session here (`settings.sharedHost: false`: what ends with Pi is the point); a server in
+// the shared host outlives the session by design (test/e2e/shared-host.test.ts).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type HttpFixture, startHttpFixture } from '../fixtures/servers/spawn.ts';
+import { isHostCommand } from '../support/hosts.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { toolNames } from './harness/fake-llm.ts';
 import {
@@ -24,6 +27,7 @@ let rpc: PiRpc | undefined;
 let web: HttpFixture;
 let locked: HttpFixture;
 const marker = uniqueMarker('lifecycle');
+const IN_SESSION = { sharedHost: false };
 /** Pids a test saw (servers and their children), killed in afterEach if a failure left them behind. */
 const seen: number[] = [];
 
@@ -95,9 +99,13 @@ describe('server lifecycle in the real Pi', () => {
     );
 
     const line = (name: string) => status.split('\n').find((l) => l.startsWith(`${name}: `));
-    expect(line('fx')).toMatch(/^fx: connected — lazy, stdio, \d+ tools(, \d+ resources?)?$/);
-    expect(line('steady')).toMatch(/^steady: connected — eager, stdio, \d+ tools(, \d+ resources?)?$/);
-    expect(line('web')).toMatch(/^web: connected — lazy, http, \d+ tools(, \d+ resources?)?$/);
+    // Connected servers run in the shared host (the default), which /mcp names with its pid.
+    const shared = 'connected, shared \\(host pid \\d+\\)';
+    expect(line('fx')).toMatch(new RegExp(`^fx: ${shared} — lazy, stdio, \\d+ tools(, \\d+ resources?)?$`));
+    expect(line('steady')).toMatch(
+      new RegExp(`^steady: ${shared} — eager, stdio, \\d+ tools(, \\d+ resources?)?$`),
+    );
+    expect(line('web')).toMatch(new RegExp(`^web: ${shared} — lazy, http, \\d+ tools(, \\d+ resources?)?$`));
     expect(line('broken')).toMatch(/^broken: failed(, retrying|, the next call retries) — lazy, stdio$/);
     expect(status).toMatch(/last error .*exited with code 3/);
     expect(status).toContain('fatal: fixture refuses to start (--crash-on-start)');
@@ -105,15 +113,16 @@ describe('server lifecycle in the real Pi', () => {
     expect(status).toContain('needs authentication: run /mcp-auth locked');
     expect(line('off')).toMatch(/^off: skipped — disabled in the configuration/);
     expect(line('local')).toMatch(/^local: skipped — .*not trusted/);
-    // No server of Pi's built-in MCP: every process below Pi is one of ours.
-    const below = descendantsOf(rpc.pid).filter((p) => p.state !== 'Z');
+    // No server of Pi's built-in MCP: every process below Pi is one of ours (a server that failed to
+    // start in the host ran in the session, the host's own start is a detached child of Pi's).
+    const below = descendantsOf(rpc.pid).filter((p) => p.state !== 'Z' && !isHostCommand(p.cmdline));
     expect(below.filter((p) => !p.cmdline.includes(marker))).toEqual([]);
     expect(await rpc.close()).toEqual({ code: 0, signal: null });
   });
 
   it('a new session mid-run stops every server process, and so does Pi exiting', async () => {
     world = await createWorld({
-      mcpJson: { mcpServers: { fx: stdioEntry(marker, ['--spawn-grandchild']) } },
+      mcpJson: { settings: IN_SESSION, mcpServers: { fx: stdioEntry(marker, ['--spawn-grandchild']) } },
       script: [
         { toolCalls: [{ id: 'call_select', name: TOOL_SEARCH, arguments: { query: 'select:fx__echo' } }] },
         { toolCalls: [{ id: 'call_echo_1', name: 'fx__echo', arguments: { text: 'first session' } }] },
@@ -150,7 +159,10 @@ describe('server lifecycle in the real Pi', () => {
 
   it('Pi terminated by SIGTERM stops its servers and what they spawned', async () => {
     world = await createWorld({
-      mcpJson: { mcpServers: { fx: stdioEntry(marker, ['--spawn-grandchild'], { lifecycle: 'eager' }) } },
+      mcpJson: {
+        settings: IN_SESSION,
+        mcpServers: { fx: stdioEntry(marker, ['--spawn-grandchild'], { lifecycle: 'eager' }) },
+      },
       script: [],
     });
     rpc = await startPiRpc({ dir: world.dir, extensions: [EXTENSION] });

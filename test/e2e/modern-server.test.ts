@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureArgs } from '../fixtures/servers/spawn.ts';
+import { stopHostsUnder } from '../support/hosts.ts';
 import { abortLongCall } from './harness/abort-long-call.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { toolNames } from './harness/fake-llm.ts';
@@ -99,6 +100,8 @@ describe('a 2026-07-28-only server in the real Pi', () => {
     expect(cache.servers.modern.ttlMs).toBe(3_600_000);
     const eras = JSON.parse(readFileSync(join(world.dir.agentDir, 'mcp-protocol-eras.json'), 'utf8'));
     expect(eras.servers[cache.servers.modern.configHash]).toMatchObject({ era: 'modern' });
+    // The server ran in the shared host the session started: nothing is left once it stops.
+    await stopHostsUnder(world.dir.root);
     expect(markedProcesses(marker)).toEqual([]);
   });
 
@@ -146,6 +149,8 @@ describe('a 2026-07-28-only server in the real Pi', () => {
     } finally {
       rpc.kill();
     }
+    // The server ran in the shared host the session started: nothing is left once it stops.
+    await stopHostsUnder(world.dir.root);
     expect(markedProcesses(marker)).toEqual([]);
   }, 120_000);
 
@@ -206,6 +211,8 @@ describe('a 2026-07-28-only server in the real Pi', () => {
     } finally {
       rpc.kill();
     }
+    // The server ran in the shared host the session started: nothing is left once it stops.
+    await stopHostsUnder(world.dir.root);
     expect(markedProcesses(marker)).toEqual([]);
   }, 120_000);
 });

@@ -81,8 +81,8 @@ describe('project trust in the real Pi', () => {
     const { logPath } = await startedWorld();
     rpc = await startPiRpc({ dir: world!.dir, extensions: [EXTENSION_PACKAGE], args: ['--no-approve'] });
     const text = await status(rpc);
-    expect(text).toMatch(/^mine: connected — eager/m);
-    expect(text).toMatch(/^shadow: connected — eager/m);
+    expect(text).toMatch(/^mine: connected, shared \(host pid \d+\) — eager/m);
+    expect(text).toMatch(/^shadow: connected, shared \(host pid \d+\) — eager/m);
     expect(text).toMatch(/^local: skipped — the project is not trusted/m);
     expect(text).toMatch(/^claude: skipped — the project is not trusted/m);
     expect(text).toMatch(/accept the trust prompt, or start Pi with --approve\), then \/reload/);
@@ -99,8 +99,8 @@ describe('project trust in the real Pi', () => {
       const { logPath } = await startedWorld({ piFolder: false, settings });
       rpc = await startPiRpc({ dir: world!.dir, extensions: [EXTENSION_PACKAGE] });
       const text = await status(rpc);
-      expect(text).toMatch(/^mine: connected — eager/m);
-      expect(text).toMatch(/^shadow: connected — eager/m);
+      expect(text).toMatch(/^mine: connected, shared \(host pid \d+\) — eager/m);
+      expect(text).toMatch(/^shadow: connected, shared \(host pid \d+\) — eager/m);
       expect(text).toMatch(
         /^claude: skipped — defined by a project file and not allowed for this project yet/m,
       );
@@ -125,16 +125,17 @@ describe('project trust in the real Pi', () => {
     let text = await status(rpc);
     await vi.waitFor(async () => {
       text = await status(rpc!);
-      expect(text).toMatch(/^claude: connected — eager/m);
+      expect(text).toMatch(/^claude: connected, shared \(host pid \d+\) — eager/m);
     });
     expect(text).toMatch(/^shadow: skipped — defined by a project file and not allowed/m);
     expect(await rpc.close()).toEqual({ code: 0, signal: null });
     expect(starts(logPath)).toContain('project-claude');
 
     rpc = await startPiRpc({ dir: world!.dir, extensions: [EXTENSION_PACKAGE] });
-    expect(await status(rpc)).toMatch(/^claude: connected — eager/m);
+    expect(await status(rpc)).toMatch(/^claude: connected, shared \(host pid \d+\) — eager/m);
     expect(await rpc.close()).toEqual({ code: 0, signal: null });
-    expect(starts(logPath).filter((label) => label === 'project-claude')).toHaveLength(2);
+    // Remembered: connected without asking, on the copy the first session started (warm in the host).
+    expect(starts(logPath).filter((label) => label === 'project-claude')).toHaveLength(1);
     expect(starts(logPath)).not.toContain('project-shadow');
   });
 
@@ -143,7 +144,7 @@ describe('project trust in the real Pi', () => {
     rpc = await startPiRpc({ dir: world!.dir, extensions: [EXTENSION_PACKAGE], args: ['--approve'] });
     const text = await status(rpc);
     for (const name of ['mine', 'shadow', 'local', 'claude'])
-      expect(text).toMatch(new RegExp(`^${name}: connected — eager`, 'm'));
+      expect(text).toMatch(new RegExp(`^${name}: connected, shared \\(host pid \\d+\\) — eager`, 'm'));
     expect(await rpc.close()).toEqual({ code: 0, signal: null });
     expect(starts(logPath)).toEqual(['project-claude', 'project-local', 'project-shadow', 'user-mine']);
   });

@@ -3,6 +3,7 @@
 // run against a stdio fixture server.
 import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { stopHostsUnder } from '../support/hosts.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { toolDeclaration, toolNames } from './harness/fake-llm.ts';
 import {
@@ -105,6 +106,8 @@ describe('ToolSearch in the real Pi', () => {
 
     // The server ran as a process while Pi did, and did not outlive it.
     expect(serversDuringRun).toHaveLength(1);
+    // The server ran in the shared host the session started: nothing is left once it stops.
+    await stopHostsUnder(world!.dir.root);
     expect(markedProcesses(marker)).toEqual([]);
   });
 
@@ -140,6 +143,8 @@ describe('ToolSearch in the real Pi', () => {
     expect(toolDeclaration(second, 'fx__add')?.function.parameters).toEqual(FIXTURE_TOOLS.add.inputSchema);
     expect(toolResultFor(third, 'call_add')).toBe('42');
     expect(toolEnd(run.events, 'call_add')).toMatchObject({ toolName: 'fx__add', isError: false });
+    // The server ran in the shared host the session started: nothing is left once it stops.
+    await stopHostsUnder(world!.dir.root);
     expect(markedProcesses(marker)).toEqual([]);
   });
 });

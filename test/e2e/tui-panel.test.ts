@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type HttpFixture, startHttpFixture } from '../fixtures/servers/spawn.ts';
+import { stopHostsUnder } from '../support/hosts.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { toolNames } from './harness/fake-llm.ts';
 import { EXTENSION, killMarked, markedProcesses, stdioEntry, uniqueMarker } from './harness/mcp.ts';
@@ -57,6 +58,9 @@ describe('/mcp panel in the real Pi TUI', () => {
     writeFileSync(hold, '');
     world = await createWorld({
       mcpJson: {
+        // The panel follows the session's own actors through a crash, backoff and retry: servers run
+        // in the session (the host's copy's state beside a shared one: test/unit/commands/mcp-panel.test.ts).
+        settings: { sharedHost: false },
         mcpServers: {
           fx: stdioEntry(marker, ['--wait-while', hold, '--fail-start-while', fail], {
             lifecycle: 'keep-alive',
@@ -103,7 +107,8 @@ describe('/mcp panel in the real Pi TUI', () => {
     expect(panelOf(screen)).toContain('connected → backoff');
     screen = await tui.waitForScreen(
       panelShows(
-        /connected → backoff → connecting → backoff[\s\S]*fatal: .*fail exists \(--fail-start-while\)/,
+        // The flag file's path wraps where the temp folder's length puts it.
+        /connected → backoff → connecting → backoff[\s\S]*fatal:\s[\s\S]*?fail\s+exists\s+\(--fail-start-while\)/,
       ),
     );
     expect(panelOf(screen)).toMatch(/last error \d+ s ago: .*exited with code 3/);
@@ -160,6 +165,8 @@ describe('/mcp panel in the real Pi TUI', () => {
     expect(panelOf(tui.screen())).toBe('');
 
     await pi.stop();
+    // The server ran in the shared host the session started: nothing is left once it stops.
+    await stopHostsUnder(world!.dir.root);
     await vi.waitFor(() => expect(markedProcesses(marker)).toEqual([]), { timeout: 10_000, interval: 100 });
   });
 });

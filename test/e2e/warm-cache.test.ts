@@ -36,6 +36,8 @@ beforeAll(async () => {
       { text: 'cold session done' },
     ],
     mcpJson: {
+      // The server process a warm session starts is counted below Pi: it runs in the session.
+      settings: { sharedHost: false },
       mcpServers: { fx: stdioEntry(marker, [], { directTools: ['echo'], env: { FIXTURE_SECRET: SECRET } }) },
     },
   });

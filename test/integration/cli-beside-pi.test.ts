@@ -2,12 +2,13 @@
 // same tools and the shared cache keeps every tool), speaks in CLI words, and gives a server the roots
 // its entry asks for (none by default, so a filesystem server keeps the folder in its args).
 
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EVERYTHING_ENTRY, stdioFixture } from '../fixtures/servers/spawn.ts';
+import { removeTempRoot } from '../support/hosts.ts';
 import { type CliRun, runCliBin } from '../support/output-channels.ts';
 
 const FILESYSTEM_ENTRY = resolve(
@@ -37,7 +38,7 @@ beforeEach(() => {
   mkdirSync(project, { recursive: true });
 });
 
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => removeTempRoot(root));
 
 describe('the CLI declares what Pi declares', () => {
   it('server-everything offers the CLI its elicitation and sampling tools, and the cache keeps them', async () => {
@@ -53,7 +54,9 @@ describe('the CLI declares what Pi declares', () => {
     expect(cached.clientCapabilities).toEqual(['elicitation', 'sampling']);
     // One count on every surface: the text status, the JSON status and the listing agree.
     const text = await cli(['status']);
-    const counted = text.stdout.match(/everything: connected — lazy, stdio, (\d+) tools, (\d+) resources/);
+    const counted = text.stdout.match(
+      /everything: connected, shared \(host pid \d+\) — lazy, stdio, (\d+) tools, (\d+) resources/,
+    );
     expect(counted).not.toBeNull();
     const json = JSON.parse((await cli(['status', '--json'])).stdout);
     expect(json.servers[0]).toMatchObject({ tools: Number(counted![1]), resources: Number(counted![2]) });

@@ -2,11 +2,12 @@
 // (a request from the real bin's output), and the printed PI_MCP_INSPECT ws URL accepts a session.
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { removeTempRoot } from '../support/hosts.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/pi-mcp-actors.mjs');
 let root: string;
@@ -15,7 +16,7 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'pi-mcp-inspect-cli-'));
   mkdirSync(join(root, 'agent'));
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => removeTempRoot(root));
 
 describe('pi-mcp-actors inspect', () => {
   it('prints an inspector URL that opens (200) and a PI_MCP_INSPECT URL a session can connect to', async () => {

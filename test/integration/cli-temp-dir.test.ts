@@ -1,11 +1,12 @@
 // The CLI's temp folder is removed when the CLI ends: after a command, after a failing one, and when
 // it is stopped by a signal mid-call. It stays only when the CLI told the user to open a file in it.
 
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stdioFixture } from '../fixtures/servers/spawn.ts';
+import { removeTempRoot } from '../support/hosts.ts';
 import { type CliRun, runCliBin } from '../support/output-channels.ts';
 
 let root: string;
@@ -30,7 +31,7 @@ beforeEach(() => {
   );
 });
 
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => removeTempRoot(root));
 
 const left = () => readdirSync(temp).filter((n) => n.startsWith('pi-mcp-actors-cli-'));
 

@@ -3,11 +3,12 @@
 // runs) or passed --trust-project (each start of the server appends to a file, so "never started" is
 // checked directly).
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stdioFixture } from '../fixtures/servers/spawn.ts';
+import { removeTempRoot } from '../support/hosts.ts';
 import { runCliBin } from '../support/output-channels.ts';
 
 let root: string;
@@ -35,7 +36,7 @@ beforeEach(() => {
   );
   writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { claude: counted('claude') } }));
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => removeTempRoot(root));
 
 const cli = (args: string[]) => runCliBin(args, { cwd: project, home: root, agentDir });
 const started = () => (existsSync(starts) ? readFileSync(starts, 'utf8').trim().split('\n') : []);

@@ -1,10 +1,11 @@
 // The `pi-mcp-actors` CLI as a user runs it: the real bin, a temp agent dir, real fixture servers.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stdioFixture } from '../fixtures/servers/spawn.ts';
+import { removeTempRoot } from '../support/hosts.ts';
 import { type CliRun, runCliBin } from '../support/output-channels.ts';
 
 let root: string;
@@ -34,14 +35,15 @@ beforeEach(() => {
   mkdirSync(project, { recursive: true });
 });
 
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => removeTempRoot(root));
 
 describe('pi-mcp-actors CLI', () => {
   it('status connects every server, prints state and tool count, exit 0', async () => {
     config({ good: stdioFixture() });
     const run = await cli(['status']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/good: connected — lazy, stdio, \d+ tools/);
+    // It runs in the shared host (on by default), which the CLI started and attached to.
+    expect(run.stdout).toMatch(/good: connected, shared \(host pid \d+\) — lazy, stdio, \d+ tools/);
     expect(run.stderr).toMatch(/connecting good…/);
   });
 

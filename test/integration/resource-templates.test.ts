@@ -11,6 +11,7 @@ import { waitFor } from 'xstate';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../src/adapters/pi/bridge.ts';
 import { EVERYTHING_ENTRY, listDescendants, stdioFixture } from '../fixtures/servers/spawn.ts';
+import { stopHostsUnder } from '../support/hosts.ts';
 import { RecordingPi } from '../support/recording-pi.ts';
 
 let root: string;
@@ -32,6 +33,8 @@ afterEach(async () => {
     await runtime.stop();
     runtime.dispose();
   }
+  // The servers ran in the shared host the sessions started: stopping it ends them.
+  await stopHostsUnder(root);
   expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toEqual([]);
   rmSync(root, { recursive: true, force: true });
 });

@@ -25,8 +25,14 @@ let project: string;
 const bridges: PiBridge[] = [];
 const fixtures: HttpFixture[] = [];
 
-function writeUserConfig(config: unknown) {
-  writeFileSync(join(agentDir, 'mcp.json'), JSON.stringify(config));
+/**
+ * These tests are about the session's own runtime (its server processes, their end with the session,
+ * generations), so servers run in the session: `settings.sharedHost: false`. The shared host's
+ * sessions are tested in test/integration/shared-host/.
+ */
+function writeUserConfig(config: { settings?: Record<string, unknown> } & Record<string, unknown>) {
+  const settings = { sharedHost: false, ...config.settings };
+  writeFileSync(join(agentDir, 'mcp.json'), JSON.stringify({ ...config, settings }));
 }
 
 function boot(options: { trusted?: boolean; env?: Record<string, string> } = {}) {
@@ -386,10 +392,7 @@ describe('supervisor with real servers', () => {
   });
 
   it('settings.proxyTool adds the `mcp` gateway: status, search, describe and call through one tool', async () => {
-    writeFileSync(
-      join(agentDir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { fx: stdio() }, settings: { proxyTool: true } }),
-    );
+    writeUserConfig({ mcpServers: { fx: stdio() }, settings: { proxyTool: true } });
     const { pi, bridge } = boot();
     await pi.emit('session_start', {});
     const runtime = await bridge.runtime();

@@ -89,7 +89,12 @@ export async function runChurn(options: ChurnOptions): Promise<ChurnFigures> {
   };
   if (options.eagerStdio)
     servers.eager_stdio = { ...stdioFixture(['--name', 'churn-eager']), lifecycle: 'eager' };
-  writeFileSync(join(agentDir, 'mcp.json'), JSON.stringify({ mcpServers: servers }));
+  // The session's own lifecycle is what churns here (its servers must end with each session): servers
+  // run in the session. The shared host's attach/detach cycles: test/integration/shared-host/faults.test.ts.
+  writeFileSync(
+    join(agentDir, 'mcp.json'),
+    JSON.stringify({ settings: { sharedHost: false }, mcpServers: servers }),
+  );
   const pi = new RecordingPi(project, true);
   const bridge = bridgePi(pi, {
     connector: connectMcp,

@@ -13,9 +13,12 @@ import type {
   Operation,
   OperationResult,
   OthersInFlight,
+  WireError,
 } from '../../host/protocol.ts';
 import { fromWire, toWire } from '../../host/wire-error.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
+import type { Surface } from '../../tools/surface-words.ts';
+import { inSurfaceWords } from '../mcp/auth/connect-auth.ts';
 import { CallError } from '../mcp/call-error.ts';
 import type { CallOptions, ConnectionEvent, HostRequests, LogLevel } from '../mcp/connection-port.ts';
 
@@ -52,9 +55,14 @@ interface PendingCall {
 export class HostClient {
   private nextId = 1;
   private readonly calls = new Map<number, PendingCall>();
-  private readonly attaching = new Map<number, { resolve(a: Attached): void; reject(e: Error): void }>();
+  private readonly attaching = new Map<
+    number,
+    { handlers: AttachmentHandlers; resolve(a: Attached): void; reject(e: Error): void }
+  >();
   private readonly attachments = new Map<number, AttachmentHandlers>();
   private readonly asks = new Map<number, AbortController>();
+  /** The server of each attachment, for the words of its errors. */
+  private readonly servers = new Map<number, string>();
   private readonly statusWaiters: Array<(status: HostStatus) => void> = [];
   /** Restarts asked per attachment, answered in order. */
   private readonly restarting = new Map<number, Array<(held: OthersInFlight | undefined) => void>>();
@@ -70,17 +78,19 @@ export class HostClient {
     readonly hostPid: number,
     readonly version: string,
     private readonly inspection: InspectionRelay | undefined,
+    private readonly surface: Surface | undefined,
   ) {}
 
   /**
    * Connects and greets; rejects with HostUnavailable when nobody answers or the host is another version.
-   * With `inspection` on, the host is first asked to send the events of this session's instance actors.
+   * With `inspection` on, the host is first asked to send the events of this session's instance actors;
+   * `surface` is whose words the host's errors are given in.
    */
   static open(
     socketPath: string,
     version: string,
     label: string,
-    inspection?: InspectionRelay,
+    { inspection, surface }: { inspection?: InspectionRelay; surface?: Surface } = {},
   ): Promise<HostClient> {
     return new Promise((resolve, reject) => {
       const socket = connect(socketPath);
@@ -117,7 +127,7 @@ export class HostClient {
             );
             return;
           }
-          client = new HostClient(channel, message.pid, message.version, inspection);
+          client = new HostClient(channel, message.pid, message.version, inspection, surface);
           if (!inspection?.on()) return settle();
           client.inspectingReady = () => settle();
           channel.send({ t: 'inspect', on: true });
@@ -145,16 +155,25 @@ export class HostClient {
 
   attach(request: InstanceRequest, handlers: AttachmentHandlers, signal: AbortSignal): Promise<Attached> {
     if (this.gone) return Promise.reject(new HostUnavailable('the shared host went away'));
-    if (signal.aborted) return Promise.reject(new Error('aborted'));
+    if (signal.aborted) {
+      // A session that stopped while its line was opening: the line it opened for this closes.
+      if (this.attachmentCount === 0) this.close();
+      return Promise.reject(new Error('aborted'));
+    }
     const a = this.nextId++;
+    this.servers.set(a, request.definition.name);
     return new Promise<Attached>((resolve, reject) => {
       const onAbort = () => {
         this.attaching.delete(a);
+        this.servers.delete(a);
         this.channel.send({ t: 'detach', a });
         reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+        // As after a detach: a line with nothing attached closes (an open one holds a CLI open forever).
+        if (this.attachmentCount === 0) this.close();
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.attaching.set(a, {
+        handlers,
         resolve: (attached) => {
           signal.removeEventListener('abort', onAbort);
           this.attachments.set(a, handlers);
@@ -171,6 +190,7 @@ export class HostClient {
 
   detach(a: number): void {
     if (!this.attachments.delete(a)) return;
+    this.servers.delete(a);
     this.channel.send({ t: 'detach', a });
     for (const call of [...this.calls.values()])
       if (call.a === a) call.reject(new CallError('closed', 'The shared server connection was closed.'));
@@ -272,6 +292,14 @@ export class HostClient {
     });
   }
 
+  /** An error from the host (worded for Pi) in this session's words. */
+  private errorOf(a: number, wire: WireError): Error {
+    const error = fromWire(wire);
+    const server = this.servers.get(a);
+    if (server !== undefined) error.message = inSurfaceWords(error.message, server, this.surface);
+    return error;
+  }
+
   /** Ends this client's line (the host then detaches whatever is left). */
   close(): void {
     this.gone = true;
@@ -289,16 +317,19 @@ export class HostClient {
         return;
       }
       case 'attach-failed':
-        this.attaching.get(message.a)?.reject(fromWire(message.error));
+        this.attaching.get(message.a)?.reject(this.errorOf(message.a, message.error));
         this.attaching.delete(message.a);
+        this.servers.delete(message.a);
         if (this.attachmentCount === 0) this.close();
         return;
       case 'result':
         this.calls.get(message.id)?.resolve(message.value);
         return;
-      case 'failed':
-        this.calls.get(message.id)?.reject(fromWire(message.error));
+      case 'failed': {
+        const call = this.calls.get(message.id);
+        call?.reject(this.errorOf(call.a, message.error));
         return;
+      }
       case 'progress': {
         const call = this.calls.get(message.id);
         call?.touch();
@@ -309,7 +340,7 @@ export class HostClient {
         this.attachments.get(message.a)?.onEvent(message.event);
         return;
       case 'state':
-        this.attachments.get(message.a)?.onState(message.state);
+        (this.attachments.get(message.a) ?? this.attaching.get(message.a)?.handlers)?.onState(message.state);
         return;
       case 'log':
         this.attachments.get(message.a)?.host?.log?.(message.level as LogLevel, message.text);

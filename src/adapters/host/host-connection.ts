@@ -10,6 +10,7 @@ import type {
   Connection,
   ConnectionEvent,
   GetPromptResult,
+  LogLevel,
   PromptDescriptor,
   ReadResourceResult,
   ResourceDescriptor,
@@ -50,12 +51,19 @@ export class HostConnection implements Connection {
    * so this side lets it go too.
    */
   receive(event: ConnectionEvent): void {
-    if (event.type === 'stderr') {
-      this.tail.push(event.line);
-      if (this.tail.length > TAIL_LINES) this.tail.splice(0, this.tail.length - TAIL_LINES);
-    }
+    if (event.type === 'stderr') this.addToTail(event.line);
     for (const listener of this.listeners) listener(event);
     if (event.type === 'closed') void this.close();
+  }
+
+  /** A log message of the server: it joins the stderr tail (what /mcp shows), as in a session. */
+  logged(level: LogLevel, text: string): void {
+    this.addToTail(`[log ${level}] ${text}`);
+  }
+
+  private addToTail(line: string): void {
+    this.tail.push(line);
+    if (this.tail.length > TAIL_LINES) this.tail.splice(0, this.tail.length - TAIL_LINES);
   }
 
   /** The host, and its instance actor as it last told us (what status views show beside the state). */

@@ -5,10 +5,10 @@
 // headers command), run in the session as before; so does every server when no host can be used.
 
 import { homedir } from 'node:os';
-import { SERVER_DEFAULTS } from '../../config/defaults.ts';
+import { shareScopeOf } from '../../config/share-defaults.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import type { InstanceRequest, InstanceState, ShareScope } from '../../host/protocol.ts';
-import type { ConnectionEvent, ConnectOptions, Connector } from '../mcp/connection-port.ts';
+import type { ConnectionEvent, ConnectOptions, Connector, LogLevel } from '../mcp/connection-port.ts';
 import { ConnectError } from '../mcp/connection-port.ts';
 import { type HostClient, HostUnavailable } from './host-client.ts';
 import { HostConnection } from './host-connection.ts';
@@ -67,11 +67,28 @@ export function sharedHostConnector(
     let connection: HostConnection | undefined;
     // A state pushed between the attach's answer and the connection's making is kept for it.
     let latest: InstanceState | undefined;
+    // The host's copy answered initialize and lists its tools: this session's actor says so too.
+    let listing = false;
+    const listed = () => {
+      if (listing) return;
+      listing = true;
+      options.onListing?.();
+    };
+    const given = options.host;
     const handlers = {
-      host: options.host,
+      host: given?.log
+        ? {
+            ...given,
+            log: (level: LogLevel, text: string) => {
+              connection?.logged(level, text);
+              given.log?.(level, text);
+            },
+          }
+        : given,
       onEvent: (event: ConnectionEvent) => connection?.receive(event),
       onState: (state: InstanceState) => {
         latest = state;
+        if (!connection && state.tags.includes('listing')) listed();
         connection?.receiveState(state);
       },
     };
@@ -86,7 +103,10 @@ export function sharedHostConnector(
       }
       try {
         const attached = await host.attach(request, handlers, options.signal);
-        options.onListing?.();
+        // The server's output so far, as if this session had started it (`debug: true` logs it).
+        if (attached.stderrTail !== '')
+          for (const line of attached.stderrTail.split('\n')) options.onStderr?.(line);
+        listed();
         connection = new HostConnection(host, attached, definition);
         if (latest) connection.receiveState(latest);
         return connection;
@@ -100,11 +120,11 @@ export function sharedHostConnector(
   };
 }
 
-/** Where this server runs: `share` as configured; in the session when its connect needs this process. */
+/** Where this server runs: its `share` (src/config/share-defaults.ts); in the session when its connect needs this process. */
 export function shareOf(definition: ServerDefinition): ShareScope {
   if (definition.trace || definition.commandValues?.length || definition.requestHeadersCommand)
     return 'session';
-  return definition.share ?? SERVER_DEFAULTS.share;
+  return shareScopeOf(definition);
 }
 
 /** What the session asks the host to run: the definition as it would run here, env values included. */
@@ -127,8 +147,9 @@ export function instanceRequest(
       ...definition,
       inheritEnv: false,
       env,
-      // The folder it would have started in here: the project's, or for `user` the home folder.
-      cwd: definition.cwd ?? (share === 'project' ? project : homedir()),
+      // The folder it would have started in here: the project's, or for `user` the home folder (not
+      // as `cwd`: a user server's npx package is still resolved outside the project).
+      ...(definition.cwd ? {} : { runsIn: share === 'project' ? project : homedir() }),
     };
   }
   const host = options.host;

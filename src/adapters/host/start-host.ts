@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import { hostSocketPath, packageVersion } from '../../host/paths.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
 import { packageFile } from '../../package-files.ts';
+import type { Surface } from '../../tools/surface-words.ts';
 import { HostClient, HostUnavailable } from './host-client.ts';
 
 /** How long a session waits for a host it started to answer. */
@@ -20,6 +21,8 @@ export interface HostAddress {
   label?: string;
   /** The session's inspection: while it is on, the host sends it the events of its instance actors. */
   inspection?: InspectionRelay;
+  /** Whose words the host's errors are given in (the CLI names its own sign-in command). */
+  surface?: Surface;
 }
 
 export function socketOf(address: HostAddress): string {
@@ -32,7 +35,7 @@ export async function attachToHost(address: HostAddress): Promise<HostClient> {
   const socket = hostSocketPath(address.agentDir, version);
   const label = address.label ?? defaultLabel();
   try {
-    return await HostClient.open(socket, version, label, address.inspection);
+    return await HostClient.open(socket, version, label, address);
   } catch (error) {
     if (isOtherVersion(error)) throw error;
   }
@@ -40,7 +43,7 @@ export async function attachToHost(address: HostAddress): Promise<HostClient> {
   const deadline = Date.now() + HOST_START_TIMEOUT_MS;
   for (;;) {
     try {
-      return await HostClient.open(socket, version, label, address.inspection);
+      return await HostClient.open(socket, version, label, address);
     } catch (error) {
       if (isOtherVersion(error) || Date.now() > deadline) throw error;
     }

@@ -253,7 +253,7 @@ export class SessionOpener {
       command: def.command,
       args: def.args,
       env: { ...(def.inheritEnv ? inheritedEnvironment() : getDefaultEnvironment()), ...def.env },
-      ...(def.cwd === undefined ? {} : { cwd: def.cwd }),
+      ...((def.cwd ?? def.runsIn) === undefined ? {} : { cwd: def.cwd ?? def.runsIn }),
       tail: this.tail,
       onStderrLine: this.onStderrLine,
       ...(this.options.stdinGraceMs === undefined ? {} : { stdinGraceMs: this.options.stdinGraceMs }),

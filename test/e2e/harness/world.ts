@@ -1,5 +1,6 @@
 // One e2e test's world: a scripted model, an isolated agent dir, a probe-log path, and one cleanup.
 import { join } from 'node:path';
+import { stopHostsUnder } from '../../support/hosts.ts';
 import { type AgentDir, type AgentDirOptions, createAgentDir } from './agent-dir.ts';
 import { type FakeLlm, type FakeLlmOptions, startFakeLlm } from './fake-llm.ts';
 import { killAllPi } from './run-pi.ts';
@@ -9,7 +10,7 @@ export interface World {
   dir: AgentDir;
   /** A free file path inside the temp root, e.g. for a fixture extension's probe log. */
   file(name: string): string;
-  /** Kills any Pi still running, stops the model, removes the temp root. */
+  /** Kills any Pi still running, stops the shared host its sessions started, stops the model, removes the temp root. */
   cleanup(): Promise<void>;
 }
 
@@ -24,6 +25,7 @@ export async function createWorld(
     file: (name) => join(dir.root, name),
     async cleanup() {
       killAllPi(dir);
+      await stopHostsUnder(dir.root);
       await llm.close();
       dir.cleanup();
     },

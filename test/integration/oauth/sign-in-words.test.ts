@@ -3,7 +3,7 @@
 // provided"); after a refused refresh the answer keeps the reason. The CLI's words are tested in
 // test/integration/cli-sign-in.test.ts.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { bridgePi } from '../../../src/adapters/pi/bridge.ts';
 import { createTokenStore } from '../../../src/auth/token-store.ts';
 import { followAuthorization, type OAuthFixture, startOAuthFixture } from '../../fixtures/oauth/start.ts';
 import { definition } from '../../support/config.ts';
+import { removeTempRoot } from '../../support/hosts.ts';
 import { RecordingPi } from '../../support/recording-pi.ts';
 
 let root: string;
@@ -32,13 +33,13 @@ afterEach(async () => {
   runtime = undefined;
   await fixture?.stop();
   fixture = undefined;
-  rmSync(root, { recursive: true, force: true });
+  await removeTempRoot(root);
 });
 
-async function piSession(f: OAuthFixture): Promise<Runtime> {
+async function piSession(f: OAuthFixture, settings: Record<string, unknown> = {}): Promise<Runtime> {
   writeFileSync(
     join(agentDir, 'mcp.json'),
-    JSON.stringify({ mcpServers: { linear: { url: f.url, oauth: {} } } }),
+    JSON.stringify({ settings, mcpServers: { linear: { url: f.url, oauth: {} } } }),
   );
   const pi = new RecordingPi(root, true);
   const bridge = bridgePi(pi, {
@@ -69,7 +70,10 @@ describe('Pi: a server that needs a sign-in', () => {
     expect(call.details).toMatchObject({ server: 'linear', unavailable: 'needs-auth' });
   });
 
-  it('after a refused refresh, the answer keeps the reason', async () => {
+  it.each([
+    ['in the session (sharedHost: false): a new session connects and needs a sign-in', false],
+    ['in the shared host: the next call on its still-connected copy fails', true],
+  ])('after a refused refresh, the answer keeps the reason, %s', async (_where, sharedHost) => {
     fixture = await startOAuthFixture(['--token-ttl', '2']);
     const f = fixture;
     const def = definition({
@@ -85,16 +89,18 @@ describe('Pi: a server that needs a sign-in', () => {
       { env: { PI_MCP_NO_BROWSER: '1' } },
     );
     expect(signedIn.ok).toBe(true);
-    const session = await piSession(f);
+    const session = await piSession(f, { sharedHost });
     await session.toolSearch('echo');
     expect(text(await session.callTool('linear__echo', { text: 'hi' }))).toBe('hi');
     await session.stop();
     await f.admin('revoke-refresh');
     await f.admin('expire-access');
-    const again = await piSession(f);
+    const again = await piSession(f, { sharedHost });
     const call = await again.callTool('linear__echo', { text: 'hi' });
     expect(text(call)).toBe(
-      'MCP server "linear" needs authentication: the authorization server refused the refresh token. Run /mcp-auth linear, then try again.',
+      sharedHost
+        ? 'linear__echo failed: Server "linear" needs authentication (HTTP 401): the authorization server refused the refresh token: sign in again: run /mcp-auth linear (or `pi-mcp-actors login linear`)'
+        : 'MCP server "linear" needs authentication: the authorization server refused the refresh token. Run /mcp-auth linear, then try again.',
     );
   });
 });

@@ -1,6 +1,6 @@
 // Two Pi sessions (the whole extension, bridgePi) with `settings.sharedHost`: one warm server in the
 // host for both, each session's own server actor mirroring it; an elicitation caused by one session's
-// call shows in that session's UI only. Without the setting, nothing is shared (the default).
+// call shows in that session's UI only. On by default; with `sharedHost: false` nothing is shared.
 
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -145,8 +145,17 @@ describe('Pi sessions with settings.sharedHost', () => {
     expect(fixture?.pid).not.toBe(firstPid);
   });
 
-  it('off by default: no host is started, servers run in the session', async () => {
+  it('on by default: a session with no settings runs its servers in the host', async () => {
     configure({});
+    const a = await piSession();
+    expect(text(await a.pi.callTool('fixture__echo', { text: 'shared' }))).toContain('shared');
+    const status = await world.status();
+    expect(status?.instances.map((i) => i.server).sort()).toEqual(['everything', 'fixture']);
+    expect(await a.pi.command('mcp', 'fixture')).toMatch(/^fixture: connected, shared \(host pid \d+\) — /);
+  });
+
+  it('sharedHost: false: no host is started, servers run in the session', async () => {
+    configure({ sharedHost: false });
     const a = await piSession();
     expect(text(await a.pi.callTool('fixture__echo', { text: 'alone' }))).toContain('alone');
     expect(existsSync(world.socket)).toBe(false);

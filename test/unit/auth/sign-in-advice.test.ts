@@ -2,7 +2,7 @@
 // needs-auth answer keeps, and which unknown tool names a server waiting for a sign-in claims.
 
 import { describe, expect, it } from 'vitest';
-import { needsAuthMessage } from '../../../src/adapters/mcp/auth/connect-auth.ts';
+import { inSurfaceWords, needsAuthMessage } from '../../../src/adapters/mcp/auth/connect-auth.ts';
 import { signInAdvice, signInReason } from '../../../src/auth/sign-in-advice.ts';
 import { needsAuthText } from '../../../src/session/ensure-connected.ts';
 import { signInFirst } from '../../../src/session/unknown-tool.ts';
@@ -24,6 +24,21 @@ describe('sign-in advice per surface', () => {
       'refused the refresh token: sign in again: run /mcp-auth linear',
     );
     expect(needsAuthMessage(linear, { kind: 'sign-in' }, 401, 'cli')).not.toContain('/mcp-auth');
+  });
+
+  it('a message the shared host worded for Pi reads, in the CLI, as the CLI would have worded it', () => {
+    for (const need of [
+      { kind: 'refresh-refused' as const },
+      { kind: 'sign-in' as const },
+      { kind: 'scope' as const, scope: 'repo' },
+    ]) {
+      const pi = needsAuthMessage(linear, need);
+      expect(inSurfaceWords(pi, 'linear', 'cli')).toBe(needsAuthMessage(linear, need, 401, 'cli'));
+      expect(inSurfaceWords(pi, 'linear', 'pi')).toBe(pi);
+    }
+    expect(inSurfaceWords('tools/call failed: it broke', 'linear', 'cli')).toBe(
+      'tools/call failed: it broke',
+    );
   });
 
   it('a needs-auth answer repeats a refused refresh or a missing scope, else only the command', () => {

@@ -70,7 +70,7 @@ describe('defaults', () => {
       samplingAutoApprove: false,
       elicitation: true,
       roots: false,
-      sharedHost: false,
+      sharedHost: true,
       trace: { enabled: false, maxBytes: 262_144, maxEvents: 10_000 },
     });
     expect(SERVER_DEFAULTS.requestTimeoutMs).toBe(60_000);
@@ -218,23 +218,23 @@ describe('protocolVersion', () => {
 });
 
 describe('the shared host settings (issue 26)', () => {
-  it('settings.sharedHost is off unless set; share is absent (project) unless set', () => {
-    const off = loadMemory({ [USER_FILE]: json({ mcpServers: { s: { command: 'srv' } } }) });
-    expect(off.settings.sharedHost).toBe(false);
-    expect(server(off, 's').share).toBeUndefined();
+  it('settings.sharedHost is on unless set false; share is absent (project) unless set', () => {
+    const on = loadMemory({ [USER_FILE]: json({ mcpServers: { s: { command: 'srv' } } }) });
+    expect(on.settings.sharedHost).toBe(true);
+    expect(server(on, 's').share).toBeUndefined();
     expect(SERVER_DEFAULTS.share).toBe('project');
-    const on = loadMemory({
+    const off = loadMemory({
       [USER_FILE]: json({
-        settings: { sharedHost: true },
+        settings: { sharedHost: false },
         mcpServers: {
           browser: { command: 'srv', share: 'session' },
           docs: { command: 'srv', share: 'user' },
         },
       }),
     });
-    expect(on.settings.sharedHost).toBe(true);
-    expect(server(on, 'browser').share).toBe('session');
-    expect(server(on, 'docs').share).toBe('user');
+    expect(off.settings.sharedHost).toBe(false);
+    expect(server(off, 'browser').share).toBe('session');
+    expect(server(off, 'docs').share).toBe('user');
   });
 
   it('an unknown share value is reported at its key and the server is not shared wrongly', () => {
@@ -248,18 +248,29 @@ describe('the shared host settings (issue 26)', () => {
 
 describe('settings.sharedHost in a project file', () => {
   it('may switch it off, not on (servers would outlive the session in a background process)', () => {
-    const on = loadMemory({
+    const userOff = loadMemory({
+      [USER_FILE]: json({ settings: { sharedHost: false }, mcpServers: {} }),
+      [PROJECT_FILE]: json({ settings: { sharedHost: true } }),
+    });
+    expect(userOff.settings.sharedHost).toBe(false);
+    expect(userOff.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'project-setting-ignored', path: 'settings.sharedHost' }),
+    );
+    // On by default for the user: a project's `true` changes nothing, so nothing is ignored.
+    const bothOn = loadMemory({
       [USER_FILE]: json({ mcpServers: {} }),
       [PROJECT_FILE]: json({ settings: { sharedHost: true } }),
     });
-    expect(on.settings.sharedHost).toBe(false);
-    expect(on.diagnostics).toContainEqual(
-      expect.objectContaining({ code: 'project-setting-ignored', path: 'settings.sharedHost' }),
-    );
-    const off = loadMemory({
-      [USER_FILE]: json({ settings: { sharedHost: true } }),
-      [PROJECT_FILE]: json({ settings: { sharedHost: false } }),
-    });
-    expect(off.settings.sharedHost).toBe(false);
+    expect(bothOn.settings.sharedHost).toBe(true);
+    expect(bothOn.diagnostics.filter((d) => d.code === 'project-setting-ignored')).toEqual([]);
+    // A project may keep its servers in its sessions (nothing of it outlives them), by default too.
+    for (const user of [{ mcpServers: {} }, { settings: { sharedHost: true }, mcpServers: {} }]) {
+      const off = loadMemory({
+        [USER_FILE]: json(user),
+        [PROJECT_FILE]: json({ settings: { sharedHost: false } }),
+      });
+      expect(off.settings.sharedHost).toBe(false);
+      expect(off.diagnostics.filter((d) => d.code === 'project-setting-ignored')).toEqual([]);
+    }
   });
 });

@@ -122,7 +122,7 @@ describe('pi-mcp-adapter format (JSONC) in the user file', () => {
       samplingAutoApprove: false,
       elicitation: true,
       roots: false,
-      sharedHost: false,
+      sharedHost: true,
       trace: { enabled: false, maxBytes: 262_144, maxEvents: 10_000 },
     });
     expect(config.files).toContainEqual({

@@ -70,7 +70,9 @@ describe('instanceRequest', () => {
       expect(request.definition.inheritEnv).toBe(false);
       expect(request.definition.env).toMatchObject({ SHARED_HOST_TEST: 'yes', A: '1' });
       expect(request.definition.env.OLDPWD).toBeUndefined();
-      expect(request.definition.cwd).toBe('/work/p');
+      // It runs in the project, which is not a cwd of its own: npx resolves a user package outside it.
+      expect(request.definition.runsIn).toBe('/work/p');
+      expect(request.definition.cwd).toBeUndefined();
       expect(request.answers).toEqual({ roots: false, elicit: false, sample: false });
     } finally {
       process.env = saved;
@@ -105,7 +107,8 @@ describe('instanceRequest', () => {
         host: { roots: () => [{ uri: 'file:///work/p' }], elicit: async () => ({ action: 'decline' }) },
       },
     );
-    expect(request.definition.cwd).not.toBe('/work/p');
+    expect(request.definition.runsIn).not.toBe('/work/p');
+    expect(request.definition.cwd).toBeUndefined();
     expect(request.project).toBeUndefined();
     expect(request.roots).toEqual([{ uri: 'file:///work/p' }]);
     expect(request.answers).toEqual({ roots: true, elicit: true, sample: false });

@@ -30,14 +30,11 @@ export function needsAuthMessage(
   surface: Surface = 'pi',
 ): string {
   const name = def.name;
-  const run =
-    surface === 'cli'
-      ? signInAdvice(name, 'cli')
-      : `${signInAdvice(name)} (or \`pi-mcp-actors login ${name}\`)`;
+  const run = surface === 'cli' ? signInAdvice(name, 'cli') : piRun(name);
   const head = `Server "${name}" needs authentication (HTTP ${status})`;
   switch (need?.kind) {
     case 'refresh-refused':
-      return `${head}: ${REFRESH_REFUSED}: sign in again: ${surface === 'cli' ? `\`${signInCommand(name, 'cli')}\`` : run}`;
+      return `${head}: ${REFRESH_REFUSED}: sign in again: ${surface === 'cli' ? cliAgain(name) : run}`;
     case 'scope':
       return `${head}: the server needs scope "${need.scope}": ${run} to grant it`;
     case 'issuer':
@@ -47,4 +44,24 @@ export function needsAuthMessage(
     default:
       return `${head}: ${run}`;
   }
+}
+
+/** Pi's words: both commands (a Pi user may prefer a shell). */
+function piRun(name: string): string {
+  return `${signInAdvice(name)} (or \`pi-mcp-actors login ${name}\`)`;
+}
+
+function cliAgain(name: string): string {
+  return `\`${signInCommand(name, 'cli')}\``;
+}
+
+/**
+ * A needs-auth message in Pi's words (the shared host's: its servers serve every surface) in the words
+ * of `surface`: the CLI names only its own command.
+ */
+export function inSurfaceWords(message: string, name: string, surface: Surface = 'pi'): string {
+  if (surface !== 'cli') return message;
+  return message
+    .replaceAll(`sign in again: ${piRun(name)}`, `sign in again: ${cliAgain(name)}`)
+    .replaceAll(piRun(name), signInAdvice(name, 'cli'));
 }
