@@ -60,7 +60,11 @@ const MIN_UNNAMED_SECRET_LENGTH = 8;
 
 const NOT_SECRET_VALUE =
   /^(true|false|yes|no|on|off|debug|info|warn|warning|error|trace|production|development|test|-?\d{1,6})$/i;
-const PATH_OR_URL = /^(?:[~/.]|[A-Za-z]:[\\/]|[a-z][a-z0-9+.-]*:\/\/[^@\s]*$)/i;
+/**
+ * A value that is surely a path or a plain URL, even under a secret's name (`PASSWORD_FILE=/run/pw`):
+ * absolute, home-relative, `./` or `../`, a drive. A bare `.name` is not: a key may start with a dot.
+ */
+const PATH_OR_URL = /^(?:\/|~(?:\/|$)|\.{1,2}[\\/]|[A-Za-z]:[\\/]|[a-z][a-z0-9+.-]*:\/\/[^@\s]*$)/i;
 /** Values that configure rather than authenticate: paths, plain URLs, single words, numbers. */
 const PLAIN_VALUE = /^(?:[~/.]|[A-Za-z]:[\\/]|[a-z][a-z0-9+.-]*:\/\/[^@\s]*$|[A-Za-z]+$|[\d.:,\s-]+$)/;
 

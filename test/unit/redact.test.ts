@@ -213,6 +213,18 @@ describe('secrets we used to miss', () => {
     expect(secretsOfDefinition(def)).not.toContain('/run/pw');
   });
 
+  it('under a secret name only a sure path is not a secret: a key may start with a dot', () => {
+    const def = definition({
+      env: {
+        SERVICE_API_KEY: '.eOhasOwnPropertyZK',
+        API_KEY_FILE: './keys/api',
+        TOKEN_DIR: '~/tokens',
+        SECRET_PATH: '../secret.txt',
+      },
+    });
+    expect(secretsOfDefinition(def)).toEqual(['.eOhasOwnPropertyZK']);
+  });
+
   it('a ${VAR} put into a URL path or a positional argument is a secret; a path or a word is not', () => {
     const config = loadMemory(
       {
