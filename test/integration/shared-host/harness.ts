@@ -5,16 +5,20 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, vi } from 'vitest';
+import { type SnapshotFrom, waitFor } from 'xstate';
+import type { Runtime } from '../../../src/actors/session-actor.ts';
 import { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { sharedHostConnector } from '../../../src/adapters/host/shared-connector.ts';
 import { socketOf } from '../../../src/adapters/host/start-host.ts';
 import type { Connection, ConnectOptions, HostRequests } from '../../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
+import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
 import { packageVersion } from '../../../src/host/paths.ts';
 import type { HostStatus } from '../../../src/host/protocol.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
+import { RecordingPi } from '../../support/recording-pi.ts';
 
 // A host that started late (the loser of a race, spawned under load) idles out soon instead of in 10 min.
 process.env.PI_MCP_ACTORS_HOST_IDLE_MS ??= '5000';
@@ -36,6 +40,7 @@ export class HostWorld {
   readonly project = join(this.root, 'p');
   private readonly hostPids = new Set<number>();
   private readonly connections: Connection[] = [];
+  private readonly bridges: PiBridge[] = [];
 
   constructor(readonly version = packageVersion()) {
     mkdirSync(this.agentDir, { recursive: true });
@@ -74,6 +79,27 @@ export class HostWorld {
     return session;
   }
 
+  /**
+   * A Pi session on this world's agent dir and project: the real bridge over a RecordingPi, started,
+   * and returned once `ready` holds of its runtime. Stopped when the world is disposed.
+   */
+  async piSession(
+    ready: (snapshot: SnapshotFrom<Runtime['actor']>) => boolean,
+    env: Record<string, string> = {},
+  ): Promise<{ pi: RecordingPi; runtime: Runtime }> {
+    const pi = new RecordingPi(this.project);
+    const bridge = bridgePi(pi, {
+      connector: connectMcp,
+      env: { PI_CODING_AGENT_DIR: this.agentDir, ...env },
+      homeDir: this.root,
+    });
+    this.bridges.push(bridge);
+    await pi.emit('session_start', {});
+    const runtime = await bridge.runtime();
+    await waitFor(runtime.actor, ready, { timeout: 30_000 });
+    return { pi, runtime };
+  }
+
   /** The host's status, or undefined when none answers. */
   async status(): Promise<HostStatus | undefined> {
     let client: HostClient;
@@ -96,6 +122,11 @@ export class HostWorld {
   }
 
   async dispose(): Promise<void> {
+    for (const bridge of this.bridges.splice(0)) {
+      const runtime = await bridge.runtime();
+      await runtime.stop();
+      runtime.dispose();
+    }
     await Promise.allSettled(this.connections.splice(0).map((c) => c.close()));
     for (const pid of this.hostPids) {
       try {
@@ -113,6 +144,12 @@ export class HostWorld {
 export function eventually<T>(check: () => T | Promise<T>, timeout = 20_000): Promise<T> {
   return vi.waitFor(check, timeout);
 }
+
+/** A Pi session is ready once the server `name` has listed its tools. */
+export const listed =
+  (name: string) =>
+  (snapshot: SnapshotFrom<Runtime['actor']>): boolean =>
+    (snapshot.context.catalogs[name]?.tools.length ?? 0) > 0;
 
 /** Sessions not counted by `pi-mcp-actors host` (the status probe is a client too). */
 export function sessionsOf(status: HostStatus | undefined): HostStatus['clients'] {

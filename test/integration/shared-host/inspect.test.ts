@@ -7,18 +7,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from 'xstate';
 import type { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { instanceRequest } from '../../../src/adapters/host/shared-connector.ts';
 import { attachToHost } from '../../../src/adapters/host/start-host.ts';
-import { connectMcp } from '../../../src/adapters/mcp/index.ts';
-import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
 import { LineChannel } from '../../../src/host/line-channel.ts';
 import type { ClientMessage, HostMessage } from '../../../src/host/protocol.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { stdioFixture } from '../../fixtures/servers/spawn.ts';
-import { RecordingPi } from '../../support/recording-pi.ts';
-import { eventually, type HostWorld, useHostWorld } from './harness.ts';
+import { eventually, type HostWorld, listed, useHostWorld } from './harness.ts';
 
 const worldOf = useHostWorld();
 const SECRET = 'hostinspect-secret-7c41e9d2';
@@ -166,15 +162,6 @@ describe('inspection of the shared host (wire)', () => {
 });
 
 describe('a Pi session inspecting to a JSONL file', () => {
-  const bridges: PiBridge[] = [];
-  afterEach(async () => {
-    for (const bridge of bridges.splice(0)) {
-      const runtime = await bridge.runtime();
-      await runtime.stop();
-      runtime.dispose();
-    }
-  });
-
   it("sees the host's instance actor go connecting → connected, redacted", async () => {
     const world = worldOf();
     const fixture = stdioFixture(['--echo-env', 'FIXTURE_TOKEN']);
@@ -188,18 +175,7 @@ describe('a Pi session inspecting to a JSONL file', () => {
       }),
     );
     const file = join(world.root, 'events.jsonl');
-    const pi = new RecordingPi(world.project);
-    const bridge = bridgePi(pi, {
-      connector: connectMcp,
-      env: { PI_CODING_AGENT_DIR: world.agentDir, PI_MCP_INSPECT: file },
-      homeDir: world.root,
-    });
-    bridges.push(bridge);
-    await pi.emit('session_start', {});
-    const runtime = await bridge.runtime();
-    await waitFor(runtime.actor, (s) => (s.context.catalogs.fixture?.tools.length ?? 0) > 0, {
-      timeout: 30_000,
-    });
+    await world.piSession(listed('fixture'), { PI_MCP_INSPECT: file });
     const hostPid = (await world.status())?.pid;
     expect(hostPid).toBeDefined();
 

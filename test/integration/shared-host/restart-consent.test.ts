@@ -7,16 +7,11 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { waitFor } from 'xstate';
-import { connectMcp } from '../../../src/adapters/mcp/index.ts';
-import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
 import { stdioFixture } from '../../fixtures/servers/spawn.ts';
-import { RecordingPi } from '../../support/recording-pi.ts';
-import { eventually, HostWorld, textOf } from './harness.ts';
+import { eventually, HostWorld, listed, textOf } from './harness.ts';
 
 let world: HostWorld;
 let gate: string;
-const bridges: PiBridge[] = [];
 
 beforeEach(() => {
   world = new HostWorld();
@@ -32,29 +27,10 @@ beforeEach(() => {
 
 afterEach(async () => {
   rmSync(gate, { force: true });
-  for (const bridge of bridges.splice(0)) {
-    const runtime = await bridge.runtime();
-    await runtime.stop();
-    runtime.dispose();
-  }
   await world.dispose();
 });
 
-async function piSession() {
-  const pi = new RecordingPi(world.project);
-  const bridge = bridgePi(pi, {
-    connector: connectMcp,
-    env: { PI_CODING_AGENT_DIR: world.agentDir },
-    homeDir: world.root,
-  });
-  bridges.push(bridge);
-  await pi.emit('session_start', {});
-  const runtime = await bridge.runtime();
-  await waitFor(runtime.actor, (s) => (s.context.catalogs.fixture?.tools.length ?? 0) > 0, {
-    timeout: 30_000,
-  });
-  return { pi, runtime };
-}
+const piSession = () => world.piSession(listed('fixture'));
 
 const fixturePid = async () => (await world.status())?.instances.find((i) => i.server === 'fixture')?.pid;
 

@@ -5,26 +5,16 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { waitFor } from 'xstate';
-import { connectMcp } from '../../../src/adapters/mcp/index.ts';
-import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
 import { EVERYTHING_ENTRY, stdioFixture } from '../../fixtures/servers/spawn.ts';
-import { RecordingPi } from '../../support/recording-pi.ts';
-import { eventually, HostWorld, sessionsOf } from './harness.ts';
+import { eventually, HostWorld, listed, sessionsOf } from './harness.ts';
 
 let world: HostWorld;
-const bridges: PiBridge[] = [];
 
 beforeEach(() => {
   world = new HostWorld();
 });
 
 afterEach(async () => {
-  for (const bridge of bridges.splice(0)) {
-    const runtime = await bridge.runtime();
-    await runtime.stop();
-    runtime.dispose();
-  }
   await world.dispose();
 });
 
@@ -47,26 +37,13 @@ function configure(settings: Record<string, unknown>, fixtureFlags: string[] = [
   );
 }
 
-async function piSession() {
-  const pi = new RecordingPi(world.project);
-  const bridge = bridgePi(pi, {
-    connector: connectMcp,
-    env: { PI_CODING_AGENT_DIR: world.agentDir },
-    homeDir: world.root,
-  });
-  bridges.push(bridge);
-  await pi.emit('session_start', {});
-  const runtime = await bridge.runtime();
-  // Eager servers connect at start; server-everything adds its elicitation tool for the capability.
-  await waitFor(
-    runtime.actor,
+// Eager servers connect at start; server-everything adds its elicitation tool for the capability.
+const piSession = () =>
+  world.piSession(
     (s) =>
-      (s.context.catalogs.fixture?.tools.length ?? 0) > 0 &&
+      listed('fixture')(s) &&
       (s.context.catalogs.everything?.tools.some((t) => t.name === 'trigger-elicitation-request') ?? false),
-    { timeout: 30_000 },
   );
-  return { pi, runtime };
-}
 
 const text = (result: { content: Array<{ type: string; text?: string }> }) =>
   result.content.map((c) => c.text ?? '').join('\n');
