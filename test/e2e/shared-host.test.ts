@@ -58,59 +58,54 @@ const turn = (id: string, text: string) => [
   { text: `${id} done` },
 ];
 
+/**
+ * A world whose scripted model echoes `firstText` in a first `pi -p` session and `secondText` in the
+ * next, after the first has run: its server is left warm in the host. Returns the host's status then.
+ */
+async function warmedBy(marker: string, firstText: string, secondText: string) {
+  world = await createWorld({
+    script: [...turn('first', firstText), ...turn('second', secondText)],
+    mcpJson: {
+      settings: { sharedHost: true },
+      mcpServers: { fx: stdioEntry(marker, [], { inheritEnv: false }) },
+    },
+  });
+  const agentDir = world.dir.env.PI_CODING_AGENT_DIR!;
+  const first = await runPiPrint({ dir: world.dir, extensions: [EXTENSION], prompt: 'Echo once' });
+  expect(first.code, first.stderr).toBe(0);
+  return { w: world, agentDir, warm: await hostStatus(agentDir) };
+}
+
 describe('the shared host in the real Pi', () => {
   it('a second pi -p session calls the server the first one started, in the same host', async () => {
     const marker = uniqueMarker('shared');
-    world = await createWorld({
-      script: [...turn('first', 'from the first session'), ...turn('second', 'from the second session')],
-      mcpJson: {
-        settings: { sharedHost: true },
-        mcpServers: { fx: stdioEntry(marker, [], { inheritEnv: false }) },
-      },
-    });
-    const agentDir = world.dir.env.PI_CODING_AGENT_DIR!;
-
-    const first = await runPiPrint({ dir: world.dir, extensions: [EXTENSION], prompt: 'Echo once' });
-    expect(first.code, first.stderr).toBe(0);
-    expect(toolResultFor(world.llm.requests[2]!.body as never, 'first_call')).toContain(
-      'from the first session',
-    );
-    const warm = await hostStatus(agentDir);
+    const { w, agentDir, warm } = await warmedBy(marker, 'from the first session', 'from the second session');
+    expect(toolResultFor(w.llm.requests[2]!.body as never, 'first_call')).toContain('from the first session');
     // The session ended; the host and its server stay, warm, with nobody attached.
     expect(warm.instances).toEqual([
       expect.objectContaining({ server: 'fx', state: 'connected', attached: 0 }),
     ]);
     expect(markedProcesses(marker)).toHaveLength(1);
 
-    const second = await runPiPrint({ dir: world.dir, extensions: [EXTENSION], prompt: 'Echo again' });
+    const second = await runPiPrint({ dir: w.dir, extensions: [EXTENSION], prompt: 'Echo again' });
     expect(second.code, second.stderr).toBe(0);
-    expect(toolResultFor(world.llm.requests[5]!.body as never, 'second_call')).toContain(
+    expect(toolResultFor(w.llm.requests[5]!.body as never, 'second_call')).toContain(
       'from the second session',
     );
     const after = await hostStatus(agentDir);
     expect(after.pid).toBe(warm.pid);
     expect(after.instances).toEqual([expect.objectContaining({ server: 'fx', pid: warm.instances[0]!.pid })]);
     expect(markedProcesses(marker)).toHaveLength(1);
-    expect(world.llm.errors).toEqual([]);
+    expect(w.llm.errors).toEqual([]);
   });
 
   it('a session with --mcp-inspect sees the warm instance actor of the host in its JSONL', async () => {
     const marker = uniqueMarker('inspected');
-    world = await createWorld({
-      script: [...turn('first', 'warms it'), ...turn('second', 'inspects it')],
-      mcpJson: {
-        settings: { sharedHost: true },
-        mcpServers: { fx: stdioEntry(marker, [], { inheritEnv: false }) },
-      },
-    });
-    const agentDir = world.dir.env.PI_CODING_AGENT_DIR!;
-    const first = await runPiPrint({ dir: world.dir, extensions: [EXTENSION], prompt: 'Echo once' });
-    expect(first.code, first.stderr).toBe(0);
-    const warm = await hostStatus(agentDir);
+    const { w, warm } = await warmedBy(marker, 'warms it', 'inspects it');
 
-    const file = world.file('events.jsonl');
+    const file = w.file('events.jsonl');
     const second = await runPiPrint({
-      dir: world.dir,
+      dir: w.dir,
       extensions: [EXTENSION],
       prompt: 'Echo again',
       args: ['--mcp-inspect', file],
