@@ -1,7 +1,11 @@
 // `pi-mcp-actors allow [server…] [--all]`: the user's consent to servers of the project's files, outside
 // Pi's terminal UI (print, JSON and RPC modes never ask). Remembered like the dialog's answer: per
-// project, keyed by what each entry runs. Without a name it lists the servers waiting for consent.
+// project, keyed by what each entry runs. Without a name it lists the servers waiting for consent, each
+// with everything Allow would do (the consent question's own lines, ../config/consent-lines.ts).
 
+import { tokenStoreFor } from '../auth/default-store.ts';
+import { signInExists } from '../auth/sign-in-exists.ts';
+import { consentLines, renderConsentLines } from '../config/consent-lines.ts';
 import type { LoadOptions } from '../config/load.ts';
 import { loadConfig } from '../config/load.ts';
 import { readProjectConsent, rememberConsent } from '../config/project-consent.ts';
@@ -27,7 +31,7 @@ export async function runAllowCommand(
   const pending = config.pending ?? [];
   if (!all && names.length === 0) {
     if (pending.length === 0) io.out(`No project server of ${load.cwd} is waiting for consent.`);
-    for (const server of pending) io.out(describePending(server));
+    for (const server of pending) io.out(describePending(server, load));
     return 0;
   }
   const unknown = names.filter((name) => !pending.some((server) => server.name === name));
@@ -44,15 +48,9 @@ export async function runAllowCommand(
   return 0;
 }
 
-/** What a waiting server would run; the project wrote it, so no terminal control reaches the screen. */
-function describePending(server: PendingServer): string {
-  const show = (text: string) => plainText(text).replace(/\n/g, ' ');
-  const env = [...server.envKeys.map(show), ...(server.inheritsEnv ? ['(and your whole environment)'] : [])];
-  return [
-    `${show(server.name)}  (${show(server.source.file)})`,
-    `  runs: ${show(server.runs)}`,
-    ...(env.length > 0 ? [`  environment: ${env.join(' ')}`] : []),
-    ...(server.headerKeys.length > 0 ? [`  headers: ${server.headerKeys.map(show).join(', ')}`] : []),
-    ...(server.replaces ? [`  instead of your server of that name in ${show(server.replaces)}`] : []),
-  ].join('\n');
+/** What Allow would do for a waiting server; the project wrote it, so no terminal control reaches the screen. */
+function describePending(server: PendingServer, load: Pick<LoadOptions, 'agentDir' | 'homeDir'>): string {
+  const signedIn = signInExists(tokenStoreFor(load.agentDir), server.name, server.fields);
+  const heading = plainText(`${server.name}  (${server.source.file})`).replace(/\n/g, ' ');
+  return [heading, renderConsentLines(consentLines(server, { homeDir: load.homeDir, signedIn }))].join('\n');
 }

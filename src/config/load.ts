@@ -235,9 +235,11 @@ class Loader {
       else if (ca !== undefined && !ca.ok) this.skip(name, spec.source, ca.reason, ca.fix);
       else if (!resolved.ok) this.skip(name, spec.source, resolved.reason, resolved.fix);
     }
+    // A waiting entry that would replace the user's own server of that name leaves that one running.
+    const running = new Set(servers.map((server) => server.name));
     for (const [name, waiting] of this.pending)
-      this.skip(name, waiting.source, CONSENT_REASON, consentFix(name, o.cwd));
-    this.notePending();
+      if (!running.has(name)) this.skip(name, waiting.source, CONSENT_REASON, consentFix(name, o.cwd));
+    this.notePending(running);
     const skippedNames = new Set(this.skipped.map((entry) => entry.name));
     for (const [name, source] of this.untrusted) {
       if (!this.slots.has(name) && !skippedNames.has(name)) this.skip(name, source, TRUST_REASON, TRUST_FIX);
@@ -269,7 +271,7 @@ class Loader {
     return false;
   }
 
-  private notePending(): void {
+  private notePending(running: Set<string>): void {
     if (this.pending.size === 0) return;
     const names = [...this.pending.keys()];
     const first = this.pending.get(names[0]!)!;
@@ -278,7 +280,7 @@ class Loader {
       diagnostic(
         'warning',
         'project-server-not-allowed',
-        `Not started, not allowed for this project yet: ${listed} (from ${first.source.file}${names.length > 1 ? ' and others' : ''}).`,
+        `Not started, not allowed for this project yet: ${listed} (from ${first.source.file}${names.length > 1 ? ' and others' : ''}).${keptOwn(this.pending, running)}`,
         {
           file: first.source.file,
           fix: consentFix(names.length === 1 ? names[0]! : '--all', this.options.cwd),
@@ -686,7 +688,16 @@ function pendingServer(entry: RawEntry, result: EntryResult, key: string): Pendi
     envKeys: Object.keys(fields.env ?? {}),
     headerKeys: Object.keys(fields.headers ?? {}),
     inheritsEnv: fields.command !== undefined && fields.inheritEnv !== false,
+    fields,
   };
+}
+
+/** The user's own servers a waiting project entry of the same name leaves running, said once. */
+function keptOwn(pending: Map<string, PendingServer>, running: Set<string>): string {
+  const kept = [...pending.values()].filter((p) => p.replaces !== undefined && running.has(p.name));
+  if (kept.length === 0) return '';
+  const which = kept.map((p) => `"${p.name}" from ${p.replaces}`).join(', ');
+  return ` Your own ${kept.length === 1 ? 'server' : 'servers'} ${which} ${kept.length === 1 ? 'runs' : 'run'} meanwhile.`;
 }
 
 /** A word as a POSIX shell would need it quoted, for text the user reads or copies. */

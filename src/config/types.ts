@@ -2,6 +2,7 @@
 // producer; defaults are applied there, once, so consumers never guess.
 
 import type { CommandValue } from './command-values.ts';
+import type { ServerFields } from './entry.ts';
 
 export type Lifecycle = 'lazy' | 'eager' | 'keep-alive';
 export type ToolPrefix = 'server' | 'short' | 'none' | 'mcp';
@@ -221,8 +222,10 @@ export interface PendingServer {
   headerKeys: string[];
   /** A stdio server also gets this process's whole environment (inheritEnv). */
   inheritsEnv: boolean;
-  /** Allowed, it would replace the server of the same name defined in this (user) file. */
+  /** Allowed, it would replace the server of the same name defined in this (user) file; denied, that one runs. */
   replaces?: string;
+  /** The entry's validated fields as written (`${VAR}` unresolved): what ./consent-lines.ts shows. */
+  fields?: ServerFields;
 }
 
 export interface LoadedConfig {

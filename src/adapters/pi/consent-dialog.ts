@@ -1,7 +1,9 @@
-// The consent question for servers of project files, in Pi's terminal UI (issue 23): what each would
-// run and which environment it gets; allow it, allow every waiting server of this project, or deny.
+// The consent question for servers of project files, in Pi's terminal UI (issue 23): everything Allow
+// would do (../../config/consent-lines.ts, the same lines as `pi-mcp-actors allow`); deny, allow it, or
+// allow every waiting server of this project. Deny comes first, so neither Enter nor Escape allows.
 // Loaded only when a project server waits for an answer.
 
+import { type ConsentFacts, consentLines, renderConsentLines } from '../../config/consent-lines.ts';
 import type { PendingServer } from '../../config/types.ts';
 import { plainText } from '../../terminal-text.ts';
 import type { PiDialogs } from './pi-types.ts';
@@ -9,6 +11,11 @@ import type { PiDialogs } from './pi-types.ts';
 export const ALLOW = 'Allow';
 export const ALLOW_ALL = 'Allow all MCP servers of this project';
 export const DENY = 'Deny (ask again next time)';
+/** Pi's select has no preselection: the first answer is the one under the cursor. */
+export const ANSWERS = [DENY, ALLOW, ALLOW_ALL];
+
+/** What the question knows besides the entry (a sign-in the user has for it, the home folder). */
+export type FactsOf = (server: PendingServer) => ConsentFacts;
 
 /** Asks about each waiting server; returns those the user allowed. `denied` keys are not asked again. */
 export async function askProjectConsent(
@@ -16,11 +23,12 @@ export async function askProjectConsent(
   cwd: string,
   pending: PendingServer[],
   denied: Set<string>,
+  factsOf: FactsOf = () => ({}),
 ): Promise<PendingServer[]> {
   const allowed: PendingServer[] = [];
   const waiting = pending.filter((server) => !denied.has(server.key));
   for (const [index, server] of waiting.entries()) {
-    const answer = await dialogs.select(consentQuestion(cwd, server), [ALLOW, ALLOW_ALL, DENY]);
+    const answer = await dialogs.select(consentQuestion(cwd, server, factsOf(server)), ANSWERS);
     if (answer === ALLOW) allowed.push(server);
     else if (answer === ALLOW_ALL) {
       allowed.push(...waiting.slice(index));
@@ -30,18 +38,11 @@ export async function askProjectConsent(
   return allowed;
 }
 
-export function consentQuestion(cwd: string, server: PendingServer): string {
+export function consentQuestion(cwd: string, server: PendingServer, facts: ConsentFacts = {}): string {
   const show = (text: string) => plainText(text, 500).replace(/\n/g, ' ');
-  const env = [
-    ...(server.envKeys.length > 0 ? [server.envKeys.map(show).join(', ')] : []),
-    ...(server.inheritsEnv ? ['and your whole environment'] : []),
-  ];
   return [
     `Start the MCP server "${show(server.name)}" from ${show(server.source.file)}?`,
-    `  runs: ${show(server.runs)}`,
-    ...(env.length > 0 ? [`  environment: ${env.join(' ')}`] : []),
-    ...(server.headerKeys.length > 0 ? [`  headers: ${server.headerKeys.map(show).join(', ')}`] : []),
-    ...(server.replaces ? [`  instead of your server of that name in ${show(server.replaces)}`] : []),
+    renderConsentLines(consentLines(server, facts)),
     `Project: ${show(cwd)} (the answer is remembered for it; a changed entry asks again)`,
   ].join('\n');
 }

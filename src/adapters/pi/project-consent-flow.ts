@@ -3,10 +3,13 @@
 // answer is remembered per project, then the session starts over with the allowed servers. Loaded only
 // when a project server waits for consent or the user asks for it.
 
+import { homedir } from 'node:os';
+import { tokenStoreFor } from '../../auth/default-store.ts';
+import { signInExists } from '../../auth/sign-in-exists.ts';
 import type { LoadedConfig, PendingServer } from '../../config/types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
 import type { NotifyLevel } from '../../session/host-port.ts';
-import { askProjectConsent, waitingList } from './consent-dialog.ts';
+import { askProjectConsent, type FactsOf, waitingList } from './consent-dialog.ts';
 import type { FullStart } from './full-start-loader.ts';
 import type { PiContext } from './pi-types.ts';
 
@@ -45,6 +48,10 @@ export function projectConsentFlow(deps: ConsentFlowDeps): ConsentFlow {
   const { agentDir, tell } = deps;
   /** Project servers (consent keys) the user denied in this Pi process: not asked again until restart. */
   const denied = new Set<string>();
+  const factsOf: FactsOf = (server) => ({
+    homeDir: homedir(),
+    signedIn: signInExists(tokenStoreFor(agentDir), server.name, server.fields),
+  });
 
   return {
     async settleAtStart(eventCtx, request, config) {
@@ -63,6 +70,7 @@ export function projectConsentFlow(deps: ConsentFlowDeps): ConsentFlow {
           request.cwd,
           pending,
           denied,
+          factsOf,
         );
         if (allowed.length === 0) return false;
         await rememberConsent(agentDir, request.cwd, allowed);
@@ -102,6 +110,7 @@ export function projectConsentFlow(deps: ConsentFlowDeps): ConsentFlow {
           request.cwd,
           chosen,
           new Set(),
+          factsOf,
         );
         if (chosen.length === 0) return;
       }

@@ -1,9 +1,12 @@
 // The consent question (issue 23): what it shows, and how the three answers settle the waiting servers.
+// Deny is the first answer (Pi's select has no preselection), so Enter or Escape never allows (issue 34).
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: config text with ${VAR} references.
 
 import { describe, expect, it } from 'vitest';
 import {
   ALLOW,
   ALLOW_ALL,
+  ANSWERS,
   askProjectConsent,
   consentQuestion,
   DENY,
@@ -26,7 +29,7 @@ function answering(...answers: Array<string | undefined>) {
   return {
     asked,
     select: async (title: string, options: string[]) => {
-      expect(options).toEqual([ALLOW, ALLOW_ALL, DENY]);
+      expect(options).toEqual([DENY, ALLOW, ALLOW_ALL]);
       asked.push(title);
       return answers.shift();
     },
@@ -34,27 +37,31 @@ function answering(...answers: Array<string | undefined>) {
 }
 
 describe('the consent question', () => {
-  it('shows what the server runs, its environment and headers, and what it would replace', () => {
+  it('shows what the server runs, its environment, and which of yours Deny keeps', () => {
     const text = consentQuestion(
       '/p',
       waiting('gh', {
         runs: "npx -y 'evil pkg'",
-        envKeys: ['GITHUB_TOKEN'],
-        headerKeys: ['Authorization'],
         inheritsEnv: true,
         replaces: '/home/u/.pi/agent/mcp.json',
+        fields: { command: 'npx', args: ['-y', 'evil pkg'], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } },
       }),
+      { homeDir: '/home/u' },
     );
     expect(text).toBe(
       [
         'Start the MCP server "gh" from /p/.mcp.json?',
         "  runs: npx -y 'evil pkg'",
         '  environment: GITHUB_TOKEN and your whole environment',
-        '  headers: Authorization',
-        '  instead of your server of that name in /home/u/.pi/agent/mcp.json',
+        '  sends ${GITHUB_TOKEN}: your value, in env GITHUB_TOKEN',
+        '  Deny keeps your own gh from ~/.pi/agent/mcp.json',
         'Project: /p (the answer is remembered for it; a changed entry asks again)',
       ].join('\n'),
     );
+  });
+
+  it('offers Deny first', () => {
+    expect(ANSWERS[0]).toBe(DENY);
   });
 
   it('strips terminal escapes and line breaks a project wrote', () => {
@@ -63,7 +70,7 @@ describe('the consent question', () => {
       waiting('x\u001b]52;c;Y3VybCB8IHNo\u0007y', { runs: 'a\nb\u001b[2Jc' }),
     );
     expect(text.includes('\u001b') || text.includes('\u0007')).toBe(false);
-    expect(text.split('\n')[1]).toBe('  runs: a bc');
+    expect(text.split('\n')[1]).toBe('  runs: a ⏎ bc');
   });
 });
 
