@@ -114,7 +114,7 @@ describe.each<Layout>(['mcp.json', 'vscode import'])(
       expect(screen).toMatch(/runs: sh -c 'echo started >> /);
       expect(screen).toContain('environment: PROBE and your whole environment');
       expect(screen).toContain('Allow all MCP servers of this project');
-      tui.press('Down', 'Down');
+      // Deny is under the cursor: Enter denies.
       await tui.waitForScreen(/→ Deny \(ask again next time\)/);
       tui.press('Enter');
       // The warning wraps where the temp folder's path length puts it.
@@ -125,6 +125,8 @@ describe.each<Layout>(['mcp.json', 'vscode import'])(
 
       tui = await start();
       await tui.waitForScreen(/Start the MCP server "marker"/, { timeoutMs: 60_000 });
+      tui.press('Down');
+      await tui.waitForScreen(/→ Allow\n/);
       tui.press('Enter');
       await vi.waitFor(() => expect(marks(mark)).toEqual(['started']), { timeout: 30_000, interval: 100 });
       await tui.waitForScreen(/MCP 1\/1/);
@@ -146,7 +148,7 @@ describe.each<Layout>(['mcp.json', 'vscode import'])(
       pi = await startPiInTmux({ dir: world!.dir, extensions: [EXTENSION], columns: 120, rows: 40 });
       const tui = pi;
       await tui.waitForScreen(/Start the MCP server "marker"/, { timeoutMs: 60_000 });
-      tui.press('Down', 'Down');
+      // Deny is under the cursor: Enter denies.
       await tui.waitForScreen(/→ Deny \(ask again next time\)/);
       tui.press('Enter');
       // The warning wraps where the temp folder's path length puts it.
@@ -158,6 +160,8 @@ describe.each<Layout>(['mcp.json', 'vscode import'])(
       const screen = await tui.waitForScreen(/Start the MCP server "marker" from .*\?/);
       expect(screen).toMatch(/runs: sh -c 'echo started >> /);
       expect(marks(mark)).toEqual([]);
+      tui.press('Down');
+      await tui.waitForScreen(/→ Allow\n/);
       tui.press('Enter');
       await vi.waitFor(() => expect(marks(mark)).toEqual(['started']), { timeout: 30_000, interval: 100 });
       await tui.waitForScreen(/Allowed for .*: marker\. Starting them\./);
