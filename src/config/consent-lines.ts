@@ -97,13 +97,10 @@ export function consentLines(server: PendingServer, facts: ConsentFacts = {}): C
   }
   const oauth = fields.oauth;
   if (oauth !== undefined || fields.auth === 'oauth') {
-    const settings = Object.entries(oauth ?? {}).flatMap(([key, value]) => {
-      if (typeof value === 'string' && SECRET_OAUTH_KEYS.has(key)) {
-        scan(value, `oauth ${key}`);
-        return [`${key} (set)`];
-      }
-      if (typeof value === 'string') scan(value, `oauth ${key}`);
-      return [`${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`];
+    const settings = Object.entries(oauth ?? {}).map(([key, value]) => {
+      if (typeof value === 'string' && INTERPOLATED_OAUTH_KEYS.has(key)) scan(value, `oauth ${key}`);
+      if (typeof value === 'string' && SECRET_OAUTH_KEYS.has(key)) return `${key} (set)`;
+      return `${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`;
     });
     add('oauth', settings.length > 0 ? settings.join(', ') : 'signs in with OAuth (settings discovered)');
   }
@@ -126,6 +123,8 @@ export function renderConsentLines(lines: ConsentLine[], indent = '  '): string 
 
 /** OAuth values that are secrets of the entry itself: their presence is shown, not the text. */
 const SECRET_OAUTH_KEYS = new Set(['clientSecret', 'privateKey']);
+/** The OAuth values that take `${VAR}`s (as ./resolve.ts reads them); the others are used as written. */
+const INTERPOLATED_OAUTH_KEYS = new Set(['clientId', 'clientSecret', 'privateKey', 'privateKeyFile']);
 
 /** The variable names a value as written refers to (`${VAR}`, `${VAR:-x}`, `${env:VAR}`, `$env:VAR`, `{env:VAR}`). */
 export function variablesIn(text: string): string[] {

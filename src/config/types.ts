@@ -235,7 +235,7 @@ export interface LoadedConfig {
   skipped: SkippedServer[];
   settings: Settings;
   diagnostics: Diagnostic[];
-  /** Servers of project files waiting for the user's consent (not started, also listed in `skipped`). */
+  /** Servers of project files waiting for the user's consent (not started; listed in `skipped` too, unless the user's own server of that name runs). */
   pending?: PendingServer[];
   /** Every file that was read (or attempted), for /mcp and the CLI. */
   files: Array<{ file: string; kind: SourceRef['kind']; found: boolean }>;

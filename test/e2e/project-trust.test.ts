@@ -116,7 +116,7 @@ describe('project trust in the real Pi', () => {
     await status(rpc);
     const listed = await rpc.runCommand('/mcp allow');
     expect(listed.notifications.map((n) => n.message).join('\n')).toMatch(
-      /^claude \(.*\.mcp\.json\): sh -c /m,
+      /^claude \(.*\.mcp\.json\)\n {2}runs: sh -c /m,
     );
     const allowed = await rpc.runCommand('/mcp allow claude');
     expect(allowed.notifications.map((n) => n.message).join('\n')).toMatch(
@@ -127,7 +127,9 @@ describe('project trust in the real Pi', () => {
       text = await status(rpc!);
       expect(text).toMatch(/^claude: connected, shared \(host pid \d+\) — eager/m);
     });
-    expect(text).toMatch(/^shadow: skipped — defined by a project file and not allowed/m);
+    // The project's `shadow` still waits; the user's own `shadow` runs meanwhile, and is not "skipped".
+    expect(text).toMatch(/^shadow: connected, shared \(host pid \d+\) — eager/m);
+    expect(text).not.toMatch(/^shadow: skipped/m);
     expect(await rpc.close()).toEqual({ code: 0, signal: null });
     expect(starts(logPath)).toContain('project-claude');
 

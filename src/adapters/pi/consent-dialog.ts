@@ -47,9 +47,11 @@ export function consentQuestion(cwd: string, server: PendingServer, facts: Conse
   ].join('\n');
 }
 
-/** `/mcp allow` without a name: the waiting servers, one line each (the project wrote these texts). */
-export function waitingList(pending: PendingServer[]): string {
+/** `/mcp allow` without a name: the waiting servers, each with what Allow would do (the project wrote these texts). */
+export function waitingList(pending: PendingServer[], factsOf: FactsOf = () => ({})): string {
   const show = (text: string) => plainText(text, 500).replace(/\n/g, ' ');
-  const lines = pending.map((p) => `${show(p.name)} (${show(p.source.file)}): ${show(p.runs)}`);
-  return `Waiting for consent:\n${lines.join('\n')}\nAllow: /mcp allow <server> or /mcp allow --all`;
+  const blocks = pending.map((p) =>
+    [`${show(p.name)} (${show(p.source.file)})`, renderConsentLines(consentLines(p, factsOf(p)))].join('\n'),
+  );
+  return `Waiting for consent:\n${blocks.join('\n')}\nAllow: /mcp allow <server> or /mcp allow --all`;
 }

@@ -89,7 +89,7 @@ export function projectConsentFlow(deps: ConsentFlowDeps): ConsentFlow {
       const { request, pending } = waiting;
       const wanted = names.split(/\s+/).filter(Boolean);
       if (wanted.length === 0) {
-        tell(commandCtx, waitingList(pending), 'info');
+        tell(commandCtx, waitingList(pending, factsOf), 'info');
         return;
       }
       const all = wanted.includes('--all');

@@ -72,6 +72,18 @@ describe('a URL server', () => {
   });
 });
 
+describe('OAuth settings', () => {
+  it('name the variables of the keys that take them, and show the others as written', () => {
+    const server = pending({
+      url: 'https://x.example/mcp',
+      oauth: { clientId: '${CID}', scope: '${not-a-var}' },
+    });
+    expect(text(server)).toContain('  oauth: clientId ${CID}, scope ${not-a-var}');
+    expect(text(server)).toContain('  sends ${CID}: your value, in oauth clientId');
+    expect(text(server)).not.toContain('sends ${not');
+  });
+});
+
 describe('a command server', () => {
   it('shows the command line, cwd, env commands and variables, and the whole environment', () => {
     const server = pending({
