@@ -81,15 +81,20 @@ function installUsermcp(dir: string, binText: string, file = 'bin.mjs'): void {
   symlinkSync(join('..', 'usermcp', file), join(dir, 'node_modules', '.bin', 'usermcp'));
 }
 
-function userServer(command: string, args: string[], env: Record<string, string> = {}): void {
+function userServer(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+  settings: Record<string, unknown> = {},
+): void {
   writeFileSync(
     join(agentDir, 'mcp.json'),
-    JSON.stringify({ mcpServers: { mine: { command, args, env, startupTimeoutMs: 30_000 } } }),
+    JSON.stringify({ settings, mcpServers: { mine: { command, args, env, startupTimeoutMs: 30_000 } } }),
   );
 }
 
 /** `pi-mcp-actors call mine__echo` in the project: the user's server answers, the project's code never ran. */
-async function callsTheUsersServer(): Promise<void> {
+async function callsTheUsersServer(inHost = true): Promise<void> {
   const run = await runCliBin(
     ['call', 'mine__echo', '{"text":"hello"}'],
     { cwd: project, home, agentDir },
@@ -101,8 +106,8 @@ async function callsTheUsersServer(): Promise<void> {
   expect(existsSync(mark), `the project's code ran:\n${run.stdout}\n${run.stderr}`).toBe(false);
   expect(run.stdout, run.stderr).toMatch(/hello/);
   expect(run.code).toBe(0);
-  // It ran in the shared host, not in the CLI's own process.
-  expect(hostsUnder(root).length).toBeGreaterThan(0);
+  // It ran in the shared host (or, with `sharedHost: false`, in the CLI's own process).
+  expect(hostsUnder(root).length > 0).toBe(inHost);
 }
 
 describe('a user server never runs code from the project folder', () => {
@@ -111,6 +116,17 @@ describe('a user server never runs code from the project folder', () => {
     write(join(project, 'usermod', '__init__.py'), '');
     userServer('python3', ['-m', 'usermod'], { PYTHONPATH: join(FIXTURE_DIR, 'python') });
     await callsTheUsersServer();
+  });
+
+  it('python3 -m in the CLI’s own process (sharedHost: false)', async () => {
+    write(join(project, 'usermod', '__main__.py'), `open(${JSON.stringify(mark)}, "w").write("ran")\n`);
+    userServer(
+      'python3',
+      ['-m', 'usermod'],
+      { PYTHONPATH: join(FIXTURE_DIR, 'python') },
+      { sharedHost: false },
+    );
+    await callsTheUsersServer(false);
   });
 
   it('python3 with a relative script: the user’s file, not the project’s', async () => {
