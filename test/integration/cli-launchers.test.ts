@@ -94,13 +94,13 @@ function userServer(
 }
 
 /** `pi-mcp-actors call mine__echo` in the project: the user's server answers, the project's code never ran. */
-async function callsTheUsersServer(inHost = true): Promise<void> {
+async function callsTheUsersServer(inHost = true, path = `${bin}:${process.env.PATH}`): Promise<void> {
   const run = await runCliBin(
     ['call', 'mine__echo', '{"text":"hello"}'],
     { cwd: project, home, agentDir },
     '',
     {
-      PATH: `${bin}:${process.env.PATH}`,
+      PATH: path,
     },
   );
   expect(existsSync(mark), `the project's code ran:\n${run.stdout}\n${run.stderr}`).toBe(false);
@@ -148,6 +148,13 @@ describe('a user server never runs code from the project folder', () => {
     write(join(home, 'server'), relayShell(), 0o755);
     userServer('./server', []);
     await callsTheUsersServer();
+  });
+
+  it('a program found through a relative PATH entry: the user’s, not the project’s', async () => {
+    write(join(project, 'mcp-tool'), plantedShell(), 0o755);
+    write(join(bin, 'mcp-tool'), relayShell(), 0o755);
+    userServer('mcp-tool', []);
+    await callsTheUsersServer(true, `.:${bin}:${process.env.PATH}`);
   });
 
   it('sh with a relative script', async () => {

@@ -8,8 +8,9 @@
 // user allowed), or one with a `cwd` the user wrote, starts where it did. docs/security.md shows this
 // table to users; test/unit/launcher-guard.test.ts keeps the two in step.
 
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, isAbsolute } from 'node:path';
+import { basename, delimiter, isAbsolute, parse, resolve } from 'node:path';
 import type { ServerDefinition } from '../../config/types.ts';
 
 /** The env var a moved server finds its project folder in. */
@@ -159,17 +160,38 @@ export function guardLaunch(
   const folder = definition.cwd ?? definition.runsIn;
   const asToday: Launch = folder === undefined ? { env } : { cwd: folder, env };
   if (definition.fromProject || definition.cwd !== undefined || !definition.command) return asToday;
+  const safe = withoutRelativePath(env);
   const launcher = launcherOf(definition.command, definition.args);
-  if (!launcher) return asToday;
-  const switched = { ...env, ...launcher.env };
+  if (!launcher) return folder === undefined ? { env: safe } : { cwd: folder, env: safe };
+  const switched = { ...safe, ...launcher.env };
   if (!(launcher.neutral ?? always)(commandArgs(definition.command, definition.args))) {
     return folder === undefined ? { env: switched } : { cwd: folder, env: switched };
   }
   const project = folder ?? here;
+  const neutral = neutralFolder(home);
   return {
-    cwd: home,
-    env: project === home ? switched : { ...switched, [PROJECT_DIR_VARIABLE]: project },
+    cwd: neutral,
+    env: project === neutral ? switched : { ...switched, [PROJECT_DIR_VARIABLE]: project },
   };
+}
+
+/**
+ * PATH without its relative entries (`.`, `bin`, an empty one): looked up from the server's folder, they
+ * would find the project's `./git` or `./python3` before the user's.
+ */
+function withoutRelativePath(env: Record<string, string>): Record<string, string> {
+  const path = env.PATH;
+  if (path === undefined || process.platform === 'win32') return env;
+  const kept = path.split(delimiter).filter((entry) => isAbsolute(entry));
+  return kept.length === path.split(delimiter).length ? env : { ...env, PATH: kept.join(delimiter) };
+}
+
+/** The home folder; the file system's root (which only root can write) if there is no home folder. */
+function neutralFolder(home: string): string {
+  try {
+    if (statSync(home).isDirectory()) return home;
+  } catch {}
+  return parse(resolve(home)).root;
 }
 
 /** The row of LAUNCHERS that `command args` starts with (through `env VAR=… cmd`), if any. */

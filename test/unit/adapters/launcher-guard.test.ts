@@ -2,7 +2,8 @@
 // in docs/security.md kept in step with LAUNCHERS. The real launchers are run in
 // test/integration/cli-launchers.test.ts.
 
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,7 +14,7 @@ import {
   RELATIVE_PROGRAM,
 } from '../../../src/adapters/mcp/launcher-guard.ts';
 
-const home = '/home/me';
+const home = mkdtempSync(join(tmpdir(), 'pi-mcp-guard-home-'));
 const project = '/work/repo';
 const env = { PATH: '/usr/bin', HOME: home };
 const launch = (command: string, args: string[], extra: Record<string, unknown> = {}) =>
@@ -59,6 +60,23 @@ describe('guardLaunch', () => {
     ])
       expect(launch('node', args).cwd, args.join(' ')).toBe(home);
     expect(launch('node', ['--max-old-space-size=4096', '/abs/s.js']).cwd).toBeUndefined();
+  });
+
+  it('drops relative PATH entries of a user server, which would find the project’s programs', () => {
+    const dotted = { PATH: '.:/usr/bin::bin:/bin' };
+    expect(guardLaunch({ command: 'git-mcp', args: [] }, dotted, home, project).env.PATH).toBe(
+      '/usr/bin:/bin',
+    );
+    expect(guardLaunch({ command: 'python3', args: [] }, dotted, home, project).env.PATH).toBe(
+      '/usr/bin:/bin',
+    );
+    expect(
+      guardLaunch({ command: 'git-mcp', args: [], fromProject: true }, dotted, home, project).env.PATH,
+    ).toBe(dotted.PATH);
+  });
+
+  it('without a home folder, starts in the file system’s root', () => {
+    expect(guardLaunch({ command: 'deno', args: [] }, env, join(home, 'gone'), project).cwd).toBe('/');
   });
 
   it('sees through `env VAR=… program` and names a relative program as the folder’s', () => {
