@@ -5,8 +5,10 @@
 // the folder's .yarnrc names... A user's server (defined in the user's own config, no `cwd` of its own)
 // whose launcher is in LAUNCHERS below therefore starts in a neutral folder, the user's home, with the
 // project handed over as PI_PROJECT_DIR (MCP roots carry it too). A server the project defined (and the
-// user allowed), or one with a `cwd` the user wrote, starts where it did. docs/security.md shows this
-// table to users; test/unit/launcher-guard.test.ts keeps the two in step.
+// user allowed), or one with a `cwd` the user wrote, starts where it did. Any other user server keeps its
+// folder but loses the relative entries of its PATH (`.` would find the project's `./git` first).
+// docs/security.md shows this table to users; test/unit/adapters/launcher-guard.test.ts keeps the two in
+// step.
 
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
