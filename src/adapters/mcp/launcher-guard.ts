@@ -1,14 +1,14 @@
-// Where a user's stdio server starts, and with which switches, so that it never runs code the project
-// chose (issue 34). Many launchers read their working folder before the server's own code: `python -m`
-// imports the folder's `<module>/__main__.py` first, bun preloads what the folder's bunfig.toml names,
-// `deno run npm:x` and `bunx`/`pnpm exec`/`npm exec` take the folder's node_modules, yarn 1 runs the file
-// the folder's .yarnrc names... A user's server (defined in the user's own config, no `cwd` of its own)
-// whose launcher is in LAUNCHERS below therefore starts in a neutral folder, the user's home, with the
+// Where a user's stdio server starts, so that it never runs code the project chose (issue 34). Many
+// launchers read their working folder before the server's own code: `python -m` imports the folder's
+// `<module>/__main__.py` first, bun preloads what the folder's bunfig.toml names, `deno run npm:x` and
+// `bunx`/`pnpm exec`/`npm exec` take the folder's node_modules, yarn 1 runs the file the folder's
+// .yarnrc names... A user's server (defined in the user's own config, no `cwd` of its own) whose
+// launcher is in LAUNCHERS below therefore starts in a neutral folder, the user's home, with the
 // project handed over as PI_PROJECT_DIR (MCP roots carry it too). A server the project defined (and the
-// user allowed), or one with a `cwd` the user wrote, starts where it did. Any other user server keeps its
-// folder but loses the relative entries of its PATH (`.` would find the project's `./git` first).
-// docs/security.md shows this table to users; test/unit/adapters/launcher-guard.test.ts keeps the two in
-// step.
+// user allowed), or one with a `cwd` the user wrote, starts where it did. Any other user server keeps
+// its folder but loses the relative entries of its PATH (`.` would find the project's `./git` first).
+// docs/security.md shows this table to users; test/unit/adapters/launcher-guard.test.ts keeps the two
+// in step.
 
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -27,14 +27,11 @@ export interface Launcher {
   reads: string;
   /** What we do about it (docs/security.md). */
   we: string;
-  /** False: it may stay in the project (its own switches, or ./npx-connector.ts, suffice). Default true. */
+  /** False: it may stay in the project (./npx-connector.ts handles npx; node with an absolute script). Default true. */
   neutral?: (args: readonly string[]) => boolean;
-  /** Its own switches, set over the server's environment. */
-  env?: Readonly<Record<string, string>>;
 }
 
 const NEUTRAL = 'starts in your home folder';
-const PYTHON_ENV = { PYTHONSAFEPATH: '1' } as const;
 
 export const LAUNCHERS: readonly Launcher[] = [
   {
@@ -42,23 +39,20 @@ export const LAUNCHERS: readonly Launcher[] = [
     names: /^(python|pypy)[\d.]*w?$/,
     reads:
       '`-m`, `-c` and stdin import the folder’s modules first (`<module>/__main__.py`); a relative script; relative `PYTHONPATH` entries',
-    we: `${NEUTRAL}, with \`PYTHONSAFEPATH=1\` (the \`-P\` switch, Python 3.11+)`,
-    env: PYTHON_ENV,
+    we: `${NEUTRAL} (any Python version; \`-P\` would also drop a script’s own folder from \`sys.path\`, in the Pythons it starts too)`,
   },
   {
     label: '`uv run`, `uvx`',
     names: /^(uv|uvx)$/,
     reads:
       'pyproject.toml, uv.toml, uv.lock, .python-version, .venv (walking up); a relative script; `uv run python -m` as Python',
-    we: `${NEUTRAL} (so no project is found), with \`PYTHONSAFEPATH=1\``,
-    env: PYTHON_ENV,
+    we: `${NEUTRAL} (so no project is found)`,
   },
   {
     label: '`poetry`, `pipx`, `hatch`, `pdm`',
     names: /^(poetry|pipx|hatch|pdm)$/,
     reads: 'pyproject.toml and the project’s virtual environment; a local package spec (`.`)',
-    we: `${NEUTRAL}, with \`PYTHONSAFEPATH=1\``,
-    env: PYTHON_ENV,
+    we: NEUTRAL,
   },
   {
     label: '`deno`',
@@ -165,15 +159,14 @@ export function guardLaunch(
   const safe = withoutRelativePath(env);
   const launcher = launcherOf(definition.command, definition.args);
   if (!launcher) return folder === undefined ? { env: safe } : { cwd: folder, env: safe };
-  const switched = { ...safe, ...launcher.env };
   if (!(launcher.neutral ?? always)(commandArgs(definition.command, definition.args))) {
-    return folder === undefined ? { env: switched } : { cwd: folder, env: switched };
+    return folder === undefined ? { env: safe } : { cwd: folder, env: safe };
   }
   const project = folder ?? here;
   const neutral = neutralFolder(home);
   return {
     cwd: neutral,
-    env: project === neutral ? switched : { ...switched, [PROJECT_DIR_VARIABLE]: project },
+    env: project === neutral ? safe : { ...safe, [PROJECT_DIR_VARIABLE]: project },
   };
 }
 

@@ -21,10 +21,10 @@ const launch = (command: string, args: string[], extra: Record<string, unknown> 
   guardLaunch({ command, args, ...extra }, env, home, project);
 
 describe('guardLaunch', () => {
-  it('starts a user python server in the home folder, with PYTHONSAFEPATH and the project handed over', () => {
+  it('starts a user python server in the home folder, with the project handed over', () => {
     expect(launch('python3', ['-m', 'mod'])).toEqual({
       cwd: home,
-      env: { ...env, PYTHONSAFEPATH: '1', [PROJECT_DIR_VARIABLE]: project },
+      env: { ...env, [PROJECT_DIR_VARIABLE]: project },
     });
     expect(launch('/usr/local/bin/python3.12', ['-c', 'x']).cwd).toBe(home);
   });
