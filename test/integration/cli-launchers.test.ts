@@ -5,7 +5,15 @@
 // `yarn-path`... The planted code writes a marker; the user's own code (in the home folder, or an absolute
 // path) answers the call. The real deno, bun, pnpm and yarn come from scripts/provision-launchers.mjs.
 
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -206,5 +214,26 @@ describe('a user server never runs code from the project folder', () => {
     write(join(home, 'server.mjs'), relayJs());
     userServer('yarn', ['--silent', 'node', join(home, 'server.mjs')]);
     await callsTheUsersServer();
+  });
+});
+
+describe('a project server the user allowed', () => {
+  it('still runs in the project: python3 -m finds the project’s own module', async () => {
+    mkdirSync(join(project, 'usermod'));
+    copyFileSync(
+      join(FIXTURE_DIR, 'python', 'usermod', '__main__.py'),
+      join(project, 'usermod', '__main__.py'),
+    );
+    writeFileSync(
+      join(project, '.mcp.json'),
+      JSON.stringify({ mcpServers: { theirs: { command: 'python3', args: ['-m', 'usermod'] } } }),
+    );
+    const run = await runCliBin(['call', 'theirs__echo', '{"text":"in the project"}', '--trust-project'], {
+      cwd: project,
+      home,
+      agentDir,
+    });
+    expect(run.stdout, run.stderr).toMatch(/usermod: in the project/);
+    expect(hostsUnder(root).length).toBeGreaterThan(0);
   });
 });
