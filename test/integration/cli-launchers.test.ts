@@ -118,7 +118,9 @@ async function callsTheUsersServer(inHost = true, path = `${bin}:${process.env.P
   expect(hostsUnder(root).length > 0).toBe(inHost);
 }
 
-describe('a user server never runs code from the project folder', () => {
+// Each test starts the CLI, the shared host and a launcher (deno and bun cold): more than the default 30 s
+// on a loaded machine.
+describe('a user server never runs code from the project folder', { timeout: 60_000 }, () => {
   it('python3 -m: the user module, not the project’s <module>/__main__.py', async () => {
     write(join(project, 'usermod', '__main__.py'), `open(${JSON.stringify(mark)}, "w").write("ran")\n`);
     write(join(project, 'usermod', '__init__.py'), '');
@@ -217,7 +219,7 @@ describe('a user server never runs code from the project folder', () => {
   });
 });
 
-describe('a project server the user allowed', () => {
+describe('a project server the user allowed', { timeout: 60_000 }, () => {
   it('still runs in the project: python3 -m finds the project’s own module', async () => {
     mkdirSync(join(project, 'usermod'));
     copyFileSync(
