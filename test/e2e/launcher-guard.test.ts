@@ -13,6 +13,8 @@ import { runPiJson } from './harness/run-pi.ts';
 import { createWorld, type World } from './harness/world.ts';
 
 let world: World | undefined;
+/** The user's python module is in the repository: found through PYTHONPATH, and no bytecode written there. */
+const userPython = { PYTHONPATH: join(FIXTURE_DIR, 'python'), PYTHONDONTWRITEBYTECODE: '1' };
 
 beforeAll(async () => {
   await ensurePi();
@@ -31,7 +33,7 @@ describe('a user python3 -m server in the real Pi', () => {
             mine: {
               command: 'python3',
               args: ['-m', 'usermod'],
-              env: { PYTHONPATH: join(FIXTURE_DIR, 'python') },
+              env: userPython,
             },
           },
         },

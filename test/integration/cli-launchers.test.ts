@@ -55,6 +55,9 @@ beforeEach(() => {
 });
 afterEach(() => removeTempRoot(root));
 
+/** The user's python module is in the repository: found through PYTHONPATH, and no bytecode written there. */
+const userPython = { PYTHONPATH: join(FIXTURE_DIR, 'python'), PYTHONDONTWRITEBYTECODE: '1' };
+
 /** Shell code that leaves the marker (and no server). */
 const plantedShell = () => `#!/bin/sh\necho "$0" > '${mark}'\n`;
 /** JavaScript (node, bun, deno) that leaves the marker. */
@@ -124,25 +127,20 @@ describe('a user server never runs code from the project folder', { timeout: 60_
   it('python3 -m: the user module, not the project’s <module>/__main__.py', async () => {
     write(join(project, 'usermod', '__main__.py'), `open(${JSON.stringify(mark)}, "w").write("ran")\n`);
     write(join(project, 'usermod', '__init__.py'), '');
-    userServer('python3', ['-m', 'usermod'], { PYTHONPATH: join(FIXTURE_DIR, 'python') });
+    userServer('python3', ['-m', 'usermod'], userPython);
     await callsTheUsersServer();
   });
 
   it('python3 -m in the CLI’s own process (sharedHost: false)', async () => {
     write(join(project, 'usermod', '__main__.py'), `open(${JSON.stringify(mark)}, "w").write("ran")\n`);
-    userServer(
-      'python3',
-      ['-m', 'usermod'],
-      { PYTHONPATH: join(FIXTURE_DIR, 'python') },
-      { sharedHost: false },
-    );
+    userServer('python3', ['-m', 'usermod'], userPython, { sharedHost: false });
     await callsTheUsersServer(false);
   });
 
   it('python3 with a relative script: the user’s file, not the project’s', async () => {
     write(join(project, 'server.py'), `open(${JSON.stringify(mark)}, "w").write("ran")\n`);
     write(join(home, 'server.py'), 'import runpy\nrunpy.run_module("usermod", run_name="__main__")\n');
-    userServer('python3', ['server.py'], { PYTHONPATH: join(FIXTURE_DIR, 'python') });
+    userServer('python3', ['server.py'], userPython);
     await callsTheUsersServer();
   });
 
