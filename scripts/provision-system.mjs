@@ -2,6 +2,7 @@
 // Installs the Debian packages the tests need, with apt-get, only when they are missing:
 //   chromium  headless browser for the inspector test and for rendering the statechart SVGs
 //   tmux      terminal for the TUI tests
+//   python3   a user's `python3 -m` server in the launcher-guard tests
 // Idempotent: when every program is on disk it does nothing. Never downloads a browser build.
 // Not root and something missing: exits 1 with the command to run.
 import { spawnSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { existsSync } from 'node:fs';
 const SYSTEM_PACKAGES = [
   { name: 'chromium', program: '/usr/bin/chromium' },
   { name: 'tmux', program: '/usr/bin/tmux' },
+  { name: 'python3', program: '/usr/bin/python3' },
 ];
 
 const log = (msg) => process.stdout.write(`[provision-system] ${msg}\n`);

@@ -71,7 +71,8 @@ export interface ServerDefinition {
   /**
    * Where a stdio server without a `cwd` of its own runs when that is not this process's folder: a
    * shared host's instance runs in the session's project (or home) folder. Unlike `cwd`, npx still
-   * resolves a user server's package outside that folder (src/adapters/mcp/npx-connector.ts).
+   * resolves a user server's package outside that folder (src/adapters/mcp/npx-connector.ts), and a
+   * user server whose launcher reads its folder starts in the home folder (src/adapters/mcp/launcher-guard.ts).
    */
   runsIn?: string;
   /** socket: the Unix domain socket's path (interpolated, `~` expanded, absolute). */

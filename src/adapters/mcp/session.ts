@@ -24,6 +24,7 @@ import { connectInEra, type EraPlan } from './era-negotiation.ts';
 import { isAuthError, isRequestTimeout, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
 import { clientCapabilities, installHostRequests } from './host-requests.ts';
+import { guardLaunch } from './launcher-guard.ts';
 import { listenForChanges } from './listen.ts';
 import { memoryProtocolEraStore, type ProtocolEraStore } from './protocol-eras.ts';
 import { serverFetch } from './server-fetch.ts';
@@ -249,11 +250,16 @@ export class SessionOpener {
   private createProcess(): StdioProcess {
     const def = this.def;
     if (!def.command) throw new ConnectError('config', `Server "${def.name}" has no command`);
+    // A user's server whose launcher reads its working folder does not start in the project.
+    const { env, cwd } = guardLaunch(def, {
+      ...(def.inheritEnv ? inheritedEnvironment() : getDefaultEnvironment()),
+      ...def.env,
+    });
     return new StdioProcess({
       command: def.command,
       args: def.args,
-      env: { ...(def.inheritEnv ? inheritedEnvironment() : getDefaultEnvironment()), ...def.env },
-      ...((def.cwd ?? def.runsIn) === undefined ? {} : { cwd: def.cwd ?? def.runsIn }),
+      env,
+      ...(cwd === undefined ? {} : { cwd }),
       tail: this.tail,
       onStderrLine: this.onStderrLine,
       ...(this.options.stdinGraceMs === undefined ? {} : { stdinGraceMs: this.options.stdinGraceMs }),
