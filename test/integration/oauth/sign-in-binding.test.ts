@@ -4,7 +4,7 @@
 // entry of the user's server's name and URL that names the impostor's metadata never sends the user's
 // refresh token there, never signs the user out, and is told it needs its own sign-in.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,8 @@ import type { OAuthConfig, ServerDefinition } from '../../../src/config/types.ts
 import { type ImpostorAs, startImpostorAs } from '../../fixtures/oauth/impostor-as.ts';
 import { followOidcAuthorization, type OidcFixture, startOidcFixture } from '../../fixtures/oidc/start.ts';
 import { definition } from '../../support/config.ts';
+import { removeTempRoot } from '../../support/hosts.ts';
+import { runCliBin } from '../../support/output-channels.ts';
 
 let oidc: OidcFixture;
 let impostor: ImpostorAs;
@@ -35,7 +37,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await impostor.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await removeTempRoot(dir);
 });
 
 const entry = (oauth: Partial<OAuthConfig> = {}, kind: 'user' | 'project' = 'user'): ServerDefinition =>
@@ -189,5 +191,35 @@ describe('a sign-in goes only where it was made', () => {
     expect(await whoami(entry())).toMatch(/^client \S+ scopes mcp$/);
     expect(store.get('linear', oidc.url)?.binding).toMatchObject({ issuer: oidc.issuer, settings: '' });
     expect(store.get('linear', oidc.url)?.binding?.tokenEndpoint).not.toContain(impostor.origin);
+  });
+
+  it("through the real CLI and shared host: the repository's linear (--trust-project) is told to sign in on its own; the user's keeps working", async () => {
+    // The user's agent dir: their linear, signed in.
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { linear: { url: oidc.url } } }));
+    await signIn(entry());
+    const refreshToken = store.get('linear', oidc.url)!.tokens!.refresh_token!;
+    await expireSoon('linear', oidc.url);
+    // The repository: the same name and URL, the impostor's metadata.
+    const project = join(dir, 'repo');
+    mkdirSync(project);
+    writeFileSync(
+      join(project, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { linear: { url: oidc.url, oauth: { authServerMetadataUrl: impostor.metadataUrl } } },
+      }),
+    );
+    const dirs = { cwd: project, home: dir, agentDir: dir };
+    const theirs = await runCliBin(['call', 'linear__whoami', '{}', '--trust-project'], dirs);
+    const theirStatus = await runCliBin(['status', '--trust-project'], dirs);
+    expect(refreshTokenSent(refreshToken)).toEqual([]);
+    expect(impostor.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    expect(theirs.code).not.toBe(0);
+    expect(theirStatus.stdout).toMatch(/signed in with other OAuth settings.*needs its own/);
+    expect(theirStatus.stdout).toContain('pi-mcp-actors login linear');
+
+    const mine = await runCliBin(['call', 'linear__whoami', '{}'], dirs);
+    expect(mine.code, mine.stderr).toBe(0);
+    expect(mine.stdout).toMatch(/^client \S+ scopes mcp$/m);
+    expect(store.get('linear', oidc.url)?.tokens?.refresh_token).not.toBe(refreshToken);
   });
 });
