@@ -115,7 +115,7 @@ export function bindingMismatch(
   if (!binding) return undefined;
   if (sameUrl(binding.issuer, found.issuer) && sameUrl(binding.tokenEndpoint, found.tokenEndpoint))
     return undefined;
-  return `the sign-in stored for "${name}" was made with authorization server ${binding.issuer} (token endpoint ${binding.tokenEndpoint}), but this entry's settings lead to ${found.issuer} (token endpoint ${found.tokenEndpoint}); its tokens are not sent there: this entry needs its own sign-in`;
+  return `the sign-in stored for "${name}" was made with authorization server ${binding.issuer} (token endpoint ${binding.tokenEndpoint}), but this entry now leads to ${found.issuer} (token endpoint ${found.tokenEndpoint}); its tokens are not sent there: this entry needs its own sign-in`;
 }
 
 export function sameUrl(a: string, b: string): boolean {
