@@ -1,6 +1,8 @@
 // What the sign-in store keeps per server, and the URL spelling it is keyed by. Apart from the store
 // so the readers of other clients' sign-ins (./adapter-sign-ins.ts) can build a record without it.
 
+import type { SignInBinding } from './sign-in-binding.ts';
+
 /** OAuth tokens as the token endpoint sent them, plus the issuer the SDK stamps on them. */
 export interface StoredTokens {
   access_token: string;
@@ -15,6 +17,8 @@ export interface StoredTokens {
 export interface SignInRecord {
   name: string;
   url: string;
+  /** The authorization server the tokens came from, and the OAuth settings they were obtained with. */
+  binding?: SignInBinding;
   tokens?: StoredTokens;
   /** Epoch ms when the access token expires (from expires_in at save time). */
   tokensExpireAt?: number;

@@ -7,6 +7,10 @@
 // Tokens a user already has from Pi's built-in MCP (`mcp-auth.json`, same server name and URL) are
 // read when this store has none, then pi-mcp-adapter's (./adapter-sign-ins.ts); the first refresh
 // writes them here. Their files are never written.
+//
+// An entry with OAuth settings of its own (`settings`, a fingerprint from ./sign-in-binding.ts) has
+// its own sign-in under `name|url|settings`: it never reads the sign-in of an entry of the same name
+// and URL made with other settings, nor one imported from another client (those were made without).
 // Plain file logic: no SDK, no XState. Nothing here throws on a missing or unreadable file.
 
 import { createHash } from 'node:crypto';
@@ -34,20 +38,23 @@ const WATCH_INTERVAL_MS = 500;
 
 export interface TokenStore {
   readonly file: string;
-  get(name: string, url: string): SignInRecord | undefined;
+  get(name: string, url: string, settings?: string): SignInRecord | undefined;
   /** Read-merge-write under the lock; `change` returns the new record, or undefined to remove it. */
   update(
     name: string,
     url: string,
     change: (current: SignInRecord | undefined) => SignInRecord | undefined,
+    settings?: string,
   ): Promise<SignInRecord | undefined>;
-  remove(name: string, url: string): Promise<boolean>;
+  remove(name: string, url: string, settings?: string): Promise<boolean>;
+  /** Sign-ins of this name and URL made with other OAuth settings than `settings` (ours only). */
+  othersOf(name: string, url: string, settings?: string): SignInRecord[];
   /** Where the user may have signed in that this store cannot read (said with a needs-auth error). */
   signInElsewhere?(name: string): string | undefined;
   /** Runs `fn` holding this server's refresh lock (one refresh at a time across processes). */
-  withRefreshLock<T>(name: string, url: string, fn: () => Promise<T>): Promise<T>;
+  withRefreshLock<T>(name: string, url: string, fn: () => Promise<T>, settings?: string): Promise<T>;
   /** Calls `onChange` when this server's tokens change in any process (polls the file's stat). */
-  watch(name: string, url: string, onChange: () => void): () => void;
+  watch(name: string, url: string, onChange: () => void, settings?: string): () => void;
   /** Where pi-mcp-adapter's sign-ins are, as the loaded config says (the last load wins, as the config does). */
   useAdapterSignInSettings(settings: AdapterSignInSettings): void;
   /**
@@ -59,8 +66,8 @@ export interface TokenStore {
   learnSecrets(values: Iterable<unknown>): void;
 }
 
-export function storeKey(name: string, url: string): string {
-  return `${name}|${normalizeUrl(url)}`;
+export function storeKey(name: string, url: string, settings = ''): string {
+  return `${name}|${normalizeUrl(url)}${settings ? `|${settings}` : ''}`;
 }
 
 /** Pi's built-in MCP keys: `mcp__<name, - as _>|<url>`, or the URL alone (older versions). */
@@ -153,13 +160,14 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     return record;
   }
 
-  /** A sign-in of ours, else one the user already has in Pi or pi-mcp-adapter. */
-  function readForeign(name: string, url: string): SignInRecord | undefined {
+  /** One the user already has in Pi or pi-mcp-adapter: made without OAuth settings of an entry. */
+  function readForeign(name: string, url: string, settings = ''): SignInRecord | undefined {
+    if (settings) return undefined;
     return readPi(name, url) ?? readAdapter(name, url);
   }
 
-  function get(name: string, url: string): SignInRecord | undefined {
-    return readOurs()[storeKey(name, url)] ?? readForeign(name, url);
+  function get(name: string, url: string, settings = ''): SignInRecord | undefined {
+    return readOurs()[storeKey(name, url, settings)] ?? readForeign(name, url, settings);
   }
 
   async function writeRecords(change: (records: Record<string, SignInRecord>) => void): Promise<void> {
@@ -193,12 +201,21 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
   return {
     file,
     get,
-    update(name, url, change) {
+    othersOf(name, url, settings = '') {
+      const prefix = storeKey(name, url);
+      const own = storeKey(name, url, settings);
+      return Object.entries(readOurs())
+        .filter(
+          ([key, record]) => key !== own && (key === prefix || key.startsWith(`${prefix}|`)) && record.tokens,
+        )
+        .map(([, record]) => record);
+    },
+    update(name, url, change, settings = '') {
       return queued(async () => {
-        const key = storeKey(name, url);
+        const key = storeKey(name, url, settings);
         let result: SignInRecord | undefined;
         await writeRecords((records) => {
-          const current = records[key] ?? readForeign(name, url);
+          const current = records[key] ?? readForeign(name, url, settings);
           result = change(current === undefined ? undefined : { ...current });
           if (result) learn(recordSecrets([result]));
           if (result === undefined) delete records[key];
@@ -223,12 +240,12 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     useAdapterSignInSettings(settings) {
       if (adapter) adapter = { ...adapter, settings: { ...settings } };
     },
-    remove(name, url) {
+    remove(name, url, settings = '') {
       return queued(async () => {
-        const key = storeKey(name, url);
+        const key = storeKey(name, url, settings);
         let existed = false;
         await writeRecords((records) => {
-          const foreign = readForeign(name, url);
+          const foreign = readForeign(name, url, settings);
           existed = key in records || foreign !== undefined;
           delete records[key];
           // Their store keeps its sign-in: an empty record here says the user signed out of it.
@@ -237,9 +254,12 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         return existed;
       });
     },
-    async withRefreshLock(name, url, fn) {
+    async withRefreshLock(name, url, fn, settings = '') {
       await fs.promises.mkdir(dirname(file), { recursive: true, mode: 0o700 });
-      const hash = createHash('sha256').update(storeKey(name, url)).digest('hex').slice(0, 16);
+      const hash = createHash('sha256')
+        .update(storeKey(name, url, settings))
+        .digest('hex')
+        .slice(0, 16);
       const lock = await acquireFileLock(`${file}.refresh-${hash}.lock`, {
         timeoutMs: 20_000,
         staleMs: 20_000,
@@ -250,10 +270,10 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         if (lock.ok) lock.release();
       }
     },
-    watch(name, url, onChange) {
-      let last = tokenSignature(get(name, url));
+    watch(name, url, onChange, settings = '') {
+      let last = tokenSignature(get(name, url, settings));
       const check = () => {
-        const now = tokenSignature(get(name, url));
+        const now = tokenSignature(get(name, url, settings));
         if (now === last) return;
         last = now;
         if (now !== '') onChange();

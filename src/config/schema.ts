@@ -81,7 +81,7 @@ export const OAuthSchema = Type.Object(
     }),
     authServerMetadataUrl: Type.String({
       description:
-        "The authorization server's metadata URL, fetched instead of discovering it (RFC 9728 / RFC 8414).",
+        "The authorization server's metadata URL, fetched instead of discovering it (RFC 9728 / RFC 8414); its `issuer` must be the server that publishes it (a well-known URL of the issuer, or a path under it on its origin).",
     }),
     clientRegistration: Type.Enum(['auto', 'dcr', 'cimd'], {
       description:

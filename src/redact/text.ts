@@ -5,8 +5,19 @@
 // formats, `Bearer …`, URL passwords, secret-named query parameters, options and `name=value` pairs of
 // the key policy), the shapes below.
 
-import { REDACTED, SECRET_KEY_WORDS, SECRET_NAME_WORDS, TOKEN_VALUE } from './key-policy.ts';
+import {
+  CERTAIN_LAST_WORDS,
+  REDACTED,
+  SECRET_KEY_WORDS,
+  SECRET_NAME_WORDS,
+  TOKEN_VALUE,
+} from './key-policy.ts';
 
+/** A name that is surely a secret's, as printed: `DB_PASSWORD`, `api_token` (any case), `STRIPE_KEY` (upper case). */
+const CERTAIN_NAMES: Array<[string, string]> = [
+  [`[\\w.-]*(?:${SECRET_KEY_WORDS})[\\w.-]*`, 'gi'],
+  [CERTAIN_LAST_WORDS, 'g'],
+];
 const DIGIT_AHEAD = '(?=[A-Za-z0-9._~+/=-]*\\d)';
 const TOKEN_SHAPES: Array<[RegExp, string]> = [
   // JWTs (header.payload.signature, base64url)
@@ -40,6 +51,17 @@ const TOKEN_SHAPES: Array<[RegExp, string]> = [
     new RegExp(`(--?[\\w-]*(?:${SECRET_KEY_WORDS})[\\w-]*(?:=|\\s+))(?!\\*\\*\\*)(?!-)[^\\s"']+`, 'gi'),
     `$1${REDACTED}`,
   ],
+  // any value after a name that is surely a secret's, whatever it looks like: DB_PASSWORD=123456,
+  // and in JSON: "DB_PASSWORD": "736251", "api_key": 42
+  ...CERTAIN_NAMES.flatMap(
+    ([name, flags]): Array<[RegExp, string]> => [
+      [new RegExp(`(\\b${name}=)(?!\\*\\*\\*)[^\\s"'&,;]+`, flags), `$1${REDACTED}`],
+      [
+        new RegExp(`("${name}"\\s*:\\s*)(?:"(?!\\*\\*\\*")(?:[^"\\\\]|\\\\.)*"|-?\\d[\\d.eE+-]*)`, flags),
+        `$1"${REDACTED}"`,
+      ],
+    ],
+  ),
   // token-shaped values after a secret name: API_TOKEN=…, "secret": "…", session: …
   [
     new RegExp(`((?:${SECRET_NAME_WORDS})[\\w-]*["']?\\s*[:=]\\s*["']?)${TOKEN_VALUE}`, 'gi'),

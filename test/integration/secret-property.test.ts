@@ -38,7 +38,29 @@ const envName = fc.stringMatching(/^[A-Z][A-Z0-9_]{2,12}$/).filter((n) => !/^(PA
  */
 const unnamedSecret = secret(' "\\/+=-_').filter((v) => !/^(?:[~/.]|[A-Za-z]+$|[\d.:,\s-]+$)/.test(v));
 
+/**
+ * A value whose name leaves no doubt (issue 34, finding 7), in a shape that reads as "not a secret":
+ * digits, a path, a URL, JSON. Distinct enough that finding it in an output means it leaked.
+ */
+const certainNamed = fc.tuple(
+  fc.constantFrom(
+    'DB_PASSWORD',
+    'STRIPE_KEY',
+    'GITHUB_AUTH',
+    'SERVICE_CREDENTIAL',
+    'APP_SECRET',
+    'X_PRIVATE',
+  ),
+  fc.oneof(
+    fc.stringMatching(/^9[0-9]{9,11}$/),
+    secret().map((s) => `/var/${s}`),
+    secret().map((s) => `https://${s.toLowerCase()}.example.com/`),
+    secret().map((s) => `{"k":"${s}"}`),
+  ),
+);
+
 const planted = fc.record({
+  certainNamed,
   envAny: unnamedSecret,
   envNamed: secret('-_.'),
   argToken: secret('-_'),
@@ -69,6 +91,8 @@ describe('secrets planted anywhere in the config', () => {
           anyName,
           '--echo-env',
           'SERVICE_API_KEY',
+          '--echo-env',
+          s.certainNamed[0],
           '--token',
           s.argToken,
           `--api-key=${s.argInline}`,
@@ -79,7 +103,14 @@ describe('secrets planted anywhere in the config', () => {
           join(agentDir, 'mcp.json'),
           JSON.stringify({
             mcpServers: {
-              crashy: { ...crashy, env: { [anyName]: s.envAny, SERVICE_API_KEY: s.envNamed } },
+              crashy: {
+                ...crashy,
+                env: {
+                  [anyName]: s.envAny,
+                  SERVICE_API_KEY: s.envNamed,
+                  [s.certainNamed[0]]: s.certainNamed[1],
+                },
+              },
               envy: { ...stdioFixture(), env: { [anyName]: s.envAny } },
               dying: { ...dying, env: { DYING_SECRET: s.dyingEnv } },
               webby: {
@@ -154,6 +185,7 @@ describe('secrets planted anywhere in the config', () => {
             s.urlPassword,
             s.clientSecret,
             s.dyingEnv,
+            s.certainNamed[1],
           ];
           expect(leaks(channels, secrets)).toEqual([]);
         } finally {

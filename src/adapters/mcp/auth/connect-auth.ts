@@ -39,6 +39,8 @@ export function needsAuthMessage(
       return `${head}: the server needs scope "${need.scope}": ${run} to grant it`;
     case 'issuer':
       return `${head}: ${need.message}; check the server's URL`;
+    case 'other-server':
+      return `${head}: ${need.message}: ${run}`;
     case 'sign-in':
       return need.elsewhere ? `${head}: ${run}; ${need.elsewhere}` : `${head}: ${run}`;
     default:

@@ -24,6 +24,15 @@ import {
   type OAuthClientProvider,
   type OAuthDiscoveryState,
 } from '@modelcontextprotocol/client';
+import {
+  bindingMismatch,
+  bindingOf,
+  type FoundServer,
+  issuerMatchesMetadataUrl,
+  type SignInBinding,
+  sameUrl,
+  signInSettings,
+} from '../../../auth/sign-in-binding.ts';
 import type { SignInRecord, StoredTokens, TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import { privateKeyJwtAuth, usesPrivateKey } from './client-assertion.ts';
@@ -38,7 +47,9 @@ export type SignInNeed =
   | { kind: 'sign-in'; elsewhere?: string }
   | { kind: 'refresh-refused' }
   | { kind: 'scope'; scope: string }
-  | { kind: 'issuer'; message: string };
+  | { kind: 'issuer'; message: string }
+  /** The stored sign-in was made with another authorization server than this entry's settings lead to. */
+  | { kind: 'other-server'; message: string };
 
 /** Thrown from auth() when connecting finds no sign-in: nothing to refresh, nobody to ask. */
 export class SignInRequiredError extends Error {
@@ -63,6 +74,10 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   private need: SignInNeed | undefined;
   /** Discovery of this run, for the RFC 9207 `iss` check of the redirect. */
   private discovered: OAuthDiscoveryState | undefined;
+  /** signInSettings() of this entry: its sign-in is stored under them. */
+  private readonly settings: string;
+  /** The token endpoint that last refused a token request (only its refusal may drop the tokens). */
+  private refusedBy: string | undefined;
 
   constructor(
     private readonly def: ServerDefinition,
@@ -71,6 +86,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     private readonly baseFetch: FetchLike = fetch,
   ) {
     this.serverUrl = def.url ?? '';
+    this.settings = signInSettings(def);
     this.addClientAuthentication = privateKeyJwtAuth(def.oauth);
   }
 
@@ -130,11 +146,41 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   private record(): SignInRecord | undefined {
-    return this.store.get(this.def.name, this.serverUrl);
+    return this.store.get(this.def.name, this.serverUrl, this.settings);
   }
 
   private update(change: (current: SignInRecord | undefined) => SignInRecord | undefined) {
-    return this.store.update(this.def.name, this.serverUrl, change);
+    return this.store.update(this.def.name, this.serverUrl, change, this.settings);
+  }
+
+  /** The authorization server this run's discovery found, as a binding compares it. */
+  private found(state: OAuthDiscoveryState | undefined = this.discovered): FoundServer | undefined {
+    if (!state?.authorizationServerUrl) return undefined;
+    const metadata = state.authorizationServerMetadata;
+    const issuer = metadata?.issuer ?? String(state.authorizationServerUrl);
+    const tokenEndpoint = metadata?.token_endpoint ?? String(new URL('/token', state.authorizationServerUrl));
+    return { issuer, tokenEndpoint };
+  }
+
+  /** The binding a sign-in made now (or first used now) gets: this run's server and this entry's settings. */
+  private bindingNow(): SignInBinding | undefined {
+    const found = this.found();
+    if (!found) return undefined;
+    const metadataUrl = this.def.oauth?.authServerMetadataUrl;
+    return { ...found, ...(metadataUrl ? { metadataUrl } : {}), settings: this.settings };
+  }
+
+  /**
+   * Connecting with a stored sign-in: the server this run found must be the one it was made with;
+   * else its tokens go nowhere (no refresh, no invalidation) and the entry needs its own sign-in.
+   */
+  private checkBinding(state: OAuthDiscoveryState): void {
+    if (this.interactive) return;
+    const found = this.found(state);
+    const mismatch = found && bindingMismatch(this.def.name, bindingOf(this.record()), found);
+    if (!mismatch) return;
+    this.need = { kind: 'other-server', message: mismatch };
+    throw new Error(`OAuth for "${this.def.name}" stopped: ${mismatch}`);
   }
 
   state(): string {
@@ -221,9 +267,18 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.update((current) =>
-      withTokens(base(current, this.def, this.serverUrl), tokens as StoredTokens, !!this.interactive),
-    );
+    const fresh = !!this.interactive || this.clientCredentials;
+    const binding = this.bindingNow();
+    await this.update((current) => {
+      const next = withTokens(
+        base(current, this.def, this.serverUrl),
+        tokens as StoredTokens,
+        !!this.interactive,
+      );
+      // A new sign-in is bound to where it was made; a refresh keeps the binding it has.
+      if (binding && (fresh || !next.binding)) next.binding = binding;
+      return next;
+    });
     this.need = undefined;
   }
 
@@ -302,6 +357,12 @@ export class StoreOAuthProvider implements OAuthClientProvider {
 
   /** Never signed in here: say where the user may have signed in that we cannot read. */
   private signInNeeded(record: SignInRecord | undefined): SignInNeed {
+    if (!record?.tokens && this.store.othersOf(this.def.name, this.serverUrl, this.settings).length > 0) {
+      return {
+        kind: 'other-server',
+        message: `"${this.def.name}" is signed in with other OAuth settings (another entry of that name and URL); this entry's settings differ, so it does not use that sign-in and needs its own`,
+      };
+    }
     const elsewhere = record?.tokens ? undefined : this.store.signInElsewhere?.(this.def.name);
     return elsewhere ? { kind: 'sign-in', elsewhere } : { kind: 'sign-in' };
   }
@@ -342,6 +403,21 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       this.verifier = undefined;
       return;
     }
+    // Only the sign-in's own token endpoint can say its tokens or client are no good: another
+    // server's refusal never signs the user out.
+    const binding = bindingOf(this.record());
+    if (
+      !this.interactive &&
+      scope !== 'discovery' &&
+      binding &&
+      !(this.refusedBy !== undefined && sameUrl(this.refusedBy, binding.tokenEndpoint))
+    ) {
+      this.need ??= {
+        kind: 'other-server',
+        message: `a refusal that did not come from the token endpoint of "${this.def.name}"'s sign-in (${binding.tokenEndpoint}) leaves it stored`,
+      };
+      return;
+    }
     if ((scope === 'tokens' || scope === 'all') && this.record()?.tokens)
       this.need = { kind: 'refresh-refused' };
     await this.update((current) => {
@@ -358,6 +434,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    this.checkBinding(state);
     const issuer = state.authorizationServerMetadata?.issuer;
     // Checked when the protected resource named its authorization server (RFC 9728 §3.3 and RFC 8414
     // §3.3); the 2025-03-26 fallback (the server's own origin, no resource metadata) predates that.
@@ -372,11 +449,14 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     this.discovered = state;
     const record = this.record();
     if (!record && !this.interactive) return;
-    // Tokens imported from Pi's built-in MCP carry no issuer: bind them to the one discovery found.
-    const stamp = record?.tokens && record.tokens.issuer === undefined;
+    // Tokens imported from Pi's built-in MCP carry no issuer: bind them to the one discovery found
+    // (an entry with OAuth settings of its own never reads them, so this is the standard discovery).
+    const stamp = record?.tokens && (record.tokens.issuer === undefined || record.binding === undefined);
     if (!stamp && record?.discovery?.authorizationServerUrl === state.authorizationServerUrl) return;
+    const binding = this.bindingNow();
     await this.update((current) => {
       const next: SignInRecord = { ...base(current, this.def, this.serverUrl), discovery: { ...state } };
+      if (next.tokens && !next.binding && binding) next.binding = binding;
       if (next.tokens && next.tokens.issuer === undefined)
         next.tokens = { ...next.tokens, issuer: state.authorizationServerUrl };
       if (next.clientInformation && next.clientInformation.issuer === undefined) {
@@ -387,10 +467,22 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    // Connecting, not signed in under this entry's settings while another entry of its name and URL
+    // is: say so before anything is fetched from where this entry's settings point.
+    if (!this.interactive && !this.clientCredentials && !this.record()?.tokens) {
+      const need = this.signInNeeded(this.record());
+      if (need.kind === 'other-server') {
+        this.need = need;
+        throw new SignInRequiredError(this.def.name);
+      }
+    }
     const restored = await this.restoredDiscovery();
     // auth() calls saveDiscoveryState only when it discovers anew: keep what it restores for the
     // RFC 9207 check of this sign-in's redirect.
-    if (restored) this.discovered = restored;
+    if (restored) {
+      this.checkBinding(restored);
+      this.discovered = restored;
+    }
     return restored;
   }
 
@@ -408,6 +500,15 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     const metadata = (await response.json()) as OAuthDiscoveryState['authorizationServerMetadata'];
     const issuer = metadata?.issuer;
     if (!issuer) throw new Error(`${configured} is not authorization server metadata (no issuer)`);
+    // RFC 8414 §3.3: the issuer is the one whose metadata URL this is; a document elsewhere that
+    // names another server's issuer is refused.
+    if (!this.def.oauth?.skipIssuerMetadataValidation && !issuerMatchesMetadataUrl(issuer, configured)) {
+      this.need = {
+        kind: 'issuer',
+        message: `the authorization server metadata at ${configured} names issuer ${issuer}, whose metadata is not published there (RFC 8414)`,
+      };
+      throw new Error(`OAuth discovery for "${this.def.name}" failed: ${this.need.message}`);
+    }
     return { authorizationServerUrl: issuer, authorizationServerMetadata: metadata };
   }
 
@@ -422,37 +523,61 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   readonly fetch: FetchLike = async (input, init) => {
     if (this.interactive && this.isRegistration(input, init)) return this.register(input, init!);
     const body = init?.body;
-    if (!(body instanceof URLSearchParams) || body.get('grant_type') !== 'refresh_token') {
+    const grant = body instanceof URLSearchParams ? body.get('grant_type') : null;
+    if (grant !== 'refresh_token') {
       const response = await this.baseFetch(input, init);
+      if (grant !== null) this.refusedBy = response.ok ? undefined : String(input);
       if (response.status === 403) await this.noteInsufficientScope(response.headers.get('www-authenticate'));
       return response;
     }
-    const sent = body.get('refresh_token');
-    return this.store.withRefreshLock(this.def.name, this.serverUrl, async () => {
-      const current = this.record();
-      const stored = current?.tokens;
-      if (stored?.refresh_token && stored.refresh_token !== sent)
-        return tokenResponse(stored, current?.tokensExpireAt);
-      const response = await this.baseFetch(input, init);
-      if (response.ok) {
-        const tokens = (await response
-          .clone()
-          .json()
-          .catch(() => undefined)) as StoredTokens | undefined;
-        if (tokens?.access_token) {
-          const issuer = stored?.issuer;
-          await this.update((record) =>
-            withTokens(
-              base(record, this.def, this.serverUrl),
-              { ...tokens, ...(issuer ? { issuer } : {}) },
-              false,
-            ),
-          );
-        }
-      }
-      return response;
-    });
+    // A refresh token goes only to the token endpoint of the sign-in that holds it.
+    const binding = bindingOf(this.record());
+    if (binding && !sameUrl(String(input), binding.tokenEndpoint)) {
+      const message = bindingMismatch(this.def.name, binding, {
+        issuer: this.found()?.issuer ?? String(input),
+        tokenEndpoint: String(input),
+      })!;
+      this.need = { kind: 'other-server', message };
+      throw new Error(`OAuth for "${this.def.name}" stopped: ${message}`);
+    }
+    const sent = (body as URLSearchParams).get('refresh_token');
+    return this.store.withRefreshLock(
+      this.def.name,
+      this.serverUrl,
+      () => this.refreshUnderLock(input, init, sent),
+      this.settings,
+    );
   };
+
+  private async refreshUnderLock(
+    input: string | URL,
+    init: RequestInit | undefined,
+    sent: string | null,
+  ): Promise<Response> {
+    const current = this.record();
+    const stored = current?.tokens;
+    if (stored?.refresh_token && stored.refresh_token !== sent)
+      return tokenResponse(stored, current?.tokensExpireAt);
+    const response = await this.baseFetch(input, init);
+    this.refusedBy = response.ok ? undefined : String(input);
+    if (response.ok) {
+      const tokens = (await response
+        .clone()
+        .json()
+        .catch(() => undefined)) as StoredTokens | undefined;
+      if (tokens?.access_token) {
+        const issuer = stored?.issuer;
+        await this.update((record) =>
+          withTokens(
+            base(record, this.def, this.serverUrl),
+            { ...tokens, ...(issuer ? { issuer } : {}) },
+            false,
+          ),
+        );
+      }
+    }
+    return response;
+  }
 }
 
 function base(current: SignInRecord | undefined, def: ServerDefinition, url: string): SignInRecord {

@@ -8,6 +8,7 @@
 
 import { auth } from '@modelcontextprotocol/client';
 import type { AuthPort, SignInIo, SignInResult } from '../../../auth/port.ts';
+import { signInSettings } from '../../../auth/sign-in-binding.ts';
 import type { TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import { formatDuration } from '../../../duration.ts';
@@ -49,7 +50,7 @@ export async function signInServer(
     const challenge = await probeChallenge(serverUrl, baseFetch);
     let provider: StoreOAuthProvider | undefined;
     const callback = await listenForCallback({
-      ...callbackPlace(def, store.get(name, serverUrl)?.clientInformation),
+      ...callbackPlace(def, store.get(name, serverUrl, signInSettings(def))?.clientInformation),
       expectedState: () => provider?.expectedState(),
     });
     const stop = new AbortController();
@@ -72,7 +73,7 @@ export async function signInServer(
       );
       // What the server asks for now, a step-up it asked for, and what was granted before (a new
       // sign-in must not lose scope).
-      const record = store.get(name, serverUrl);
+      const record = store.get(name, serverUrl, signInSettings(def));
       const scope = union(challenge.scope, record?.scope, record?.scope ? record.tokens?.scope : undefined);
       const common = {
         serverUrl,
@@ -116,7 +117,7 @@ export async function signInServer(
 /** Forgets the server's tokens and registered client (in this store; Pi's own file is not touched). */
 export async function signOutServer(def: ServerDefinition, store: TokenStore): Promise<SignInResult> {
   if (!def.url) return { ok: false, message: `"${def.name}" is a stdio server: it has no OAuth sign-in.` };
-  const removed = await store.remove(def.name, def.url);
+  const removed = await store.remove(def.name, def.url, signInSettings(def));
   return { ok: true, message: removed ? `${def.name}: signed out.` : `${def.name}: was not signed in.` };
 }
 
