@@ -1,11 +1,19 @@
 // Pi's terminal UI typed into as a person does, one key at a time (tmux send-keys per character):
 // `/mcp prompts` and `/mcp status` run on one Enter and leave the editor empty for the next line;
 // in the /mcp panel typed text presses none of its letter keys, and Ctrl+D closes it.
+import { resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
+import { messageText } from './harness/fake-llm.ts';
 import { EXTENSION, killMarked, stdioEntry, uniqueMarker } from './harness/mcp.ts';
 import { startPiInTmux, type TmuxPi } from './harness/tmux.ts';
 import { createWorld, type World } from './harness/world.ts';
+
+const EVERYTHING_ENTRY = resolve(
+  import.meta.dirname,
+  '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+);
+const PROMPT = '/mcp__everything__completable-prompt';
 
 let world: World | undefined;
 let pi: TmuxPi | undefined;
@@ -52,15 +60,23 @@ function completionShown(screen: string): boolean {
   return lines.slice(bottom + 1).some((l) => /^\s*→ /.test(l));
 }
 
-/** One key per send, as fingers do, each seen in the editor before the next. */
-async function typeLikeAPerson(tui: TmuxPi, text: string) {
-  let typed = '';
+/** One key per send, as fingers do, each seen in the editor (after `already`) before the next. */
+async function typeLikeAPerson(tui: TmuxPi, text: string, already = '') {
+  let typed = already;
   for (const ch of text) {
     tui.type(ch);
     typed += ch;
     const sofar = typed.trimEnd(); // the screen shows no trailing space
     await tui.waitForScreen((s) => editorText(s) === sofar);
   }
+}
+
+/** Esc closes the completion list, then Ctrl+U empties the line (apart: Esc then a key reads as Alt+key). */
+async function clearEditor(tui: TmuxPi) {
+  tui.press('Escape');
+  await tui.waitForScreen((s) => !completionShown(s));
+  tui.press('C-u');
+  await tui.waitForScreen((s) => editorText(s) === '');
 }
 
 /** Times `text` appears on the screen. */
@@ -95,9 +111,7 @@ describe('typing into Pi with pi-mcp-actors', () => {
     // Still offered while they add to what is typed.
     await typeLikeAPerson(tui, '/mcp pro');
     await tui.waitForScreen((s) => completionShown(s) && /→ prompts/.test(s));
-    tui.press('Escape');
-    tui.press('C-u');
-    await tui.waitForScreen((s) => editorText(s) === '' && !completionShown(s));
+    await clearEditor(tui);
 
     // The panel: "hello" typed into it is text, not h-e-l-l-o keys (e would disable fx).
     await typeLikeAPerson(tui, '/mcp');
@@ -114,5 +128,46 @@ describe('typing into Pi with pi-mcp-actors', () => {
     tui.press('Enter');
     screen = await tui.waitForScreen(/All done\./);
     expect(count(screen, 'Unknown /mcp command')).toBe(0);
+  });
+
+  it("offers a prompt's argument completions from the server while typing, and as choices in its dialog", {
+    timeout: 180_000,
+  }, async () => {
+    world = await createWorld({
+      // The server runs in the shared host (the default): completions go through it.
+      mcpJson: {
+        mcpServers: {
+          everything: { command: process.execPath, args: [EVERYTHING_ENTRY], lifecycle: 'eager' },
+        },
+      },
+      script: [{ text: 'Promoted.' }],
+    });
+    pi = await startPiInTmux({ dir: world.dir, extensions: [EXTENSION], columns: 110, rows: 40 });
+    const tui = pi;
+    await tui.waitForScreen(/MCP 1\/1/, { timeoutMs: 60_000 });
+
+    // department=Eng: the server completes Engineering; Tab takes it.
+    await typeLikeAPerson(tui, `${PROMPT} department=Eng`);
+    await tui.waitForScreen((s) => completionShown(s) && /→ Engineering/.test(s));
+    tui.press('Tab');
+    await tui.waitForScreen((s) => editorText(s) === `${PROMPT} department=Engineering`);
+    // The next argument's suggestions depend on the first (the server reads it from the context);
+    // Pi asks again at each letter typed.
+    await typeLikeAPerson(tui, ' name=A', `${PROMPT} department=Engineering`);
+    let screen = await tui.waitForScreen((s) => completionShown(s) && /→ Alice/.test(s));
+    expect(screen).not.toContain('David');
+    await clearEditor(tui);
+
+    // No arguments: the dialog for each offers the server's values to choose from.
+    await typeLikeAPerson(tui, PROMPT);
+    tui.press('Enter');
+    screen = await tui.waitForScreen(/department[\s\S]*Engineering[\s\S]*Sales[\s\S]*Something else…/);
+    tui.press('Down');
+    tui.press('Enter'); // Sales
+    screen = await tui.waitForScreen(/name[\s\S]*David[\s\S]*Eve[\s\S]*Frank/);
+    tui.press('Enter'); // David
+    await tui.waitForScreen(/Promoted\./, { timeoutMs: 60_000 });
+    const user = world.llm.requests[0]!.body.messages.filter((m) => m.role === 'user').at(-1);
+    expect(messageText(user?.content)).toBe('Please promote David to the head of the Sales team.');
   });
 });
