@@ -44,7 +44,12 @@ import {
 import { ensureConnected, type ServerActorRef, type ServerUnavailable } from '../session/ensure-connected.ts';
 import type { HostPort } from '../session/host-port.ts';
 import { redactingHost, redactProgress, redactResult } from '../session/outbound.ts';
-import { type PromptOutcome, RegisteredPrompts, runPrompt } from '../session/prompts.ts';
+import {
+  completePromptArgument,
+  type PromptOutcome,
+  RegisteredPrompts,
+  runPrompt,
+} from '../session/prompts.ts';
 import { EVERY_TOOL_LIMIT, RegisteredTools } from '../session/registered-tools.ts';
 import { reportConfigDiagnostics } from '../session/report-diagnostics.ts';
 import { allowedRequests } from '../session/server-requests.ts';
@@ -124,6 +129,14 @@ export interface Runtime {
     args: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<PromptOutcome>;
+  /** The server's suggestions for a prompt argument (typed so far); `connect`: start the server if needed. */
+  completePrompt(
+    server: string,
+    name: string,
+    argument: { name: string; value: string },
+    context: Record<string, string>,
+    options: { connect: boolean; signal?: AbortSignal },
+  ): Promise<string[]>;
   /** Sends SESSION_START and resolves when the session is running (or failed to start). */
   start(request: StartRequest): Promise<void>;
   /** Sends SESSION_SHUTDOWN and resolves when every server is closed. */
@@ -514,6 +527,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return outcome.ok
         ? { ok: true, content: redactResult({ content: outcome.content, details: {} }, secrets).content }
         : outcome;
+    },
+    async completePrompt(server, name, argument, context, completeOptions) {
+      const context_ = actor.getSnapshot().context;
+      const ref = context_.disabled.includes(server) ? undefined : childRefs()[server];
+      const values = await completePromptArgument(ref, name, argument, context, completeOptions);
+      return values.map((value) => secrets.redactKnown(value));
     },
     async start(request) {
       const before = actor.getSnapshot().context.generation;

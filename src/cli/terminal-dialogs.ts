@@ -47,7 +47,9 @@ export function terminalDialogs(input: Readable, output: Writable): FormDialogs 
       }
     },
     input(title, placeholder, opts) {
-      return ask(`${shown(title)}${placeholder ? ` [${shown(placeholder)}]` : ''}: `, opts?.signal);
+      // A placeholder the title already says (its default) is not said twice.
+      const hint = placeholder && !title.includes(placeholder) ? ` [${shown(placeholder)}]` : '';
+      return ask(`${shown(title)}${hint}: `, opts?.signal);
     },
   };
 }

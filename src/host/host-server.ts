@@ -366,6 +366,10 @@ function run(connection: Connection, operation: Operation, options: CallOptions)
       return connection.readResource(operation.uri, options);
     case 'getPrompt':
       return connection.getPrompt(operation.name, operation.args, options);
+    case 'completePrompt':
+      return connection.completePrompt
+        ? connection.completePrompt(operation.prompt, operation.argument, operation.context, signal)
+        : Promise.resolve([]);
     case 'listTools':
       return connection.listTools(signal);
     case 'listResources':

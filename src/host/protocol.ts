@@ -49,6 +49,12 @@ export type Operation =
   | { op: 'callTool'; name: string; args: Record<string, unknown> }
   | { op: 'readResource'; uri: string }
   | { op: 'getPrompt'; name: string; args: Record<string, string> }
+  | {
+      op: 'completePrompt';
+      prompt: string;
+      argument: { name: string; value: string };
+      context: Record<string, string>;
+    }
   | { op: 'listTools' }
   | { op: 'listResources' }
   | { op: 'listResourceTemplates' }
@@ -63,6 +69,7 @@ export type OperationResult =
   | ResourceDescriptor[]
   | ResourceTemplateDescriptor[]
   | PromptDescriptor[]
+  | string[]
   | null;
 
 /** An error as it crosses the wire: rebuilt on the session's side as the same class. */

@@ -62,6 +62,32 @@ export async function runPrompt(
   }
 }
 
+/** How many suggestions are kept (a server may send up to 100 and say there are more). */
+const MAX_COMPLETIONS = 20;
+
+/**
+ * The server's suggestions (MCP `completion/complete`) for a prompt's argument, as typed so far.
+ * Only a server that is connected is asked unless `connect`: typing must not start servers. None
+ * when the server offers no completions or the request fails: suggestions are a help, not a step.
+ */
+export async function completePromptArgument(
+  ref: ServerActorRef | undefined,
+  prompt: string,
+  argument: { name: string; value: string },
+  context: Record<string, string>,
+  options: { connect: boolean; signal?: AbortSignal },
+): Promise<string[]> {
+  if (!ref || (!options.connect && !ref.getSnapshot().hasTag('usable'))) return [];
+  const ready = await ensureConnected(ref, options.signal ? { signal: options.signal } : {});
+  if (!ready.ok || !ready.connection.completePrompt) return [];
+  try {
+    const values = await ready.connection.completePrompt(prompt, argument, context, options.signal);
+    return values.filter((v) => typeof v === 'string' && v !== '').slice(0, MAX_COMPLETIONS);
+  } catch {
+    return [];
+  }
+}
+
 /** Adjacent text blocks joined, so the user message reads as one text with its images. */
 function mergeText(content: PiContent[]): PiContent[] {
   const out: PiContent[] = [];

@@ -105,12 +105,14 @@ async function askField(
             { value: false, label: NO },
           ]
         : (field.options ?? []).map((o) => ({ value: o.value as unknown, label: o.label }));
-    // The default comes first and says so.
+    // The default comes first and says so; an optional field without one starts on leaving it empty,
+    // so Enter through a form agrees to nothing.
     const ordered = [...choices].sort(
       (a, b) => Number(b.value === field.default) - Number(a.value === field.default),
     );
     const labels = ordered.map((c) => (c.value === field.default ? `${c.label} (default)` : c.label));
-    const picked = await ui.select(title, optional ? [...labels, SKIP] : labels, opts);
+    const listed = !optional ? labels : field.default === undefined ? [SKIP, ...labels] : [...labels, SKIP];
+    const picked = await ui.select(title, listed, opts);
     if (picked === undefined) return { kind: 'cancel' };
     if (picked === SKIP) return { kind: 'skip' };
     return { kind: 'value', value: ordered[labels.indexOf(picked)]?.value };

@@ -1,6 +1,8 @@
-// The package as users get it: `npm pack` (which bundles it), installed the way `pi install npm:…`
-// installs a package (the real Pi CLI runs npm into a clean HOME, production dependencies only), then
-// a print-mode Pi run with that installed copy, no `-e`, searches a server's tools and calls one.
+// The README's install route, as a newcomer follows it: the lines between the README's
+// `install-commands` markers run one by one, as written, in a copy of the clone with a clean HOME and
+// an npm prefix in a temp folder (nothing global on this machine is touched), `pi` being the real Pi.
+// Then a print-mode Pi run with the installed copy, no `-e`, searches a server's tools and calls one,
+// and the CLI the README put on PATH answers from another folder.
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -15,7 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { node22Path, piCliPath, repoRoot } from '../../scripts/pi-paths.mjs';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
@@ -36,7 +38,6 @@ const marker = uniqueMarker('install');
 let work: string;
 let world: World;
 let installed: string;
-let install: { status: number | null; output: string };
 let settingsRecorded: unknown;
 let run: PiRunResult;
 
@@ -68,17 +69,27 @@ function copyRepository(to: string): void {
   symlinkSync(join(repoRoot, 'node_modules'), join(to, 'node_modules'));
 }
 
+/** The shell lines between the README's install-commands markers, as written (blank lines dropped). */
+function readmeInstallLines(): string[] {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const block = /<!-- install-commands[^>]*-->\s*```bash\n([\s\S]*?)```\s*<!-- \/install-commands -->/.exec(
+    readme,
+  );
+  if (!block) throw new Error('README.md has no install-commands block');
+  return (block[1] as string).split('\n').filter((line) => line.trim() !== '');
+}
+
+let lines: string[];
+let ran: { line: string; status: number | null; output: string }[];
+let env: Record<string, string>;
+let prefix: string;
+let checkout: string;
+
 beforeAll(async () => {
   await ensurePi();
   work = mkdtempSync(join(tmpdir(), 'pi-mcp-install-'));
-  const checkout = join(work, 'checkout');
+  checkout = join(work, 'pi-mcp-actors');
   copyRepository(checkout);
-  const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
-    cwd: checkout,
-    encoding: 'utf8',
-  });
-  const tarball = join(work, packed.trim().split('\n').at(-1) as string);
-
   world = await createWorld({
     script: [
       { toolCalls: [{ id: 'call_search', name: TOOL_SEARCH, arguments: { query: 'echo text back' } }] },
@@ -87,21 +98,33 @@ beforeAll(async () => {
     ],
     mcpJson: { mcpServers: { fx: stdioEntry(marker) } },
   });
-  // `pi install` runs npm; it needs npm's node on PATH, the registry never (no runtime dependencies).
-  const result = spawnSync(node22Path, [piCliPath, 'install', `npm:${tarball}`], {
-    cwd: world.dir.projectDir,
-    env: { PATH: `${dirname(node22Path)}:${process.env.PATH ?? ''}`, ...world.dir.env },
-    encoding: 'utf8',
-    timeout: 180_000,
-  });
-  install = { status: result.status, output: `${result.stdout}${result.stderr}` };
-  installed = join(world.dir.agentDir, 'npm');
-  // Installed from the registry, the package is recorded by name; offline (PI_OFFLINE=1) Pi then loads
-  // the installed copy. Record it so, as `pi install npm:pi-mcp-actors` would have.
-  const settingsFile = join(world.dir.agentDir, 'settings.json');
-  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
-  settingsRecorded = settings.packages;
-  writeFileSync(settingsFile, JSON.stringify({ ...settings, packages: ['npm:pi-mcp-actors'] }));
+  // The newcomer's `pi`: the real Pi 1.5.2 on its Node 22, as a command on PATH.
+  const bin = join(work, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'pi'), `#!/bin/sh\nexec '${node22Path}' '${piCliPath}' "$@"\n`, { mode: 0o755 });
+  prefix = join(work, 'npm-prefix');
+  env = {
+    ...world.dir.env,
+    PATH: `${bin}:${join(prefix, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    npm_config_prefix: prefix,
+    npm_config_update_notifier: 'false',
+  };
+  lines = readmeInstallLines();
+  ran = [];
+  for (const line of lines) {
+    // `npm ci` would download the dev dependencies again; the copy links this clone's instead.
+    if (line.replace(/#.*$/, '').trim() === 'npm ci') continue;
+    const result = spawnSync('bash', ['-c', line], {
+      cwd: checkout,
+      env,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    ran.push({ line, status: result.status, output: `${result.stdout}${result.stderr}` });
+    if (result.status !== 0) break;
+  }
+  installed = join(prefix, 'lib', 'node_modules', 'pi-mcp-actors');
+  settingsRecorded = JSON.parse(readFileSync(join(world.dir.agentDir, 'settings.json'), 'utf8')).packages;
   run = await runPiPrint({ dir: world.dir, prompt: 'Echo with an MCP tool', timeoutMs: 60_000 });
 }, ENSURE_PI_TIMEOUT_MS);
 
@@ -111,27 +134,37 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('pi install npm:pi-mcp-actors (from the packed tarball)', () => {
-  it('installs the bundle alone: no runtime dependency, no sources, small', () => {
-    expect(install.status, install.output).toBe(0);
-    expect(settingsRecorded).toEqual([expect.stringMatching(/^npm:.*pi-mcp-actors-0\.1\.0\.tgz$/)]);
-    expect(readdirSync(join(installed, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual([
-      'pi-mcp-actors',
+describe("the README's install lines, in a clean HOME", () => {
+  it('are the four steps: npm ci, npm pack, the tarball installed globally, Pi pointed at it', () => {
+    expect(lines.map((line) => line.replace(/#.*$/, '').trim().split(' ').slice(0, 2).join(' '))).toEqual([
+      'npm ci',
+      'npm pack',
+      'npm install',
+      'pi install',
     ]);
-    const pkg = join(installed, 'node_modules', 'pi-mcp-actors');
-    expect(existsSync(join(pkg, 'dist', 'index.js'))).toBe(true);
-    expect(existsSync(join(pkg, 'src', 'index.ts'))).toBe(false);
+    for (const step of ran) expect(step.status, `${step.line}\n${step.output}`).toBe(0);
+    expect(ran).toHaveLength(3);
+  });
+
+  it('install the bundle alone, and Pi records that folder: no runtime dependency, no sources, small', () => {
+    // Pi writes a local path relative to its settings file.
+    expect((settingsRecorded as string[]).map((path) => resolve(world.dir.agentDir, path))).toEqual([
+      installed,
+    ]);
+    expect(existsSync(join(installed, 'node_modules'))).toBe(false);
+    expect(existsSync(join(installed, 'dist', 'index.js'))).toBe(true);
+    expect(existsSync(join(installed, 'src', 'index.ts'))).toBe(false);
     // Data the bundle reads at run time ships beside it.
-    expect(existsSync(join(pkg, 'src', 'catalog', 'search', 'wordnet-synonyms.txt'))).toBe(true);
-    expect(existsSync(join(pkg, 'docs', 'statecharts', 'server.svg'))).toBe(true);
-    const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+    expect(existsSync(join(installed, 'src', 'catalog', 'search', 'wordnet-synonyms.txt'))).toBe(true);
+    expect(existsSync(join(installed, 'docs', 'statecharts', 'server.svg'))).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
     const bytes = sizeOf(installed);
     console.info(`installed size: ${(bytes / 1024 / 1024).toFixed(1)} MB in ${installed}`);
     expect(bytes).toBeLessThan(30 * 1024 * 1024);
   });
 
-  it('a print-mode Pi run with the installed copy searches the server and calls its tool', () => {
+  it('a print-mode Pi run (no -e) loads the installed copy, searches the server and calls its tool', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(world.llm.errors).toEqual([]);
     const [first, second, third] = world.llm.requests.map((r) => r.body) as ChatRequestBody[];
@@ -143,11 +176,19 @@ describe('pi install npm:pi-mcp-actors (from the packed tarball)', () => {
     expect(run.stdout).toContain('done');
   });
 
-  it('the installed CLI (the bundle) answers from the cache the Pi run wrote', () => {
-    const bin = join(installed, 'node_modules', 'pi-mcp-actors', 'bin', 'pi-mcp-actors.mjs');
-    const result = spawnSync(process.execPath, [bin, 'search', 'echo text back', '--json'], {
+  it('puts `pi-mcp-actors` on PATH: it answers in another folder, from the cache the Pi run wrote', () => {
+    const where = spawnSync('bash', ['-c', 'command -v pi-mcp-actors'], {
       cwd: world.dir.projectDir,
-      env: { PATH: process.env.PATH ?? '', ...world.dir.env },
+      env,
+      encoding: 'utf8',
+    });
+    expect(where.stdout.trim()).toBe(join(prefix, 'bin', 'pi-mcp-actors'));
+    const help = spawnSync('pi-mcp-actors', ['--help'], { cwd: world.dir.projectDir, env, encoding: 'utf8' });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: pi-mcp-actors <command>/);
+    const result = spawnSync('pi-mcp-actors', ['search', 'echo text back', '--json'], {
+      cwd: world.dir.projectDir,
+      env,
       encoding: 'utf8',
       timeout: 60_000,
     });

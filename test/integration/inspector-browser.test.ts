@@ -199,6 +199,37 @@ describe('local visual inspector in headless Chromium', () => {
     expect(cards.slice(0, 2)).toEqual(['server:fixture', 'host:server:fixture']);
     await screenshot(page, 'host');
 
+    // In a 1,400-px window the server's chart is drawn at a readable size (its state names at least
+    // 10 px high), inside its card, scrolled so the current state is in view; "Whole chart" fits it.
+    await page.setViewportSize({ width: 1400, height: 900 });
+    const readable = async () =>
+      page.locator(`article${CARD}`).evaluate((card: any) => {
+        const chart = card.querySelector('.chart').getBoundingClientRect();
+        const groups = [...card.querySelectorAll('svg g.current-state')] as any[];
+        const area = (g: any) => g.getBoundingClientRect().width * g.getBoundingClientRect().height;
+        const inner = groups.reduce((best, g) => (area(g) < area(best) ? g : best));
+        const box = inner.getBoundingClientRect();
+        const label = inner.querySelector('.nodeLabel, text, span');
+        return {
+          cardRight: card.getBoundingClientRect().right,
+          inView:
+            box.left >= chart.left &&
+            box.right <= chart.right &&
+            box.top >= chart.top &&
+            box.bottom <= chart.bottom,
+          labelHeight: label ? label.getBoundingClientRect().height : 0,
+        };
+      });
+    await page.locator(`article${CARD} .zoom`).click();
+    await page.locator(`article${CARD} .zoom`).click();
+    const shown = await readable();
+    expect(shown.cardRight).toBeLessThanOrEqual(1400);
+    expect(shown.inView).toBe(true);
+    expect(shown.labelHeight).toBeGreaterThanOrEqual(10);
+    await page.locator(`article${CARD} .zoom`).click();
+    expect((await readable()).labelHeight).toBeLessThan(5);
+    await screenshot(page, 'narrow');
+
     const html = await page.content();
     for (const secret of SECRET_VALUES) expect(html).not.toContain(secret);
     expect(pageErrors).toEqual([]);

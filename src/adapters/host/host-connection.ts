@@ -108,6 +108,14 @@ export class HostConnection implements Connection {
   getPrompt(name: string, args: Record<string, string>, options?: CallOptions): Promise<GetPromptResult> {
     return this.run({ op: 'getPrompt', name, args }, options);
   }
+  completePrompt(
+    prompt: string,
+    argument: { name: string; value: string },
+    context: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<string[]> {
+    return this.run({ op: 'completePrompt', prompt, argument, context }, signal ? { signal } : {});
+  }
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult> {
     return this.run({ op: 'callTool', name, args }, options);
   }

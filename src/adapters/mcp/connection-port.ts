@@ -157,6 +157,16 @@ export interface Connection {
   listResourceTemplates(signal?: AbortSignal): Promise<ResourceTemplateDescriptor[]>;
   listPrompts(signal?: AbortSignal): Promise<PromptDescriptor[]>;
   getPrompt(name: string, args: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>;
+  /**
+   * MCP `completion/complete` for a prompt's argument: the values the server suggests for what is
+   * typed so far (`context`: the arguments already given). Empty when the server offers none.
+   */
+  completePrompt?(
+    prompt: string,
+    argument: { name: string; value: string },
+    context: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<string[]>;
   callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>;
   /**

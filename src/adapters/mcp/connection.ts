@@ -124,6 +124,25 @@ export class McpConnection implements Connection {
     );
   }
 
+  async completePrompt(
+    prompt: string,
+    argument: { name: string; value: string },
+    context: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<string[]> {
+    if (!this.catalog.capabilities.completions) return [];
+    const result = await this.run(`completion/complete ${prompt}`, signal, (client) =>
+      client.request(
+        {
+          method: 'completion/complete',
+          params: { ref: { type: 'ref/prompt', name: prompt }, argument, context: { arguments: context } },
+        },
+        this.requestOptions(signal, this.def.requestTimeoutMs),
+      ),
+    );
+    return result.completion.values;
+  }
+
   async getPrompt(
     name: string,
     args: Record<string, string>,

@@ -125,6 +125,8 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     registry: () => fullStart.made()?.registry,
     context,
     prompt: (s, n, a) => ready().then((rt) => rt.prompt(s, n, a)),
+    completePrompt: (s, n, arg, context, options) =>
+      ready().then((rt) => rt.completePrompt(s, n, arg, context, options)),
     tell,
     safely,
   });

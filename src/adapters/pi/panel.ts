@@ -74,12 +74,19 @@ const LETTER_KEYS: Array<[string, PanelKey]> = [
   ['e', 'toggleEnabled'],
   ['t', 'tools'],
   ['d', 'toggleDirect'],
+  ['y', 'yes'],
+  ['n', 'no'],
+  ['ctrl+d', 'close'],
 ];
+/** One printable character or a paste: text, no control character or escape sequence. */
+const isText = (data: string) => data !== '' && [...data].every((ch) => ch >= ' ' && ch !== '\x7f');
 
 export function panelKey(data: string, keybindings: PiKeybindings, kit: PiTuiKit): PanelKey | undefined {
   for (const [action, key] of APP_KEYS) if (keybindings.matches(data, action)) return key;
+  // Before the letters: pi-tui may read an upper-case D as d.
+  if (data === 'D' || kit.matchesKey(data, 'shift+d')) return 'disableInConfig';
   for (const [letter, key] of LETTER_KEYS) if (kit.matchesKey(data, letter)) return key;
-  return undefined;
+  return isText(data) ? 'typed' : undefined;
 }
 
 function styleOf(theme: PiTheme): Style {

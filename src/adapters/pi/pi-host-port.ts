@@ -8,7 +8,7 @@ import type { PromptOutcome } from '../../session/prompts.ts';
 import type { RegisteredTools } from '../../session/registered-tools.ts';
 import { TOOL_SEARCH_NAME } from '../../tools/tool-search.ts';
 import type { PiContext, PiHost } from './pi-types.ts';
-import { promptCommand } from './prompts.ts';
+import { type PromptCommandDeps, promptCommand } from './prompts.ts';
 import { codemodeReachesTools, PI_CODEMODE_TOOL, wantsCodemode } from './tool-model.ts';
 import type { PiTools } from './tool-registration.ts';
 
@@ -27,6 +27,7 @@ export interface PiHostPortDeps {
   /** The Pi context of the latest event, tool call or command: where the status and notices go. */
   context(): PiContext | undefined;
   prompt(server: string, name: string, args: Record<string, string>): Promise<PromptOutcome>;
+  completePrompt: PromptCommandDeps['complete'];
   tell(target: PiContext | undefined, raw: string, level: NotifyLevel): void;
   safely(fn: () => void): void;
 }
@@ -62,6 +63,7 @@ export function piHostPort(deps: PiHostPortDeps): HostPort {
         promptCommandName(server, prompt.name),
         promptCommand(server, prompt, {
           prompt: deps.prompt,
+          complete: deps.completePrompt,
           tell: deps.tell,
           send: (content, commandCtx) =>
             pi.sendUserMessage?.(

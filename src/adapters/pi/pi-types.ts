@@ -57,7 +57,9 @@ export interface PiToolDefinition extends Partial<PiToolModel> {
 
 export interface PiCommandDefinition {
   description?: string;
-  getArgumentCompletions?(prefix: string): Array<{ value: string; label: string }> | null;
+  getArgumentCompletions?(
+    prefix: string,
+  ): Array<{ value: string; label: string }> | null | Promise<Array<{ value: string; label: string }> | null>;
   handler(args: string, ctx: PiContext): Promise<void>;
 }
 

@@ -26,6 +26,8 @@ function commandUi(ctx: PiContext): CommandUi {
   return { confirm: (question) => ui.confirm!('Restart a shared MCP server', question) };
 }
 
+const SUBCOMMANDS = ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable', 'allow'];
+
 export function registerSlashCommands(deps: SlashCommandDeps): void {
   const { pi, tell } = deps;
 
@@ -61,10 +63,12 @@ export function registerSlashCommands(deps: SlashCommandDeps): void {
   pi.registerCommand('mcp', {
     description:
       'MCP servers: status, <server>, tools [server], prompts [server], reconnect [server], enable|disable <server>, allow <server>|--all',
-    getArgumentCompletions: (prefix) =>
-      ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable', 'allow']
-        .filter((c) => c.startsWith(prefix))
-        .map((c) => ({ value: c, label: c })),
+    // Only words that add to what is typed: a completion equal to it would take the Enter that
+    // should run the command (and leave the editor's text behind for the next one).
+    getArgumentCompletions: (prefix) => {
+      const words = SUBCOMMANDS.filter((c) => c.startsWith(prefix) && c !== prefix);
+      return words.length > 0 ? words.map((c) => ({ value: c, label: c })) : null;
+    },
     handler: async (args, commandCtx) => {
       deps.useContext(commandCtx);
       if (args.trim() === '' && (await openPanel(commandCtx))) return;

@@ -4,6 +4,7 @@
 
 import type { AnyActorRef, Subscription } from 'xstate';
 import type { Runtime } from '../../actors/session-actor.ts';
+import { switchOffInConfig, switchOffTarget } from '../../config/switch-off.ts';
 import { oneLine } from '../../tools/tool-search.ts';
 import { requestReconnect } from '../request-reconnect.ts';
 import { type RenderContext, renderServers, renderTools } from './render.ts';
@@ -18,7 +19,28 @@ export type PanelKey =
   | 'signIn'
   | 'toggleEnabled'
   | 'tools'
-  | 'toggleDirect';
+  | 'toggleDirect'
+  /** D: switch the server off in the user's config file that defines it (asks first). */
+  | 'disableInConfig'
+  /** y / n: answers to the panel's question. */
+  | 'yes'
+  | 'no'
+  /** Ctrl+D: closes the panel from any screen. */
+  | 'close'
+  /** A printable key that is none of the above: the user is typing, as into Pi's editor. */
+  | 'typed';
+
+/** Keys that act on a server or tool; held back while the user is typing into the panel. */
+const LETTER_ACTIONS = new Set<PanelKey>([
+  'reconnect',
+  'signIn',
+  'toggleEnabled',
+  'tools',
+  'toggleDirect',
+  'disableInConfig',
+]);
+const TYPING =
+  'Typing goes to the /mcp panel, not to Pi: esc closes it first. Letter keys act again after ↑ or ↓.';
 
 /** Why the panel closed: the user is done, or wants to sign in to a server (the host runs it). */
 export type PanelOutcome =
@@ -52,8 +74,11 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
   let message: string | undefined;
   /** A reconnect asked for with r: its outcome replaces "Reconnecting …" once the server settles. */
   let reconnecting: { server: string; started: boolean } | undefined;
-  /** The panel's own yes/no (a restart that would cut another session's calls): the next key answers. */
-  let confirming: ((yes: boolean) => void) | undefined;
+  /** The panel's own yes/no (a restart that would cut another session's calls, a config write): the
+   * keys that say yes, and who waits for the answer. */
+  let confirming: { yes: ReadonlySet<PanelKey>; resolve: (yes: boolean) => void } | undefined;
+  /** Letters the user typed as text (or right after answering a question): actions wait for a move. */
+  let typing = false;
   let view: PanelView = panelView(runtime);
   let tools: ToolRow[] = [];
   let layout: Omit<RenderContext, 'now'> | undefined;
@@ -183,10 +208,45 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
           message = `${row.name} enabled for this session.`;
         } else {
           runtime.actor.send({ type: 'DISABLE', server: row.name });
-          message = `${row.name} disabled for this session; e enables it again.`;
+          message = `${row.name} disabled for this session; e enables it again, D switches it off in your config.`;
         }
         return;
+      case 'disableInConfig':
+        if (row.kind === 'skipped') {
+          message = `${row.name} is not running: ${row.fix ?? row.reason}`;
+          return;
+        }
+        return switchOff(row.name);
     }
+  }
+
+  function switchOff(server: string) {
+    const definition = runtime.actor.getSnapshot().context.config?.servers.find((d) => d.name === server);
+    if (!definition) return;
+    const target = switchOffTarget(definition.source);
+    if (target.kind === 'project') {
+      message = `${server} is defined by the project (${target.file}), which /mcp does not edit: e switches it off for this session, and forgetting your consent for it keeps it off.`;
+      return;
+    }
+    if (target.kind === 'notOurs') {
+      message = `${server} comes from ${target.client ? `${target.client}'s ` : ''}${target.file}, which /mcp does not edit: e switches it off for this session.`;
+      return;
+    }
+    void ask(
+      `Switch ${server} off for good: write "enabled": false into ${target.file}?`,
+      'y writes it · n or esc leaves the file as it is',
+      ['yes', 'enter'],
+    ).then(async (yes) => {
+      if (!yes || closed) return;
+      try {
+        await switchOffInConfig(definition.source);
+        runtime.actor.send({ type: 'DISABLE', server });
+        message = `${server} switched off in ${target.file} ("enabled": false at ${definition.source.keyPath}); set it to true there to switch it back on.`;
+      } catch (error) {
+        message = `${server} was not switched off: ${target.file} could not be written (${oneLine(String(error), 160)}).`;
+      }
+      if (!closed) redrawIfChanged();
+    });
   }
 
   function onTools(key: PanelKey, current: Extract<Screen, { kind: 'tools' }>) {
@@ -208,7 +268,9 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
   function reconnect(server: string) {
     message = `Reconnecting ${server}…`;
     reconnecting = { server, started: false };
-    void requestReconnect(runtime, server, { confirm: ask }).then((kept) => {
+    const confirm = (question: string) =>
+      ask(question, 'r or y restarts it · n or esc leaves it running', ['reconnect', 'yes', 'enter']);
+    void requestReconnect(runtime, server, { confirm }).then((kept) => {
       if (closed || !kept[0]) return;
       if (reconnecting?.server === server) reconnecting = undefined;
       message = kept[0].text;
@@ -217,19 +279,19 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
     reconnectOutcome(reconnecting);
   }
 
-  function ask(question: string): Promise<boolean> {
+  function ask(question: string, keys: string, yes: PanelKey[]): Promise<boolean> {
     answer(false);
-    message = `${question} r restarts it · any other key leaves it running`;
+    message = `${question} ${keys}`;
     redrawIfChanged();
     return new Promise((resolve) => {
-      confirming = resolve;
+      confirming = { yes: new Set(yes), resolve };
     });
   }
 
   function answer(yes: boolean) {
-    const resolve = confirming;
+    const waiting = confirming;
     confirming = undefined;
-    resolve?.(yes);
+    waiting?.resolve(yes);
   }
 
   function reconnectOutcome(watching: { server: string; started: boolean }) {
@@ -287,13 +349,24 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
     },
     key(key) {
       if (closed) return;
+      if (key === 'close') return close({ kind: 'closed' });
       if (confirming) {
-        // The answer to the panel's question: r (as asked) or enter restarts; any other key does not.
-        const yes = key === 'reconnect' || key === 'enter';
+        // The answer to the panel's question: its yes keys, or n or esc; other keys leave the
+        // question standing, so typed text cannot answer it.
+        const yes = confirming.yes.has(key);
+        if (!yes && key !== 'no' && key !== 'back') return;
         message = yes && reconnecting ? `Reconnecting ${reconnecting.server}…` : undefined;
+        // "yes" typed as a word must not go on to press e and s.
+        typing = key !== 'enter';
         answer(yes);
         return redrawIfChanged();
       }
+      if (key === 'typed' || key === 'yes' || key === 'no' || (typing && LETTER_ACTIONS.has(key))) {
+        typing = true;
+        message = TYPING;
+        return redrawIfChanged();
+      }
+      typing = false;
       message = undefined;
       if (screen.kind === 'servers') onServers(key);
       else onTools(key, screen);

@@ -72,7 +72,15 @@ describe('panelKey', () => {
     expect(panelKey('e', keybindings, kit)).toBe('toggleEnabled');
     expect(panelKey('t', keybindings, kit)).toBe('tools');
     expect(panelKey('d', keybindings, kit)).toBe('toggleDirect');
-    expect(panelKey('x', keybindings, kit)).toBeUndefined();
+    expect(panelKey('D', keybindings, kit)).toBe('disableInConfig');
+    expect(panelKey('y', keybindings, kit)).toBe('yes');
+    expect(panelKey('n', keybindings, kit)).toBe('no');
+    expect(panelKey('ctrl+d', keybindings, kit)).toBe('close');
+    // Any other text is typing; other control keys are nothing.
+    expect(panelKey('x', keybindings, kit)).toBe('typed');
+    expect(panelKey('hello', keybindings, kit)).toBe('typed');
+    expect(panelKey('\x1b[C', keybindings, kit)).toBeUndefined();
+    expect(panelKey('\x01', keybindings, kit)).toBeUndefined();
   });
 });
 

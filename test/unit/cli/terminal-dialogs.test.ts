@@ -46,6 +46,22 @@ describe('the CLI answering a server', () => {
     );
   });
 
+  it('says a default once', async () => {
+    const t = terminal(['', '']);
+    const ask = cliServerRequests('/work', t.dialogs)('srv');
+    const answer = await ask.elicit!(
+      {
+        mode: 'form',
+        message: 'Size?',
+        requestedSchema: { type: 'object', properties: { size: { type: 'integer', default: 42 } } },
+      },
+      new AbortController().signal,
+    );
+    expect(answer).toEqual({ action: 'accept', content: { size: 42 } });
+    expect(t.shown()).toContain('size (optional) (default: 42): ');
+    expect(t.shown().split('42').length - 1).toBe(1);
+  });
+
   it('end of input cancels; without a terminal the server is told why', async () => {
     const t = terminal([]);
     const ask = cliServerRequests('/work', t.dialogs)('srv');

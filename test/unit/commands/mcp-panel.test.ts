@@ -2,6 +2,9 @@
 // a SimulatedClock): what each server shows as it connects, fails and recovers, what the keys do to
 // the session, when the host is asked to redraw, and that every line fits the width.
 
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
@@ -291,6 +294,43 @@ describe('the /mcp panel', () => {
     expect(screen()).toContain('beta enabled for this session.');
   });
 
+  it('D switches a server off in the user file that defines it, after asking; a project server is not written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-mcp-panel-switch-off-'));
+    try {
+      const file = join(dir, 'mcp.json');
+      const text =
+        '{\n  // mine\n  "mcpServers": {\n    "alpha": {\n      "command": "node"\n    }\n  }\n}\n';
+      writeFileSync(file, text);
+      await start([
+        definition({ name: 'alpha', source: { file, kind: 'user', keyPath: 'mcpServers.alpha' } }),
+        definition({
+          name: 'local',
+          source: { file: '/p/.pi/mcp.json', kind: 'project', keyPath: 'mcpServers.local' },
+        }),
+      ]);
+      await press('disableInConfig');
+      expect(screen(300)).toContain(
+        `Switch alpha off for good: write "enabled": false into ${file}? y writes it · n or esc leaves the file as it is`,
+      );
+      await press('no');
+      expect(readFileSync(file, 'utf8')).toBe(text);
+      // Letters right after an answer wait for a move (a word typed at the question).
+      await press('down', 'up', 'disableInConfig', 'yes');
+      await vi.waitFor(() => expect(screen(300)).toContain(`alpha switched off in ${file}`));
+      expect(readFileSync(file, 'utf8')).toBe(
+        '{\n  // mine\n  "mcpServers": {\n    "alpha": {\n      "command": "node",\n      "enabled": false\n    }\n  }\n}\n',
+      );
+      expect(runtime.actor.getSnapshot().context.disabled).toContain('alpha');
+
+      await press('down', 'disableInConfig');
+      expect(screen(300)).toContain(
+        'local is defined by the project (/p/.pi/mcp.json), which /mcp does not edit',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('lists a server’s tools with descriptions; d makes one direct for the session and back', async () => {
     await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
     attemptFor('alpha').succeed(
@@ -428,7 +468,7 @@ describe('the /mcp panel', () => {
     expect(hosted.restarts).toBe(1); // the new connection's host copy was asked, not the old one
   });
 
-  it("r over another session's running calls asks in the panel first: any other key leaves the host's copy running", async () => {
+  it("r over another session's running calls asks in the panel first: typed keys wait, n leaves the host's copy running", async () => {
     await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
     const hosted = new HostedConnection();
     hosted.others = { calls: 2, callers: 1, attached: 1 };
@@ -436,16 +476,49 @@ describe('the /mcp panel', () => {
     await settle();
     const attempts = scripted.attempts.length;
     await press('reconnect');
-    expect(screen(300)).toContain(
-      '2 calls from another Pi session are running on "alpha" in the shared host; restarting it cuts them. Restart anyway? r restarts it · any other key leaves it running',
-    );
-    await press('down');
+    const question =
+      '2 calls from another Pi session are running on "alpha" in the shared host; restarting it cuts them. Restart anyway? r or y restarts it · n or esc leaves it running';
+    expect(screen(300)).toContain(question);
+    // Neither a move nor a typed letter answers it.
+    await press('down', 'typed', 'toggleEnabled');
+    expect(screen(300)).toContain(question);
+    await press('no');
     expect(screen(300)).toContain(
       '"alpha" was not restarted: the other sessions\' calls on it keep running.',
     );
     expect(hosted.restarts).toBe(0);
     expect(scripted.attempts.length).toBe(attempts);
     expect(screen()).toMatch(/alpha {2}● connected/);
+  });
+
+  it('"yes" typed at the question restarts once; its e and s act on nothing', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    const hosted = new HostedConnection();
+    hosted.others = { calls: 1, callers: 1, attached: 1 };
+    attemptFor('alpha').succeed(hosted);
+    await settle();
+    await press('reconnect');
+    expect(screen(300)).toContain('Restart anyway?');
+    await press('yes', 'toggleEnabled', 'typed');
+    expect(hosted.restarts).toBe(1);
+    expect(runtime.actor.getSnapshot().context.disabled).toEqual([]);
+    expect(screen(300)).toContain('Typing goes to the /mcp panel, not to Pi: esc closes it first.');
+    // A move ends the typing: letters act again.
+    await press('down', 'toggleEnabled');
+    expect(runtime.actor.getSnapshot().context.disabled).toEqual(['alpha']);
+  });
+
+  it('text typed into the panel does not press its letter keys; ctrl+d closes it from any screen', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'eager' })]);
+    attemptFor('alpha').succeed(new FakeConnection([tool('echo')]));
+    await settle();
+    await press('tools');
+    // "hold" typed on the tools screen: h is text, o, l and d wait.
+    await press('typed', 'typed', 'typed', 'toggleDirect');
+    expect(active).not.toContain('alpha__echo');
+    expect(screen()).toContain('Typing goes to the /mcp panel');
+    await press('close');
+    expect(outcomes).toEqual([{ kind: 'closed' }]);
   });
 
   it("r, then r again at the panel's question, restarts the host's copy over the other session's calls", async () => {

@@ -63,6 +63,43 @@ describe('form dialogs', () => {
     });
   });
 
+  it('start an optional yes/no or choice on leaving it empty: Enter through the form agrees to nothing', async () => {
+    const options: string[][] = [];
+    const ui: FormDialogs = {
+      select: async (_title, offered) => {
+        options.push(offered);
+        return offered[0];
+      },
+      input: async () => '',
+    };
+    const answer = await elicitWithDialogs(
+      ui,
+      'srv',
+      {
+        mode: 'form',
+        message: 'Sign up?',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            terms: { type: 'boolean', title: 'Accept the terms' },
+            news: { type: 'boolean', title: 'Newsletter', default: false },
+            plan: { type: 'string', enum: ['free', 'pro'] },
+            sure: { type: 'boolean', title: 'Sure' },
+          },
+          required: ['sure'],
+        },
+      },
+      new AbortController().signal,
+    );
+    expect(options.slice(1)).toEqual([
+      ['(leave empty)', 'Yes', 'No'],
+      ['No (default)', 'Yes', '(leave empty)'],
+      ['(leave empty)', 'free', 'pro'],
+      ['Yes', 'No'],
+    ]);
+    expect(answer).toEqual({ action: 'accept', content: { news: false, sure: true } });
+  });
+
   it('refuse a date that does not exist and take choices in any case', () => {
     const fields = formFields(schema);
     const born = fields.find((f) => f.name === 'born')!;
