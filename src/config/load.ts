@@ -24,7 +24,7 @@ import {
   readImports,
 } from './documents.ts';
 import { type EntryResult, type ServerFields, type ServerSpec, validateEntry } from './entry.ts';
-import { importLocations } from './imports.ts';
+import { importLocations, projectLocations } from './imports.ts';
 import { expandHome, type InterpolationContext } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
 import { consentKey, type ProjectConsent } from './project-consent.ts';
@@ -137,6 +137,8 @@ class Loader {
     const o = this.options;
     const settingsLayers: SettingsLayer[] = [];
     const importNames: ImportName[] = [];
+    /** A project's `imports` reach only the other clients' files inside the project (./imports.ts). */
+    const projectImports: ImportName[] = [];
 
     // Our own files: the user file (or --mcp-config) and the project files.
     const userKind: SourceRef['kind'] = o.configPath === undefined ? 'user' : 'flag';
@@ -151,7 +153,7 @@ class Loader {
     const projectLayers: SettingsLayer[] = [];
     const projectEntries = projectFiles.map((file) => ({
       file,
-      entries: this.ownFile(file, 'project', o.projectTrusted ? projectLayers : undefined, importNames),
+      entries: this.ownFile(file, 'project', o.projectTrusted ? projectLayers : undefined, projectImports),
     }));
     // A project's settings only tighten the user's (./project-settings.ts).
     const userLayer: SettingsLayer = new Map(settingsLayers.flatMap((layer) => [...layer]));
@@ -173,7 +175,8 @@ class Loader {
     }
 
     // 2. Imports add names that are not defined yet.
-    for (const client of [...new Set(importNames)]) this.importClient(client);
+    for (const client of new Set([...importNames, ...projectImports]))
+      this.importClient(client, !importNames.includes(client));
 
     // 3. Overrides from the user file, then the project files (highest).
     for (const { entry, result } of userPartials) this.applyOverride(entry, result);
@@ -487,10 +490,11 @@ class Loader {
         : slot.source.file;
   }
 
-  private importClient(client: ImportName): void {
+  private importClient(client: ImportName, projectOnly: boolean): void {
     const o = this.options;
     const context = { homeDir: o.homeDir, cwd: o.cwd, env: o.env, platform: o.platform ?? process.platform };
-    for (const location of importLocations(client, context)) {
+    const locations = importLocations(client, context);
+    for (const location of projectOnly ? projectLocations(locations) : locations) {
       if (this.consumed.has(location.file)) continue;
       this.consumed.add(location.file);
       const doc = readDocument(location.file, 'import', this.read);
