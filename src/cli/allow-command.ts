@@ -51,6 +51,12 @@ function describePending(server: PendingServer): string {
   return [
     `${show(server.name)}  (${show(server.source.file)})`,
     `  runs: ${show(server.runs)}`,
+    ...(server.changed ? [`  asked again: ${show(server.changed)}`] : []),
+    ...(server.scripts
+      ? [
+          `  covers the content of: ${Object.keys(server.scripts).map(show).join(', ')} (not the files they load)`,
+        ]
+      : []),
     ...(env.length > 0 ? [`  environment: ${env.join(' ')}`] : []),
     ...(server.headerKeys.length > 0 ? [`  headers: ${server.headerKeys.map(show).join(', ')}`] : []),
     ...(server.replaces ? [`  instead of your server of that name in ${show(server.replaces)}`] : []),

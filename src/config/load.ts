@@ -11,6 +11,7 @@
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isPlainObject } from '../plain-object.ts';
 import { checkCaFile } from './ca-file.ts';
+import { namedScripts } from './consent-scripts.ts';
 import { defaultSettings, PROJECT_CONFIG_FILES, USER_CONFIG_FILE } from './defaults.ts';
 import { diagnostic } from './diagnostics.ts';
 import { DIRECT_TOOLS_ENV, parseDirectToolsEnv } from './direct-tools-env.ts';
@@ -73,6 +74,12 @@ export const TRUST_REASON = 'the project is not trusted, so servers from its fil
 export const TRUST_FIX =
   'Trust the project in Pi (accept the trust prompt, or start Pi with --approve), then /reload.';
 export const CONSENT_REASON = 'defined by a project file and not allowed for this project yet';
+/** Allowed once, asked again: `changed` says why ("./server.sh changed since you allowed it"). */
+export function consentReason(changed: string | undefined): string {
+  return changed === undefined
+    ? CONSENT_REASON
+    : `defined by a project file, waiting for your consent again: ${changed}`;
+}
 export function consentFix(name: string, cwd: string): string {
   return `Allow it when Pi asks at start (terminal UI), with /mcp allow ${name} in Pi, or run: pi-mcp-actors allow ${shellWord(name)} --cwd ${shellWord(cwd)} (or list the folder in "trustedProjectFolders" of your user settings, or start Pi with --approve).`;
 }
@@ -239,7 +246,7 @@ class Loader {
       else if (!resolved.ok) this.skip(name, spec.source, resolved.reason, resolved.fix);
     }
     for (const [name, waiting] of this.pending)
-      this.skip(name, waiting.source, CONSENT_REASON, consentFix(name, o.cwd));
+      this.skip(name, waiting.source, consentReason(waiting.changed), consentFix(name, o.cwd));
     this.notePending();
     const skippedNames = new Set(this.skipped.map((entry) => entry.name));
     for (const [name, source] of this.untrusted) {
@@ -263,9 +270,13 @@ class Loader {
     const consent = this.options.projectConsent;
     if (consent === undefined || this.trustedFolder) return true;
     const key = consentKey(entry.name, entry.raw);
-    if (consent(entry.name, key)) return true;
+    const scripts = result.ok ? namedScripts(result.spec.fields, this.options.cwd) : {};
+    const verdict = consent(entry.name, key, scripts);
+    if (verdict === true) return true;
     // A later project file's entry of the same name is the one that would win: it is the one asked about.
     const waiting = pendingServer(entry, result, key);
+    if (Object.keys(scripts).length > 0) waiting.scripts = scripts;
+    if (verdict !== false) waiting.changed = verdict.changed;
     if (this.slots.has(entry.name) && !this.fromProject.has(entry.name))
       waiting.replaces = this.slotFile(entry.name);
     this.pending.set(entry.name, waiting);

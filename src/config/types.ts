@@ -214,6 +214,10 @@ export interface PendingServer {
   source: SourceRef;
   /** ./project-consent.ts consentKey of the entry as written. */
   key: string;
+  /** The project files the entry names directly, with their content hashes (./consent-scripts.ts). */
+  scripts?: Record<string, string>;
+  /** Allowed before, asked again: why ("./server.sh changed since you allowed it"). */
+  changed?: string;
   /** The command line (as written, `${VAR}` unresolved), the URL, or the socket. */
   runs: string;
   /** Environment variables it sets, and headers it sends (names only). */

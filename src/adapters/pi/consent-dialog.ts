@@ -39,11 +39,20 @@ export function consentQuestion(cwd: string, server: PendingServer): string {
   return [
     `Start the MCP server "${show(server.name)}" from ${show(server.source.file)}?`,
     `  runs: ${show(server.runs)}`,
+    ...(server.changed ? [`  asked again: ${show(server.changed)}`] : []),
+    ...(server.scripts ? [`  the answer covers the content of: ${scriptsOf(server, show)}`] : []),
     ...(env.length > 0 ? [`  environment: ${env.join(' ')}`] : []),
     ...(server.headerKeys.length > 0 ? [`  headers: ${server.headerKeys.map(show).join(', ')}`] : []),
     ...(server.replaces ? [`  instead of your server of that name in ${show(server.replaces)}`] : []),
     `Project: ${show(cwd)} (the answer is remembered for it; a changed entry asks again)`,
   ].join('\n');
+}
+
+/** The project files the entry names directly: a change to one asks again (files they load do not). */
+export function scriptsOf(server: PendingServer, show: (text: string) => string): string {
+  return `${Object.keys(server.scripts ?? {})
+    .map(show)
+    .join(', ')} (not the files they load)`;
 }
 
 /** `/mcp allow` without a name: the waiting servers, one line each (the project wrote these texts). */
