@@ -74,6 +74,7 @@ const LETTER_KEYS: Array<[string, PanelKey]> = [
   ['e', 'toggleEnabled'],
   ['t', 'tools'],
   ['d', 'toggleDirect'],
+  ['f', 'forget'],
 ];
 
 export function panelKey(data: string, keybindings: PiKeybindings, kit: PiTuiKit): PanelKey | undefined {

@@ -18,13 +18,15 @@ export type PanelKey =
   | 'signIn'
   | 'toggleEnabled'
   | 'tools'
-  | 'toggleDirect';
+  | 'toggleDirect'
+  | 'forget';
 
 /** Why the panel closed: the user is done, or wants to sign in to a server (the host runs it). */
 export type PanelOutcome =
   | { kind: 'closed' }
   | { kind: 'signIn'; server: string }
-  | { kind: 'allow'; server: string };
+  | { kind: 'allow'; server: string }
+  | { kind: 'forget'; server: string };
 
 export interface PanelOptions {
   /** Called when the panel's lines changed: the host redraws. */
@@ -172,6 +174,11 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
           return;
         }
         return close({ kind: 'signIn', server: row.name });
+      case 'forget':
+        // The host takes the consent back and starts the session over: the server stops.
+        if (row.kind === 'running' && row.fromProject) return close({ kind: 'forget', server: row.name });
+        message = `${row.name} is not a server of this project's files: there is no consent to take back.`;
+        return;
       case 'toggleEnabled':
         if (row.kind === 'skipped' && row.waitingConsent) return close({ kind: 'allow', server: row.name });
         if (row.kind === 'skipped') {
