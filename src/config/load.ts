@@ -127,6 +127,8 @@ class Loader {
   private trustedFolder = false;
   /** Names whose current definition comes from a file inside the project. */
   private readonly fromProject = new Set<string>();
+  /** The allowed project servers' named scripts with their content hashes (./consent-scripts.ts). */
+  private readonly allowedScripts = new Map<string, Record<string, string>>();
   private readonly consumed = new Set<string>();
   /** Untrusted project files that also carry settings or imports (not applied). */
   private readonly untrustedExtras = new Set<string>();
@@ -236,6 +238,8 @@ class Loader {
       if (resolved.ok && this.fromProject.has(name)) {
         const definition = resolved.definition;
         definition.fromProject = true;
+        const scripts = this.allowedScripts.get(name);
+        if (scripts) definition.consentScripts = scripts;
         // A project's server may ask for more approvals than the settings, never fewer.
         const approve = widerApproval(settings.approveTools, spec.fields.approveTools ?? false);
         if (approve === false) delete definition.approveTools;
@@ -272,6 +276,7 @@ class Loader {
     const key = consentKey(entry.name, entry.raw);
     const scripts = result.ok ? namedScripts(result.spec.fields, this.options.cwd) : {};
     const verdict = consent(entry.name, key, scripts);
+    if (verdict === true && Object.keys(scripts).length > 0) this.allowedScripts.set(entry.name, scripts);
     if (verdict === true) return true;
     // A later project file's entry of the same name is the one that would win: it is the one asked about.
     const waiting = pendingServer(entry, result, key);

@@ -124,6 +124,8 @@ export interface ServerDefinition {
   debug: boolean;
   /** Defined by a file inside the project (allowed by the user): its npx resolves packages there too. */
   fromProject?: boolean;
+  /** Content hashes of the project files it names, as allowed: a changed script is another shared-host copy. */
+  consentScripts?: Record<string, string>;
   /** MCP protocol era: `legacy` (2025 initialize), `auto` (probe, legacy fallback) or the pinned `2026-07-28`; absent = `auto`. */
   protocolVersion?: ProtocolVersionMode;
   /** The metadata cache identity, computed like pi-mcp-adapter from the entry as written. */
