@@ -34,6 +34,19 @@ function answering(...answers: Array<string | undefined>) {
 }
 
 describe('the consent question', () => {
+  it('says which project scripts the answer covers, and why it asks again', () => {
+    const text = consentQuestion(
+      '/p',
+      waiting('script', {
+        runs: 'sh ./server.sh',
+        scripts: { './server.sh': 'abc' },
+        changed: './server.sh changed since you allowed it',
+      }),
+    );
+    expect(text).toContain('  asked again: ./server.sh changed since you allowed it');
+    expect(text).toContain('  the answer covers the content of: ./server.sh (not the files they load)');
+  });
+
   it('shows what the server runs, its environment and headers, and what it would replace', () => {
     const text = consentQuestion(
       '/p',
