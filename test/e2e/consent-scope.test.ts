@@ -2,13 +2,16 @@
 // - Pi's "Trust parent folder" (remembered in its trust.json as the parent's path) does not start a
 //   sibling clone's `.mcp.json` server: it waits for our own consent (finding 4);
 // - a project `.mcp.json` of just `{"imports":["cursor"]}` does not start the user's own
-//   `~/.cursor/mcp.json` server (finding 5).
+//   `~/.cursor/mcp.json` server (finding 5);
+// - after `pi-mcp-actors allow` of `sh ./server.sh`, a changed server.sh does not start (finding 6);
+// - `/mcp forget` takes a consent back.
 // Every server start appends its label to a file, so "never started" is checked directly.
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stdioFixture } from '../fixtures/servers/spawn.ts';
+import { runCliBin } from '../support/output-channels.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { EXTENSION_PACKAGE, killMarked, uniqueMarker } from './harness/mcp.ts';
 import { type PiRpc, startPiRpc } from './harness/run-pi.ts';
@@ -137,4 +140,35 @@ describe('consent scope in the real Pi', () => {
     expect(await rpc.close()).toEqual({ code: 0, signal: null });
     expect(starts(log)).toEqual(['project-clone', 'user-mine']);
   });
+
+  it('after allow of sh ./server.sh, a changed server.sh does not start in Pi, and Pi says why', async () => {
+    const log = join(logs, `starts-${Math.random().toString(16).slice(2)}.log`);
+    const serve = (label: string) => {
+      const { command, args } = stdioFixture(['--name', marker]);
+      return `echo ${label} >> '${log}'; exec ${[command, ...args].map((a) => `'${a}'`).join(' ')}\n`;
+    };
+    world = await createWorld({
+      script: [],
+      mcpJson: { mcpServers: { mine: logged(log, 'user-mine') } },
+      files: {
+        'project/.mcp.json': {
+          mcpServers: { script: { command: 'sh', args: ['./server.sh'], lifecycle: 'eager' } },
+        },
+        'project/server.sh': serve('v1'),
+      },
+    });
+    const { home, agentDir, projectDir } = world.dir;
+    expect((await runCliBin(['allow', 'script'], { cwd: projectDir, home, agentDir })).code).toBe(0);
+    rpc = await startPiRpc({ dir: world.dir, extensions: [EXTENSION_PACKAGE] });
+    expect(await status(rpc)).toMatch(/^script: connected/m);
+    expect(await rpc.close()).toEqual({ code: 0, signal: null });
+
+    writeFileSync(join(projectDir, 'server.sh'), serve('v2'));
+    rpc = await startPiRpc({ dir: world.dir, extensions: [EXTENSION_PACKAGE] });
+    expect(await status(rpc)).toMatch(
+      /^script: skipped — defined by a project file, waiting for your consent again: \.\/server\.sh changed since you allowed it/m,
+    );
+    expect(await rpc.close()).toEqual({ code: 0, signal: null });
+    expect(starts(log)).toEqual(['user-mine', 'v1']);
+  }, 120_000);
 });
