@@ -4,15 +4,17 @@
 // those scripts load in turn are not covered (docs/security.md).
 
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { MAX_CONFIG_BYTES, readBoundedBytes } from './read-file.ts';
+import { readBoundedBytes } from './read-file.ts';
 
 /** Word as written → a hash of the file's content (`unreadable` when it is not a regular file we read). */
 export type ScriptHashes = Record<string, string>;
 
 /** Words looked at per entry: an entry with more arguments than this is unusual, and reading stays cheap. */
 const MAX_WORDS = 64;
+/** Larger files (a compiled server) are told apart by size, modification time and inode, not read. */
+const MAX_HASHED_BYTES = 8 * 1024 * 1024;
 
 export interface ScriptWords {
   command?: string | undefined;
@@ -25,7 +27,7 @@ export interface ScriptWords {
 export function namedScripts(
   { command, args, cwd }: ScriptWords,
   projectDir: string,
-  readBytes: (path: string) => Buffer = (path) => readBoundedBytes(path, MAX_CONFIG_BYTES),
+  readBytes: (path: string) => Buffer = (path) => readBoundedBytes(path, MAX_HASHED_BYTES),
 ): ScriptHashes {
   const project = realOrResolved(projectDir);
   // Where a relative word is looked for: the server's working folder (the project unless `cwd` says).
@@ -48,8 +50,12 @@ function contentHash(path: string, readBytes: (path: string) => Buffer): string 
   try {
     return createHash('sha256').update(readBytes(path)).digest('hex').slice(0, 32);
   } catch (error) {
-    // A directory is not a script; a FIFO, device or huge file is named but cannot be vouched for.
-    return (error as NodeJS.ErrnoException).code === 'EISDIR' ? undefined : 'unreadable';
+    const code = (error as NodeJS.ErrnoException).code;
+    // A directory is not a script; a FIFO or device is named but cannot be vouched for.
+    if (code === 'EISDIR') return undefined;
+    if (code !== 'EFBIG') return 'unreadable';
+    const stat = statSync(path, { throwIfNoEntry: false });
+    return stat ? `stat:${stat.size}:${stat.mtimeMs}:${stat.ino}` : 'unreadable';
   }
 }
 

@@ -55,4 +55,12 @@ describe('the project files an entry names', () => {
     writeFileSync(join(project, 'server.sh'), 'echo two');
     expect(namedScripts({ command: 'sh', args: ['./server.sh'] }, project)).not.toEqual(first);
   });
+
+  it('tell a large file (a compiled server) apart by its size, time and inode', () => {
+    writeFileSync(join(project, 'big'), Buffer.alloc(9 * 1024 * 1024, 1));
+    const first = namedScripts({ command: './big' }, project);
+    expect(first['./big']).toMatch(/^stat:9437184:/);
+    writeFileSync(join(project, 'big'), Buffer.alloc(9 * 1024 * 1024 + 1, 1));
+    expect(namedScripts({ command: './big' }, project)).not.toEqual(first);
+  });
 });
