@@ -147,7 +147,7 @@ function consentRecord(value: unknown): string | ConsentRecord | undefined {
   return { key: value.key, scripts };
 }
 
-/** The folder's real path: another folder reached through a symlink, or moved there, is not the same. */
+/** The folder's real path: a symlink to it names the same project, and a symlink's old target no longer. */
 function projectKey(cwd: string): string {
   return realOrResolved(cwd);
 }
