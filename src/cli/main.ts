@@ -1,5 +1,5 @@
 // `pi-mcp-actors`: the same config, actors and catalog as the extension, outside Pi.
-//   status | tools [server] | search <query>|- [--json] | call <tool> [json-args] | inspect | allow
+//   status | tools [server] | search <query>|- [--json] | call <tool> [json-args] | inspect | allow | forget
 // Options: --config <path> (instead of ~/.pi/agent/mcp.json), --cwd <project dir>, --trust-project.
 
 import { homedir } from 'node:os';
@@ -30,6 +30,7 @@ import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { runAllowCommand } from './allow-command.ts';
 import { type AuthCliIo, login, logout } from './auth-commands.ts';
+import { runForgetCommand } from './forget-command.ts';
 import { runHostCommand } from './host-command.ts';
 import { runInspectCommand } from './inspect-command.ts';
 import { type PromptLine, promptLineFrom } from './prompt-line.ts';
@@ -66,7 +67,9 @@ Commands:
   inspect                serve the live statechart inspector on 127.0.0.1
   host [stop]            the shared MCP host (settings.sharedHost): its sessions and server instances; stop it
   allow [server…|--all]  allow servers of the project's files (remembered per project, asked again when
-                         an entry changes); without a name, list those waiting and what they run
+                         an entry or a script it names changes); without a name, list those waiting
+  forget [server…|--all] take back the consent given to servers of the project's files; without a name,
+                         list those allowed
 Options:
   --config <path>        use this MCP config instead of ~/.pi/agent/mcp.json
   --cwd <dir>            project directory (default: current directory)
@@ -322,6 +325,13 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
       out: (text) => rawIo.out(plainText(text)),
     });
   if (options.command === 'host') return runHostCommand(options.positional, options.json, io);
+  if (options.command === 'forget')
+    return runForgetCommand(
+      { agentDir: agentDirFrom(process.env, homedir()), cwd: options.cwd },
+      options.positional,
+      options.all,
+      io,
+    );
   if (options.command === 'allow') {
     const homeDir = homedir();
     return runAllowCommand(

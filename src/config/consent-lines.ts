@@ -61,6 +61,9 @@ export function consentLines(server: PendingServer, facts: ConsentFacts = {}): C
     add('url', whole(url, server));
     scan(url, 'URL');
   } else add('runs', whole(server.runs, server));
+  if (server.changed) add('asked again', server.changed);
+  if (server.scripts)
+    add('covers the content of', `${Object.keys(server.scripts).join(', ')} (not the files they load)`);
 
   const env = Object.entries(fields.env ?? {});
   for (const [key, value] of env) valued(value, `env ${key}`);

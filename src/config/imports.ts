@@ -1,6 +1,8 @@
 // Where other clients keep their MCP servers. Within one client the more specific file comes first
 // (project before user), because the first definition of a name wins. Files inside the project
-// directory are only read as a source of servers when the project is trusted.
+// directory are only read as a source of servers when the project is trusted. A project's own `imports`
+// reach only the files of that client inside the project (projectLocations): never the user's own
+// `~/.cursor/mcp.json`, which the user did not import into Pi (issue 34).
 
 import { join, resolve } from 'node:path';
 import { expandHome } from './interpolate.ts';
@@ -82,4 +84,9 @@ export function importLocations(client: ImportName, context: ImportContext): Imp
       ];
     }
   }
+}
+
+/** The locations a project's `imports` may read: the client's files inside the project. */
+export function projectLocations(locations: ImportLocation[]): ImportLocation[] {
+  return locations.filter((location) => location.project);
 }

@@ -11,6 +11,7 @@
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isPlainObject } from '../plain-object.ts';
 import { checkCaFile } from './ca-file.ts';
+import { namedScripts } from './consent-scripts.ts';
 import { defaultSettings, PROJECT_CONFIG_FILES, USER_CONFIG_FILE } from './defaults.ts';
 import { diagnostic } from './diagnostics.ts';
 import { DIRECT_TOOLS_ENV, parseDirectToolsEnv } from './direct-tools-env.ts';
@@ -24,7 +25,7 @@ import {
   readImports,
 } from './documents.ts';
 import { type EntryResult, type ServerFields, type ServerSpec, validateEntry } from './entry.ts';
-import { importLocations } from './imports.ts';
+import { importLocations, projectLocations } from './imports.ts';
 import { expandHome, type InterpolationContext } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
 import { consentKey, type ProjectConsent } from './project-consent.ts';
@@ -73,6 +74,12 @@ export const TRUST_REASON = 'the project is not trusted, so servers from its fil
 export const TRUST_FIX =
   'Trust the project in Pi (accept the trust prompt, or start Pi with --approve), then /reload.';
 export const CONSENT_REASON = 'defined by a project file and not allowed for this project yet';
+/** Allowed once, asked again: `changed` says why ("./server.sh changed since you allowed it"). */
+export function consentReason(changed: string | undefined): string {
+  return changed === undefined
+    ? CONSENT_REASON
+    : `defined by a project file, waiting for your consent again: ${changed}`;
+}
 export function consentFix(name: string, cwd: string): string {
   return `Allow it when Pi asks at start (terminal UI), with /mcp allow ${name} in Pi, or run: pi-mcp-actors allow ${shellWord(name)} --cwd ${shellWord(cwd)} (or list the folder in "trustedProjectFolders" of your user settings, or start Pi with --approve).`;
 }
@@ -120,6 +127,8 @@ class Loader {
   private trustedFolder = false;
   /** Names whose current definition comes from a file inside the project. */
   private readonly fromProject = new Set<string>();
+  /** The allowed project servers' named scripts with their content hashes (./consent-scripts.ts). */
+  private readonly allowedScripts = new Map<string, Record<string, string>>();
   private readonly consumed = new Set<string>();
   /** Untrusted project files that also carry settings or imports (not applied). */
   private readonly untrustedExtras = new Set<string>();
@@ -137,6 +146,8 @@ class Loader {
     const o = this.options;
     const settingsLayers: SettingsLayer[] = [];
     const importNames: ImportName[] = [];
+    /** A project's `imports` reach only the other clients' files inside the project (./imports.ts). */
+    const projectImports: ImportName[] = [];
 
     // Our own files: the user file (or --mcp-config) and the project files.
     const userKind: SourceRef['kind'] = o.configPath === undefined ? 'user' : 'flag';
@@ -151,7 +162,7 @@ class Loader {
     const projectLayers: SettingsLayer[] = [];
     const projectEntries = projectFiles.map((file) => ({
       file,
-      entries: this.ownFile(file, 'project', o.projectTrusted ? projectLayers : undefined, importNames),
+      entries: this.ownFile(file, 'project', o.projectTrusted ? projectLayers : undefined, projectImports),
     }));
     // A project's settings only tighten the user's (./project-settings.ts).
     const userLayer: SettingsLayer = new Map(settingsLayers.flatMap((layer) => [...layer]));
@@ -173,7 +184,8 @@ class Loader {
     }
 
     // 2. Imports add names that are not defined yet.
-    for (const client of [...new Set(importNames)]) this.importClient(client);
+    for (const client of new Set([...importNames, ...projectImports]))
+      this.importClient(client, !importNames.includes(client));
 
     // 3. Overrides from the user file, then the project files (highest).
     for (const { entry, result } of userPartials) this.applyOverride(entry, result);
@@ -226,6 +238,8 @@ class Loader {
       if (resolved.ok && this.fromProject.has(name)) {
         const definition = resolved.definition;
         definition.fromProject = true;
+        const scripts = this.allowedScripts.get(name);
+        if (scripts) definition.consentScripts = scripts;
         // A project's server may ask for more approvals than the settings, never fewer.
         const approve = widerApproval(settings.approveTools, spec.fields.approveTools ?? false);
         if (approve === false) delete definition.approveTools;
@@ -238,7 +252,8 @@ class Loader {
     // A waiting entry that would replace the user's own server of that name leaves that one running.
     const running = new Set(servers.map((server) => server.name));
     for (const [name, waiting] of this.pending)
-      if (!running.has(name)) this.skip(name, waiting.source, CONSENT_REASON, consentFix(name, o.cwd));
+      if (!running.has(name))
+        this.skip(name, waiting.source, consentReason(waiting.changed), consentFix(name, o.cwd));
     this.notePending(running);
     const skippedNames = new Set(this.skipped.map((entry) => entry.name));
     for (const [name, source] of this.untrusted) {
@@ -262,9 +277,14 @@ class Loader {
     const consent = this.options.projectConsent;
     if (consent === undefined || this.trustedFolder) return true;
     const key = consentKey(entry.name, entry.raw);
-    if (consent(entry.name, key)) return true;
+    const scripts = result.ok ? namedScripts(result.spec.fields, this.options.cwd) : {};
+    const verdict = consent(entry.name, key, scripts);
+    if (verdict === true && Object.keys(scripts).length > 0) this.allowedScripts.set(entry.name, scripts);
+    if (verdict === true) return true;
     // A later project file's entry of the same name is the one that would win: it is the one asked about.
     const waiting = pendingServer(entry, result, key);
+    if (Object.keys(scripts).length > 0) waiting.scripts = scripts;
+    if (verdict !== false) waiting.changed = verdict.changed;
     if (this.slots.has(entry.name) && !this.fromProject.has(entry.name))
       waiting.replaces = this.slotFile(entry.name);
     this.pending.set(entry.name, waiting);
@@ -489,10 +509,11 @@ class Loader {
         : slot.source.file;
   }
 
-  private importClient(client: ImportName): void {
+  private importClient(client: ImportName, projectOnly: boolean): void {
     const o = this.options;
     const context = { homeDir: o.homeDir, cwd: o.cwd, env: o.env, platform: o.platform ?? process.platform };
-    for (const location of importLocations(client, context)) {
+    const locations = importLocations(client, context);
+    for (const location of projectOnly ? projectLocations(locations) : locations) {
       if (this.consumed.has(location.file)) continue;
       this.consumed.add(location.file);
       const doc = readDocument(location.file, 'import', this.read);

@@ -34,6 +34,11 @@ export const readFileFromDisk: ReadFile = (path) => {
 
 /** Reads a regular file of at most `maxBytes` as UTF-8; throws UnreadableFileError otherwise. */
 export function readBounded(path: string, maxBytes: number): string {
+  return readBoundedBytes(path, maxBytes).toString('utf8');
+}
+
+/** readBounded's bytes, undecoded (a script's content hash). */
+export function readBoundedBytes(path: string, maxBytes: number): Buffer {
   // Non-blocking, so opening a FIFO does not wait for a writer; fstat then refuses it.
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
@@ -53,7 +58,7 @@ export function readBounded(path: string, maxBytes: number): string {
       if (total > maxBytes) throw new UnreadableFileError('EFBIG', path, `is larger than ${maxBytes} bytes`);
       chunks.push(chunk.subarray(0, read));
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   } finally {
     closeSync(fd);
   }

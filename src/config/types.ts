@@ -126,6 +126,8 @@ export interface ServerDefinition {
   debug: boolean;
   /** Defined by a file inside the project (allowed by the user): its npx resolves packages there too. */
   fromProject?: boolean;
+  /** Content hashes of the project files it names, as allowed: a changed script is another shared-host copy. */
+  consentScripts?: Record<string, string>;
   /** MCP protocol era: `legacy` (2025 initialize), `auto` (probe, legacy fallback) or the pinned `2026-07-28`; absent = `auto`. */
   protocolVersion?: ProtocolVersionMode;
   /** The metadata cache identity, computed like pi-mcp-adapter from the entry as written. */
@@ -216,6 +218,10 @@ export interface PendingServer {
   source: SourceRef;
   /** ./project-consent.ts consentKey of the entry as written. */
   key: string;
+  /** The project files the entry names directly, with their content hashes (./consent-scripts.ts). */
+  scripts?: Record<string, string>;
+  /** Allowed before, asked again: why ("./server.sh changed since you allowed it"). */
+  changed?: string;
   /** The command line (as written, `${VAR}` unresolved), the URL, or the socket. */
   runs: string;
   /** Environment variables it sets, and headers it sends (names only). */

@@ -219,6 +219,13 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
         phase.kind === 'closed' ? undefined : { request: phase.request, pending: configOf()?.pending ?? [] };
       await (await consent.get()).allow(commandCtx, waiting, names, ask);
     },
+    forget: async (commandCtx, names) => {
+      await (await consent.get()).forget(
+        commandCtx,
+        phase.kind === 'closed' ? undefined : phase.request,
+        names,
+      );
+    },
     tell,
     log,
   });

@@ -5,8 +5,9 @@
 // published bundle keeps it out of the start module (scripts/build.mjs).
 
 export { createCacheStore } from '../../catalog/cache.ts';
+export { forgetConsent } from '../../config/consent-forget.ts';
 export { loadConfig } from '../../config/load.ts';
-export { readProjectConsent, rememberConsent } from '../../config/project-consent.ts';
+export { consentedServers, readProjectConsent, rememberConsent } from '../../config/project-consent.ts';
 export { createLogger } from '../../logger.ts';
 export { SecretValues } from '../../redact/index.ts';
 export { awaitsDirectTools, readSession } from '../../session/describe-session.ts';

@@ -77,6 +77,7 @@ const LETTER_KEYS: Array<[string, PanelKey]> = [
   ['y', 'yes'],
   ['n', 'no'],
   ['ctrl+d', 'close'],
+  ['f', 'forget'],
 ];
 /** One printable character or a paste: text, no control character or escape sequence. */
 const isText = (data: string) => data !== '' && [...data].every((ch) => ch >= ' ' && ch !== '\x7f');

@@ -42,6 +42,11 @@ export interface ConsentFlow {
     names: string,
     ask: boolean,
   ): Promise<void>;
+  /**
+   * `/mcp forget <server…>|--all` (or `f` in the panel): takes the consent back; the session starts over,
+   * so those servers stop now and ask again before they next start. Without a name it lists the consents.
+   */
+  forget(commandCtx: PiContext, request: StartRequest | undefined, names: string): Promise<void>;
 }
 
 export function projectConsentFlow(deps: ConsentFlowDeps): ConsentFlow {
@@ -123,6 +128,44 @@ export function projectConsentFlow(deps: ConsentFlowDeps): ConsentFlow {
       tell(
         commandCtx,
         `Allowed for ${request.cwd}: ${chosen.map((p) => p.name).join(', ')}. Starting them.`,
+        'info',
+      );
+      if (deps.isCurrent(request)) await deps.restart();
+    },
+
+    async forget(commandCtx, request, names) {
+      if (!request) {
+        tell(commandCtx, 'No MCP session is running.', 'info');
+        return;
+      }
+      const wanted = names.split(/\s+/).filter(Boolean);
+      const { forgetConsent, consentedServers } = await deps.loadFullStart();
+      if (wanted.length === 0) {
+        const allowed = consentedServers(agentDir, request.cwd);
+        tell(
+          commandCtx,
+          allowed.length === 0
+            ? `No server of ${request.cwd} has your consent.`
+            : `Allowed for ${request.cwd}: ${allowed.join(', ')}. /mcp forget <server>… or --all takes it back.`,
+          'info',
+        );
+        return;
+      }
+      const all = wanted.includes('--all');
+      let result: Awaited<ReturnType<typeof forgetConsent>>;
+      try {
+        result = await forgetConsent(agentDir, request.cwd, all ? [] : wanted, all);
+      } catch (error) {
+        tell(commandCtx, `/mcp forget failed: ${String(error)}`, 'error');
+        return;
+      }
+      const { forgotten, unknown, file } = result;
+      if (unknown.length > 0)
+        tell(commandCtx, `No consent to take back for ${request.cwd}: ${unknown.join(', ')}.`, 'warning');
+      if (forgotten.length === 0) return;
+      tell(
+        commandCtx,
+        `Forgot your consent for ${request.cwd}: ${forgotten.join(', ')} (kept in ${file}). They stop now and ask again before they next start.`,
         'info',
       );
       if (deps.isCurrent(request)) await deps.restart();

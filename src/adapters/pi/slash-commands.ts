@@ -15,6 +15,8 @@ export interface SlashCommandDeps {
   commands(): Promise<Pick<typeof import('./session-runtime.ts'), 'runMcpCommand' | 'runAuthCommand'>>;
   /** `/mcp allow …` (./project-consent-flow.ts); `ask`: from the panel, asks first. */
   allow(commandCtx: PiContext, names: string, ask: boolean): Promise<void>;
+  /** `/mcp forget …` and the panel's `f` (./project-consent-flow.ts). */
+  forget(commandCtx: PiContext, names: string): Promise<void>;
   tell(target: PiContext | undefined, raw: string, level: NotifyLevel): void;
   log(level: 'error', text: string): void;
 }
@@ -26,7 +28,7 @@ function commandUi(ctx: PiContext): CommandUi {
   return { confirm: (question) => ui.confirm!('Restart a shared MCP server', question) };
 }
 
-const SUBCOMMANDS = ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable', 'allow'];
+const SUBCOMMANDS = ['status', 'tools', 'prompts', 'reconnect', 'enable', 'disable', 'allow', 'forget'];
 
 export function registerSlashCommands(deps: SlashCommandDeps): void {
   const { pi, tell } = deps;
@@ -57,12 +59,13 @@ export function registerSlashCommands(deps: SlashCommandDeps): void {
     });
     if (outcome?.kind === 'signIn') await mcpAuth(outcome.server, commandCtx);
     if (outcome?.kind === 'allow') await deps.allow(commandCtx, outcome.server, true);
+    if (outcome?.kind === 'forget') await deps.forget(commandCtx, outcome.server);
     return outcome !== undefined;
   }
 
   pi.registerCommand('mcp', {
     description:
-      'MCP servers: status, <server>, tools [server], prompts [server], reconnect [server], enable|disable <server>, allow <server>|--all',
+      'MCP servers: status, <server>, tools [server], prompts [server], reconnect [server], enable|disable <server>, allow <server>|--all, forget <server>|--all',
     // Only words that add to what is typed: a completion equal to it would take the Enter that
     // should run the command (and leave the editor's text behind for the next one).
     getArgumentCompletions: (prefix) => {
@@ -74,6 +77,8 @@ export function registerSlashCommands(deps: SlashCommandDeps): void {
       if (args.trim() === '' && (await openPanel(commandCtx))) return;
       const allow = /^allow(?:\s+(.*))?$/s.exec(args.trim());
       if (allow) return deps.allow(commandCtx, allow[1]?.trim() ?? '', false);
+      const forget = /^forget(?:\s+(.*))?$/s.exec(args.trim());
+      if (forget) return deps.forget(commandCtx, forget[1]?.trim() ?? '');
       await command(commandCtx, 'mcp', async (rt) =>
         (await deps.commands()).runMcpCommand(args, rt, commandUi(commandCtx)),
       );

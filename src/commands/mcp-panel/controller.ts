@@ -22,6 +22,8 @@ export type PanelKey =
   | 'toggleDirect'
   /** D: switch the server off in the user's config file that defines it (asks first). */
   | 'disableInConfig'
+  /** f: take back the consent of a project's server (it then waits again). */
+  | 'forget'
   /** y / n: answers to the panel's question. */
   | 'yes'
   | 'no'
@@ -38,6 +40,7 @@ const LETTER_ACTIONS = new Set<PanelKey>([
   'tools',
   'toggleDirect',
   'disableInConfig',
+  'forget',
 ]);
 const TYPING =
   'Typing goes to the /mcp panel, not to Pi: esc closes it first. Letter keys act again after ↑ or ↓.';
@@ -46,7 +49,8 @@ const TYPING =
 export type PanelOutcome =
   | { kind: 'closed' }
   | { kind: 'signIn'; server: string }
-  | { kind: 'allow'; server: string };
+  | { kind: 'allow'; server: string }
+  | { kind: 'forget'; server: string };
 
 export interface PanelOptions {
   /** Called when the panel's lines changed: the host redraws. */
@@ -197,6 +201,11 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
           return;
         }
         return close({ kind: 'signIn', server: row.name });
+      case 'forget':
+        // The host takes the consent back and starts the session over: the server stops.
+        if (row.kind === 'running' && row.fromProject) return close({ kind: 'forget', server: row.name });
+        message = `${row.name} is not a server of this project's files: there is no consent to take back.`;
+        return;
       case 'toggleEnabled':
         if (row.kind === 'skipped' && row.waitingConsent) return close({ kind: 'allow', server: row.name });
         if (row.kind === 'skipped') {

@@ -45,6 +45,8 @@ const SERVER_HINTS = [
   'e enable/disable',
   'esc close',
 ];
+/** On a project's server: its consent can be taken back. */
+const PROJECT_SERVER_HINTS = [...SERVER_HINTS.slice(0, -1), 'f forget consent', 'esc close'];
 const TOOL_HINTS = ['↑↓ select', 'd direct for this session', 'esc back'];
 /** Lines of a selected tool's description shown at most. */
 const DESCRIPTION_LINES = 6;
@@ -251,7 +253,9 @@ export function renderServers(view: PanelView, at: ListPosition, ctx: RenderCont
     const blocks = view.servers.map((row, i) => serverBlock(row, i === selected, ctx));
     return windowed(blocks, selected, scroll, room, style);
   };
-  return frame(head, body, footer(message, SERVER_HINTS, ctx), ctx);
+  const row = view.servers[selected];
+  const hints = row?.kind === 'running' && row.fromProject ? PROJECT_SERVER_HINTS : SERVER_HINTS;
+  return frame(head, body, footer(message, hints, ctx), ctx);
 }
 
 const EXPOSURE_LABEL: Record<ToolRow['exposure'], string> = {

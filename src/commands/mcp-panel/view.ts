@@ -63,6 +63,8 @@ export interface RunningServer {
   trail: ServerState[];
   /** Signs in with OAuth (configured so): signing in again makes sense even when connected. */
   oauth: boolean;
+  /** Defined by a project file (started with the user's consent): f takes the consent back. */
+  fromProject: boolean;
 }
 
 /** `session`: made direct for this session (`d`); `loaded`: loaded by ToolSearch this session. */
@@ -135,6 +137,7 @@ export function panelView(runtime: Runtime): PanelView {
           : plainText(redact(ctx.stderrTail)).trimEnd().split('\n').slice(-STDERR_LINES),
       trail: ctx.trail.map((visit) => visit.state),
       oauth: ctx.definition.auth === 'oauth' || ctx.definition.oauth !== undefined,
+      fromProject: definition.fromProject === true,
     };
     const since = ctx.trail.at(-1)?.at;
     if (since !== undefined) row.since = since;

@@ -255,6 +255,26 @@ describe('the /mcp panel', () => {
     expect(screen()).not.toContain('Reconnecting alpha…');
   });
 
+  it("f on a project's server asks the host to take its consent back; on one of yours it says why not", async () => {
+    await start([
+      definition({ name: 'alpha', lifecycle: 'eager' }),
+      definition({ name: 'repo', lifecycle: 'eager', fromProject: true }),
+    ]);
+    attemptFor('alpha').succeed();
+    attemptFor('repo').succeed();
+    await settle();
+    expect(screen()).not.toContain('f forget consent');
+    await press('forget');
+    expect(screen()).toContain(
+      "alpha is not a server of this project's files: there is no consent to take back.",
+    );
+    expect(outcomes).toEqual([]);
+    await press('down');
+    expect(screen()).toContain('f forget consent');
+    await press('forget');
+    expect(outcomes).toEqual([{ kind: 'forget', server: 'repo' }]);
+  });
+
   it('names what needs attention, and a asks the host to sign in', async () => {
     await start([
       definition({ name: 'alpha', lifecycle: 'eager' }),

@@ -205,15 +205,12 @@ describe('settings', () => {
     expect(server(config, 'own').idleTimeoutMs).toBe(30_000);
   });
 
-  it('imports listed in a project file are honoured too', () => {
+  it("imports listed in a project file read that client's project files, never the user's", () => {
     const l = layout({
       'project/.pi/mcp.json': json({ imports: ['cursor'] }),
       'home/.cursor/mcp.json': fixture('cursor/mcp.json'),
+      'project/.cursor/mcp.json': json({ mcpServers: { 'project-cursor': { command: 'pc' } } }),
     });
-    expect(names(l.load({ env: { SUPABASE_ACCESS_TOKEN: 'x-token' } }))).toEqual([
-      'context7',
-      'playwright',
-      'supabase',
-    ]);
+    expect(names(l.load({ env: { SUPABASE_ACCESS_TOKEN: 'x-token' } }))).toEqual(['project-cursor']);
   });
 });

@@ -26,7 +26,8 @@ const files = {
     settings: { toolPrefix: 'none' },
     imports: ['cursor'],
   }),
-  '/home/u/.cursor/mcp.json': fixture('cursor/mcp.json'),
+  // A project's imports read the client's files inside the project only.
+  '/work/app/.cursor/mcp.json': fixture('cursor/mcp.json'),
   '/work/app/.vscode/mcp.json': json({ servers: { 'vscode-project': { command: 'v' } } }),
 };
 

@@ -37,6 +37,19 @@ function answering(...answers: Array<string | undefined>) {
 }
 
 describe('the consent question', () => {
+  it('says which project scripts the answer covers, and why it asks again', () => {
+    const text = consentQuestion(
+      '/p',
+      waiting('script', {
+        runs: 'sh ./server.sh',
+        scripts: { './server.sh': 'abc' },
+        changed: './server.sh changed since you allowed it',
+      }),
+    );
+    expect(text).toContain('  asked again: ./server.sh changed since you allowed it');
+    expect(text).toContain('  covers the content of: ./server.sh (not the files they load)');
+  });
+
   it('shows what the server runs, its environment, and which of yours Deny keeps', () => {
     const text = consentQuestion(
       '/p',

@@ -36,11 +36,26 @@ describe("Pi's trust", () => {
     expect(explicit(['node', 'pi', '-a', '-p', 'hi'])).toBe(true);
   });
 
-  it("is a decision when remembered in Pi's trust store, for the folder or a parent", () => {
-    writeFileSync(join(agentDir, 'trust.json'), JSON.stringify({ [join(root, 'work')]: true }));
+  it("is a decision when remembered in Pi's trust store for exactly this folder", () => {
+    writeFileSync(join(agentDir, 'trust.json'), JSON.stringify({ [project]: true }));
     expect(explicit()).toBe(true);
     writeFileSync(join(agentDir, 'trust.json'), JSON.stringify({ [project]: false }));
     expect(explicit()).toBe(false);
+  });
+
+  it('is no decision when Pi\'s trust store remembers a parent (its "Trust parent folder")', () => {
+    writeFileSync(join(agentDir, 'trust.json'), JSON.stringify({ [join(root, 'work')]: true }));
+    expect(explicit()).toBe(false);
+    // Not even where Pi would otherwise ask: it applies the parent's answer to this folder without asking.
+    mkdirSync(join(project, '.pi'));
+    writeFileSync(join(project, '.pi', 'mcp.json'), '{}');
+    expect(explicit()).toBe(false);
+    // The folder's own answer is nearer than the parent's.
+    writeFileSync(
+      join(agentDir, 'trust.json'),
+      JSON.stringify({ [join(root, 'work')]: true, [project]: true }),
+    );
+    expect(explicit()).toBe(true);
   });
 
   it('is a decision when Pi asks about the folder (.pi resources, .agents/skills above it)', () => {
