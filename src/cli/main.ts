@@ -114,6 +114,7 @@ async function openRuntime(
     host: silentHost(),
     secrets,
     agentDir,
+    onHostUnavailable: (text) => io.err(text),
     auth,
     connector: withNpxResolution(
       createMcpConnector({

@@ -3,17 +3,19 @@
 // Every id here is this client's; the host keeps them apart from other sessions'.
 
 import { connect } from 'node:net';
+import { hostProof, newNonce, proofMatches, sessionProof } from '../../host/host-key.ts';
 import { LineChannel } from '../../host/line-channel.ts';
-import type {
-  ClientMessage,
-  HostMessage,
-  HostStatus,
-  InstanceRequest,
-  InstanceState,
-  Operation,
-  OperationResult,
-  OthersInFlight,
-  WireError,
+import {
+  type ClientMessage,
+  type HostMessage,
+  type HostStatus,
+  type InstanceRequest,
+  type InstanceState,
+  type Operation,
+  type OperationResult,
+  type OthersInFlight,
+  WIRE_PROTOCOL,
+  type WireError,
 } from '../../host/protocol.ts';
 import { fromWire, toWire } from '../../host/wire-error.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
@@ -21,17 +23,35 @@ import type { Surface } from '../../tools/surface-words.ts';
 import { inSurfaceWords } from '../mcp/auth/connect-auth.ts';
 import { CallError } from '../mcp/call-error.ts';
 import type { CallOptions, ConnectionEvent, HostRequests, LogLevel } from '../mcp/connection-port.ts';
+import { CALL_GRACE_MS, GREETING_DEADLINE_MS, RESTART_ANSWER_MS } from './link-deadlines.ts';
 
-/** The host cannot be used (none answers, or one of another version does): the session runs the server itself. */
+/**
+ * Why the host cannot be used: `absent` (nothing listens: one can be started), `silent` (it accepted
+ * and did not greet in time: stopped or hung), `foreign` (it did not prove the key, or answered in a
+ * way this build does not know), `other-build`, `refused` (its folder, key or socket is not the user's
+ * alone), `gone` (the line closed).
+ */
+export type Unavailability = 'absent' | 'silent' | 'foreign' | 'other-build' | 'refused' | 'gone';
+
+/** The host cannot be used: the session runs the server itself. */
 export class HostUnavailable extends Error {
   override name = 'HostUnavailable';
+  constructor(
+    message: string,
+    readonly why: Unavailability = 'gone',
+  ) {
+    super(message);
+  }
 }
 
-/** Extra time the host gets beyond a call's own timeout before the session gives up on it. */
-const HOST_GRACE_MS = 2_000;
-const HELLO_TIMEOUT_MS = 5_000;
-/** How long a reconnect waits for the host's answer to a restart before it goes on without it. */
-const RESTART_ANSWER_MS = 5_000;
+/** What a session needs to greet its host: its build, the key both prove, and how it is listed. */
+export interface Greeting {
+  build: string;
+  key: Buffer;
+  label: string;
+  inspection?: InspectionRelay;
+  surface?: Surface;
+}
 
 /** What the host says of an attachment it made (its `attached` message). */
 export type Attached = Omit<Extract<HostMessage, { t: 'attached' }>, 't'>;
@@ -82,18 +102,16 @@ export class HostClient {
   ) {}
 
   /**
-   * Connects and greets; rejects with HostUnavailable when nobody answers or the host is another version.
-   * With `inspection` on, the host is first asked to send the events of this session's instance actors;
-   * `surface` is whose words the host's errors are given in.
+   * Connects and greets; rejects with HostUnavailable when nobody answers in time, or something answers
+   * that is not this build's host proving the key. Nothing but the hello (protocol, build, pid, label, a
+   * nonce) is sent before the host's proof is checked. With `inspection` on, the host is then asked to
+   * send the events of this session's instance actors; `surface` is whose words its errors are given in.
    */
-  static open(
-    socketPath: string,
-    version: string,
-    label: string,
-    { inspection, surface }: { inspection?: InspectionRelay; surface?: Surface } = {},
-  ): Promise<HostClient> {
+  static open(socketPath: string, greeting: Greeting): Promise<HostClient> {
+    const { build, key, label, inspection, surface } = greeting;
     return new Promise((resolve, reject) => {
       const socket = connect(socketPath);
+      const nonce = newNonce();
       let client: HostClient | undefined;
       let settled = false;
       const settle = (error?: Error) => {
@@ -106,38 +124,41 @@ export class HostClient {
         } else resolve(client!);
       };
       const timer = setTimeout(
-        () => settle(new HostUnavailable(`the shared host at ${socketPath} did not answer`)),
-        HELLO_TIMEOUT_MS,
+        () =>
+          settle(
+            new HostUnavailable(
+              `the shared host at ${socketPath} did not answer within ${GREETING_DEADLINE_MS / 1000} s`,
+              'silent',
+            ),
+          ),
+        GREETING_DEADLINE_MS,
       );
       timer.unref();
       socket.once('error', (error) => {
-        settle(new HostUnavailable(`no shared host at ${socketPath} (${error.message})`));
+        settle(new HostUnavailable(`no shared host at ${socketPath} (${error.message})`, 'absent'));
       });
       const channel = new LineChannel<HostMessage, ClientMessage>(
         socket,
         (message) => {
           if (client) return client.receive(message);
-          if (message.t !== 'welcome')
-            return void settle(new HostUnavailable('the shared host did not greet'));
-          if (message.version !== version) {
-            settle(
-              new HostUnavailable(
-                `the shared host at ${socketPath} is version ${message.version}, not ${version}: not used`,
-              ),
-            );
-            return;
-          }
-          client = new HostClient(channel, message.pid, message.version, inspection, surface);
+          if (settled) return;
+          const refusal = welcomeProblem(message, { build, key, nonce });
+          if (refusal) return void settle(new HostUnavailable(`${socketPath} ${refusal.text}`, refusal.why));
+          const welcome = message as Extract<HostMessage, { t: 'welcome' }>;
+          channel.send({ t: 'proof', proof: sessionProof(key, nonce, welcome.nonce) });
+          client = new HostClient(channel, welcome.pid, welcome.version, inspection, surface);
           if (!inspection?.on()) return settle();
           client.inspectingReady = () => settle();
           channel.send({ t: 'inspect', on: true });
         },
         () => {
           if (settled) client?.lost();
-          else settle(new HostUnavailable(`the shared host at ${socketPath} closed the connection`));
+          else settle(new HostUnavailable(`the shared host at ${socketPath} closed the connection`, 'gone'));
         },
       );
-      socket.once('connect', () => channel.send({ t: 'hello', version, pid: process.pid, label }));
+      socket.once('connect', () =>
+        channel.send({ t: 'hello', protocol: WIRE_PROTOCOL, build, pid: process.pid, label, nonce }),
+      );
     });
   }
 
@@ -247,7 +268,7 @@ export class HostClient {
       };
       const touch = () => {
         clearTimeout(timer);
-        timer = setTimeout(giveUp, timeoutMs + HOST_GRACE_MS);
+        timer = setTimeout(giveUp, timeoutMs + CALL_GRACE_MS);
         timer.unref();
       };
       const onAbort = () => {
@@ -428,4 +449,38 @@ export class HostClient {
     this.restarting.clear();
     for (const listener of this.closedListeners.splice(0)) listener();
   }
+}
+
+/**
+ * Why the first answer to a hello is not this build's host proving the key, or undefined when it is.
+ * Anything this build does not know (an older host's welcome, missing fields) is "not our host".
+ */
+function welcomeProblem(
+  message: unknown,
+  { build, key, nonce }: { build: string; key: Buffer; nonce: string },
+): { text: string; why: Unavailability } | undefined {
+  const m = (typeof message === 'object' && message !== null ? message : {}) as Record<string, unknown>;
+  if (m.t === 'other-build' || (m.t === 'welcome' && (m.protocol !== WIRE_PROTOCOL || m.build !== build))) {
+    const of = typeof m.build === 'string' ? `build ${m.build}` : `version ${String(m.version)}`;
+    return {
+      text: `is the shared host of another build (${of}, protocol ${String(m.protocol ?? 1)}; this is ${build}, protocol ${WIRE_PROTOCOL}): not used`,
+      why: 'other-build',
+    };
+  }
+  if (
+    m.t !== 'welcome' ||
+    typeof m.pid !== 'number' ||
+    typeof m.nonce !== 'string' ||
+    typeof m.version !== 'string'
+  )
+    return {
+      text: 'answered with something that is not a shared host of this build: not used',
+      why: 'foreign',
+    };
+  if (!proofMatches(m.proof, hostProof(key, nonce, m.nonce)))
+    return {
+      text: "answered without proving the user's host key: not used (nothing was sent to it)",
+      why: 'foreign',
+    };
+  return undefined;
 }
