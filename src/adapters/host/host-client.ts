@@ -26,12 +26,20 @@ import type { CallOptions, ConnectionEvent, HostRequests, LogLevel } from '../mc
 import { CALL_GRACE_MS, GREETING_DEADLINE_MS, RESTART_ANSWER_MS } from './link-deadlines.ts';
 
 /**
- * Why the host cannot be used: `absent` (nothing listens: one can be started), `silent` (it accepted
+ * Why the host cannot be used: `no-agent-dir` (there is none: nothing to say), `absent` (nothing
+ * listens: one can be started), `silent` (it accepted
  * and did not greet in time: stopped or hung), `foreign` (it did not prove the key, or answered in a
  * way this build does not know), `other-build`, `refused` (its folder, key or socket is not the user's
  * alone), `gone` (the line closed).
  */
-export type Unavailability = 'absent' | 'silent' | 'foreign' | 'other-build' | 'refused' | 'gone';
+export type Unavailability =
+  | 'no-agent-dir'
+  | 'absent'
+  | 'silent'
+  | 'foreign'
+  | 'other-build'
+  | 'refused'
+  | 'gone';
 
 /** The host cannot be used: the session runs the server itself. */
 export class HostUnavailable extends Error {

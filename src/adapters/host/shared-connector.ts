@@ -56,7 +56,7 @@ export function sharedHostConnector(
   let told = false;
   const giveUp = (error: HostUnavailable) => {
     if (unusable?.error !== error) unusable = { until: Date.now() + HOST_RETRY_AFTER_MS, error };
-    if (told) return;
+    if (told || error.why === 'no-agent-dir') return;
     told = true;
     tell?.(`The shared MCP host was not used: ${error.message}. MCP servers run in this session instead.`);
   };

@@ -5,6 +5,7 @@
 // (./host-client.ts); a host that is silent, foreign or of another build is never waited for.
 
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { buildIdentity } from '../../host/build-identity.ts';
 import { type HostPlace, prepareHostPlace } from '../../host/host-place.ts';
@@ -101,6 +102,9 @@ function buildOf(address: HostAddress): string {
 
 /** The host's folder, key and socket path, checked: a place that is not the user's alone is refused. */
 function placeOf(address: HostAddress): HostPlace {
+  // Not made here: a session whose agent dir was deleted must not bring it back.
+  if (!existsSync(address.agentDir))
+    throw new HostUnavailable(`the agent dir ${address.agentDir} does not exist`, 'no-agent-dir');
   try {
     return prepareHostPlace(address.agentDir, buildOf(address));
   } catch (error) {
