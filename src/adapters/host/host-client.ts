@@ -3,6 +3,8 @@
 // Every id here is this client's; the host keeps them apart from other sessions'.
 
 import { connect } from 'node:net';
+import { createActor } from 'xstate';
+import { unrefClock } from '../../actors/unref-clock.ts';
 import { hostProof, newNonce, proofMatches, sessionProof } from '../../host/host-key.ts';
 import { LineChannel } from '../../host/line-channel.ts';
 import {
@@ -19,27 +21,19 @@ import {
 } from '../../host/protocol.ts';
 import { fromWire, toWire } from '../../host/wire-error.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
+import { type HostLinkEvent, hostLinkMachine, type LinkFailure } from '../../machines/host-link.machine.ts';
 import type { Surface } from '../../tools/surface-words.ts';
 import { inSurfaceWords } from '../mcp/auth/connect-auth.ts';
 import { CallError } from '../mcp/call-error.ts';
 import type { CallOptions, ConnectionEvent, HostRequests, LogLevel } from '../mcp/connection-port.ts';
-import { CALL_GRACE_MS, GREETING_DEADLINE_MS, RESTART_ANSWER_MS } from './link-deadlines.ts';
+import { CALL_GRACE_MS, RESTART_ANSWER_MS } from './link-deadlines.ts';
 
 /**
- * Why the host cannot be used: `no-agent-dir` (there is none: nothing to say), `absent` (nothing
- * listens: one can be started), `silent` (it accepted
- * and did not greet in time: stopped or hung), `foreign` (it did not prove the key, or answered in a
- * way this build does not know), `other-build`, `refused` (its folder, key or socket is not the user's
- * alone), `gone` (the line closed).
+ * Why the host cannot be used: the link's failures (src/machines/host-link.machine.ts: `absent` means
+ * one can be started), `no-agent-dir` (there is none: nothing to say) and `refused` (its folder, key
+ * or socket is not the user's alone).
  */
-export type Unavailability =
-  | 'no-agent-dir'
-  | 'absent'
-  | 'silent'
-  | 'foreign'
-  | 'other-build'
-  | 'refused'
-  | 'gone';
+export type Unavailability = LinkFailure | 'no-agent-dir' | 'refused';
 
 /** The host cannot be used: the session runs the server itself. */
 export class HostUnavailable extends Error {
@@ -118,54 +112,61 @@ export class HostClient {
   static open(socketPath: string, greeting: Greeting): Promise<HostClient> {
     const { build, key, label, inspection, surface } = greeting;
     return new Promise((resolve, reject) => {
-      const socket = connect(socketPath);
       const nonce = newNonce();
+      let welcome: Extract<HostMessage, { t: 'welcome' }> | undefined;
       let client: HostClient | undefined;
-      let settled = false;
-      const settle = (error?: Error) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (error) {
-          socket.destroy();
-          reject(error);
-        } else resolve(client!);
-      };
-      const timer = setTimeout(
-        () =>
-          settle(
-            new HostUnavailable(
-              `the shared host at ${socketPath} did not answer within ${GREETING_DEADLINE_MS / 1000} s`,
-              'silent',
-            ),
-          ),
-        GREETING_DEADLINE_MS,
-      );
-      timer.unref();
-      socket.once('error', (error) => {
-        settle(new HostUnavailable(`no shared host at ${socketPath} (${error.message})`, 'absent'));
-      });
+      const socket = connect(socketPath);
       const channel = new LineChannel<HostMessage, ClientMessage>(
         socket,
         (message) => {
           if (client) return client.receive(message);
-          if (settled) return;
-          const refusal = welcomeProblem(message, { build, key, nonce });
-          if (refusal) return void settle(new HostUnavailable(`${socketPath} ${refusal.text}`, refusal.why));
-          const welcome = message as Extract<HostMessage, { t: 'welcome' }>;
-          channel.send({ t: 'proof', proof: sessionProof(key, nonce, welcome.nonce) });
-          client = new HostClient(channel, welcome.pid, welcome.version, inspection, surface);
-          if (!inspection?.on()) return settle();
-          client.inspectingReady = () => settle();
-          channel.send({ t: 'inspect', on: true });
+          if (!link.getSnapshot().matches({ linking: 'greeting' })) return;
+          const problem = welcomeProblem(message, { build, key, nonce });
+          if (problem) return tell({ type: 'FAILED', why: problem.why, detail: problem.text });
+          welcome = message as Extract<HostMessage, { t: 'welcome' }>;
+          tell({ type: 'WELCOMED' });
         },
-        () => {
-          if (settled) client?.lost();
-          else settle(new HostUnavailable(`the shared host at ${socketPath} closed the connection`, 'gone'));
-        },
+        () => tell({ type: 'CLOSED' }),
       );
-      socket.once('connect', () =>
-        channel.send({ t: 'hello', protocol: WIRE_PROTOCOL, build, pid: process.pid, label, nonce }),
+      const link = createActor(
+        hostLinkMachine.provide({
+          actions: {
+            sendHello: () =>
+              void channel.send({
+                t: 'hello',
+                protocol: WIRE_PROTOCOL,
+                build,
+                pid: process.pid,
+                label,
+                nonce,
+              }),
+            opened: () => {
+              const proven = welcome!;
+              channel.send({ t: 'proof', proof: sessionProof(key, nonce, proven.nonce) });
+              const opened = new HostClient(channel, proven.pid, proven.version, inspection, surface);
+              client = opened;
+              if (!inspection?.on()) return resolve(opened);
+              opened.inspectingReady = () => resolve(opened);
+              channel.send({ t: 'inspect', on: true });
+            },
+            failed: ({ context }) => {
+              socket.destroy();
+              const { why, detail } = context.failure!;
+              reject(new HostUnavailable(`the shared host at ${socketPath} ${detail}`, why));
+            },
+            lost: () => client?.lost(),
+          },
+        }),
+        { clock: unrefClock },
+      );
+      // A line that has ended hears nothing more (the socket's close follows its failure).
+      const tell = (event: HostLinkEvent) => {
+        if (link.getSnapshot().status === 'active') link.send(event);
+      };
+      link.start();
+      socket.once('connect', () => tell({ type: 'CONNECTED' }));
+      socket.once('error', (error) =>
+        tell({ type: 'FAILED', why: 'absent', detail: `is not there (${error.message})` }),
       );
     });
   }
@@ -466,12 +467,12 @@ export class HostClient {
 function welcomeProblem(
   message: unknown,
   { build, key, nonce }: { build: string; key: Buffer; nonce: string },
-): { text: string; why: Unavailability } | undefined {
+): { text: string; why: LinkFailure } | undefined {
   const m = (typeof message === 'object' && message !== null ? message : {}) as Record<string, unknown>;
   if (m.t === 'other-build' || (m.t === 'welcome' && (m.protocol !== WIRE_PROTOCOL || m.build !== build))) {
     const of = typeof m.build === 'string' ? `build ${m.build}` : `version ${String(m.version)}`;
     return {
-      text: `is the shared host of another build (${of}, protocol ${String(m.protocol ?? 1)}; this is ${build}, protocol ${WIRE_PROTOCOL}): not used`,
+      text: `is another build's (${of}, protocol ${String(m.protocol ?? 1)}; this is ${build}, protocol ${WIRE_PROTOCOL}): not used`,
       why: 'other-build',
     };
   }

@@ -1,8 +1,9 @@
-// The deadlines of a session's line to the shared host, in one place. A host that does not answer in
+// The deadlines of a session's line to the shared host, in one place (the greeting's is the link
+// chart's named delay, src/machines/host-link.machine.ts). A host that does not answer in
 // time is treated as gone: the session runs its servers itself and says so once.
 
-/** From connecting to a proven welcome: a host that accepts and stays silent (stopped, hung) is gone. */
-export const GREETING_DEADLINE_MS = 4_000;
+/** From connecting to a proven welcome (the link chart's `greetingDeadline`): a silent host is gone. */
+export { GREETING_DEADLINE_MS } from '../../machines/host-link.machine.ts';
 
 /** How long a session waits for a host it started to answer (the host exits early when it cannot serve). */
 export const HOST_START_DEADLINE_MS = 15_000;
