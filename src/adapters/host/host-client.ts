@@ -115,6 +115,7 @@ export class HostClient {
       const nonce = newNonce();
       let welcome: Extract<HostMessage, { t: 'welcome' }> | undefined;
       let client: HostClient | undefined;
+      let handedOver = false;
       const socket = connect(socketPath);
       const channel = new LineChannel<HostMessage, ClientMessage>(
         socket,
@@ -145,8 +146,12 @@ export class HostClient {
               channel.send({ t: 'proof', proof: sessionProof(key, nonce, proven.nonce) });
               const opened = new HostClient(channel, proven.pid, proven.version, inspection, surface);
               client = opened;
-              if (!inspection?.on()) return resolve(opened);
-              opened.inspectingReady = () => resolve(opened);
+              const handOver = () => {
+                handedOver = true;
+                resolve(opened);
+              };
+              if (!inspection?.on()) return handOver();
+              opened.inspectingReady = handOver;
               channel.send({ t: 'inspect', on: true });
             },
             failed: ({ context }) => {
@@ -154,7 +159,12 @@ export class HostClient {
               const { why, detail } = context.failure!;
               reject(new HostUnavailable(`the shared host at ${socketPath} ${detail}`, why));
             },
-            lost: () => client?.lost(),
+            lost: () => {
+              client?.lost();
+              // Closed while the host was asked to send inspection events: the line never was handed over.
+              if (!handedOver)
+                reject(new HostUnavailable(`the shared host at ${socketPath} closed the connection`, 'gone'));
+            },
           },
         }),
         { clock: unrefClock },
