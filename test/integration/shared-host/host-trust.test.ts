@@ -5,17 +5,28 @@
 // own uid that cannot prove the key (it cannot read it) receives the hello and nothing else.
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { buildIdentity } from '../../../src/host/build-identity.ts';
 import { prepareHostPlace } from '../../../src/host/host-place.ts';
-import { hostSocketPath } from '../../../src/host/paths.ts';
+import { hostDir, hostSocketPath } from '../../../src/host/paths.ts';
 
 const INJECTION = 'IMPOSTOR SAYS'; // what test/fixtures/host/impostor-host.mjs answers every call with
 
 import { stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { runCliProcess } from '../../support/cli-process.ts';
+import { listed, useHostWorld } from './harness.ts';
 
 const IMPOSTOR = resolve(import.meta.dirname, '../../fixtures/host/impostor-host.mjs');
 const VICTIM = 65533;
@@ -128,5 +139,36 @@ describe('something on the socket that cannot prove the key', () => {
     expect(run.stderr.match(/The shared MCP host was not used/g) ?? []).toHaveLength(1);
     expect(run.stderr).toContain("without proving the user's host key");
     expect(existsSync(socketPath)).toBe(true);
+  });
+});
+
+describe('in a Pi session (the real bridge)', () => {
+  const worldOf = useHostWorld();
+
+  it('a host folder open to others is refused: one warning, the servers run in the session', async () => {
+    const world = worldOf();
+    writeFileSync(
+      join(world.agentDir, 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          a: { ...stdioFixture(), inheritEnv: false, lifecycle: 'eager' },
+          b: { ...stdioFixture(), inheritEnv: false, lifecycle: 'eager' },
+        },
+      }),
+    );
+    mkdirSync(hostDir(world.agentDir), { mode: 0o755 });
+    chmodSync(hostDir(world.agentDir), 0o755);
+    const { pi, runtime } = await world.piSession((s) => listed('a')(s) && listed('b')(s));
+
+    const warnings = pi.notifications.filter((n) => n.message.includes('The shared MCP host was not used'));
+    expect(warnings).toEqual([
+      {
+        message: expect.stringContaining(`${hostDir(world.agentDir)} is open to other users (mode 755)`),
+        level: 'warning',
+      },
+    ]);
+    for (const ref of Object.values(runtime.servers()))
+      expect(ref.getSnapshot().context.connection).not.toBeInstanceOf(HostConnection);
+    expect(await world.status()).toBeUndefined();
   });
 });
