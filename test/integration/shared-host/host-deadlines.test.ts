@@ -243,3 +243,37 @@ describe.runIf(process.getuid?.() === 0)('an agent dir the host cannot write', (
     SEVERAL_RUNS_MS,
   );
 });
+
+describe('a long agent dir (its socket elsewhere)', () => {
+  it(
+    'two terminals with different TMPDIR reach the one host',
+    async () => {
+      const longDir = join(root, 'l'.repeat(90), 'agent');
+      mkdirSync(longDir, { recursive: true });
+      // Not inheriting the environment: TMPDIR would otherwise be part of what the server runs with.
+      writeFileSync(
+        join(longDir, 'mcp.json'),
+        JSON.stringify({ mcpServers: { fx: { ...stdioFixture(), inheritEnv: false } } }),
+      );
+      const [one, two] = [join(root, 'tmp-one'), join(root, 'tmp-two')];
+      for (const dir of [one, two]) mkdirSync(dir);
+      const first = await cli(ECHO, { PI_CODING_AGENT_DIR: longDir, TMPDIR: one });
+      expect(first.stdout).toContain('answered');
+      const client = await openHost({ agentDir: longDir, label: 'test' });
+      const host = await client.status();
+      client.close();
+      pids.add(host.pid);
+      expect(host.socket.startsWith(longDir)).toBe(false);
+
+      const second = await cli(ECHO, { PI_CODING_AGENT_DIR: longDir, TMPDIR: two });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).not.toMatch(SAID);
+      const again = await openHost({ agentDir: longDir, label: 'test' });
+      const status = await again.status();
+      again.close();
+      expect(status.pid).toBe(host.pid);
+      expect(status.instances).toEqual([expect.objectContaining({ server: 'fx', attached: 0 })]);
+    },
+    SEVERAL_RUNS_MS,
+  );
+});
