@@ -6,12 +6,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HostClient } from '../src/adapters/host/host-client.ts';
+
 import { sharedHostConnector } from '../src/adapters/host/shared-connector.ts';
-import { socketOf } from '../src/adapters/host/start-host.ts';
+import { openHost } from '../src/adapters/host/start-host.ts';
 import type { Connection } from '../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../src/adapters/mcp/index.ts';
-import { packageVersion } from '../src/host/paths.ts';
+
 import { stdioDefinition } from '../test/fixtures/servers/definitions.ts';
 
 const arg = (name: string, fallback: number) =>
@@ -61,7 +61,7 @@ async function shared(): Promise<number> {
         connections.push(connection);
       }
     }
-    const probe = await HostClient.open(socketOf({ agentDir }), packageVersion(), 'bench');
+    const probe = await openHost({ agentDir, label: 'bench' });
     hostPid = (await probe.status()).pid;
     probe.close();
     console.log(`the host itself: ${(rssKb(hostPid) / 1024).toFixed(0)} MB RSS`);

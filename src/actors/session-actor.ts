@@ -97,6 +97,8 @@ export interface RuntimeOptions {
   startLoadedServers?: boolean;
   /** The agent dir: with `settings.sharedHost`, servers run in the per-user host whose socket is there. */
   agentDir?: string;
+  /** Told once when the shared host cannot be used and servers run in the session (default: a warning). */
+  onHostUnavailable?: (text: string) => void;
 }
 
 export type SessionActor = Actor<typeof sessionMachine>;
@@ -221,6 +223,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             ...(options.surface ? { surface: options.surface } : {}),
           },
           options.connector,
+          options.onHostUnavailable ??
+            ((text) => {
+              logger.warn(text);
+              host.notify(text, 'warning');
+            }),
         )
       : undefined;
   const connector: Connector = async (definition, connectOptions) => {

@@ -3,9 +3,10 @@
 // session starts, detached).
 
 import { homedir } from 'node:os';
-import { HostClient } from '../adapters/host/host-client.ts';
+import type { HostClient } from '../adapters/host/host-client.ts';
+import { openHost, socketOf } from '../adapters/host/start-host.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
-import { hostSocketPath, packageVersion } from '../host/paths.ts';
+import { buildIdentity } from '../host/build-identity.ts';
 import type { HostStatus } from '../host/protocol.ts';
 
 const STATUS_LABEL = 'pi-mcp-actors host';
@@ -30,17 +31,15 @@ export async function runHostCommand(
     io.err(`Unknown host command "${positional.join(' ')}" (host | host stop | host serve)`);
     return 2;
   }
-  const version = packageVersion();
-  const socket = hostSocketPath(agentDirFrom(process.env, homedir()), version);
+  const build = buildIdentity();
+  const agentDir = agentDirFrom(process.env, homedir());
+  const socket = socketOf({ agentDir, build });
   let client: HostClient;
   try {
-    client = await HostClient.open(socket, version, STATUS_LABEL);
+    client = await openHost({ agentDir, build, label: STATUS_LABEL });
   } catch (error) {
-    if (json) io.out(JSON.stringify({ running: false, socket, version }));
-    else
-      io.out(
-        `No shared host is running (version ${version}, socket ${socket}).\n${(error as Error).message}`,
-      );
+    if (json) io.out(JSON.stringify({ running: false, socket, build, why: (error as Error).message }));
+    else io.out(`No shared host is running (build ${build}, socket ${socket}).\n${(error as Error).message}`);
     return 0;
   }
   try {
@@ -60,7 +59,7 @@ export async function runHostCommand(
 
 export function renderHostStatus(status: HostStatus): string {
   const lines = [
-    `Shared host ${status.version}, pid ${status.pid}, up ${Math.round((Date.now() - status.startedAt) / 1000)} s`,
+    `Shared host ${status.build}, pid ${status.pid}, up ${Math.round((Date.now() - status.startedAt) / 1000)} s`,
     `Socket: ${status.socket}`,
   ];
   // This command is a client too: it is not listed.

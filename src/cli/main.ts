@@ -117,6 +117,7 @@ async function openRuntime(
     host: silentHost(),
     secrets,
     agentDir,
+    onHostUnavailable: (text) => io.err(text),
     auth,
     connector: withNpxResolution(
       createMcpConnector({

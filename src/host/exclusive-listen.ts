@@ -47,10 +47,28 @@ async function tryListen(server: Server, path: string): Promise<boolean> {
     };
     server.once('error', onError);
     server.once('listening', onListening);
-    server.listen(path);
+    listenPrivately(server, path);
   });
   if (listened) chmodSync(path, 0o600);
   return listened;
+}
+
+/**
+ * The socket file is made by the listen itself, with the process's umask: made private from its first
+ * moment (a session refuses a socket open to others), not only after the chmod that follows.
+ */
+function listenPrivately(server: Server, path: string): void {
+  let previous: number | undefined;
+  try {
+    previous = process.umask(0o077);
+  } catch {
+    // A worker thread cannot set it; the chmod after listening still applies.
+  }
+  try {
+    server.listen(path);
+  } finally {
+    if (previous !== undefined) process.umask(previous);
+  }
 }
 
 /** Whether something accepts connections at `path` (a host that is slow to answer counts as there). */

@@ -15,9 +15,11 @@ import { tokenStoreFor } from '../auth/default-store.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { SecretValues } from '../redact/index.ts';
+import { buildIdentity } from './build-identity.ts';
+import { prepareHostPlace } from './host-place.ts';
 import { HOST_IDLE_MS, startHost } from './host-server.ts';
 import { type SocketWatch, watchOwnSocket } from './own-socket.ts';
-import { hostDir, hostSocketPath, packageVersion } from './paths.ts';
+import { hostDir, packageVersion } from './paths.ts';
 
 /** The host's log, beside its socket. */
 export const HOST_LOG_FILE = 'host.log';
@@ -27,7 +29,17 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   const agentDir = agentDirFrom(env, homedir());
   // A host started for an agent dir that is gone (a late starter of a finished test) has nobody to serve.
   if (!existsSync(agentDir)) return false;
-  const version = packageVersion(env);
+  const build = buildIdentity(env);
+  // A folder, key or socket that is not the user's alone: no host serves there (the session refuses it too).
+  let place: ReturnType<typeof prepareHostPlace>;
+  try {
+    place = prepareHostPlace(agentDir, build);
+  } catch (error) {
+    process.stderr.write(`pi-mcp-actors host: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+    return false;
+  }
+  const { socketPath, key, keyFile } = place;
   const idle = Number(env.PI_MCP_ACTORS_HOST_IDLE_MS);
   // The host process's known secrets: the servers it runs for every session, the tokens its sign-in
   // store reads, for its log.
@@ -46,7 +58,6 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   const stopped = new Promise<void>((resolve) => {
     exited = resolve;
   });
-  const socketPath = hostSocketPath(agentDir, version);
   let socket: SocketWatch | undefined;
   // Once its socket file is gone (its folder being deleted), the host writes no more log lines: one
   // would bring the folder back under a `rm -rf` still running.
@@ -57,7 +68,9 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   );
   const host = await startHost({
     socketPath,
-    version,
+    version: packageVersion(),
+    build,
+    key,
     connector,
     idleMs: Number.isFinite(idle) && idle > 0 ? idle : HOST_IDLE_MS,
     onExit: () => exited(),
@@ -68,7 +81,8 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     logger,
   });
   if (host.outcome === 'taken') return false;
-  socket = watchOwnSocket(socketPath, agentDir, () => {
+  // Its key replaced or removed (the agent dir deleted, wherever the socket lives): no session can prove itself to it.
+  socket = watchOwnSocket(socketPath, agentDir, keyFile, () => {
     quiet = !existsSync(socketPath);
     logger.info('the socket was replaced: the host stops', { socket: socketPath });
     void host.close();

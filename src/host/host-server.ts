@@ -18,20 +18,23 @@ import type { SecretValues } from '../redact/index.ts';
 import { Asks } from './asks.ts';
 import { type ListenOutcome, listenExclusive } from './exclusive-listen.ts';
 import { HostInspection } from './host-inspection.ts';
+import { hostProof, newNonce, proofMatches, sessionProof } from './host-key.ts';
 import { type Attachment, Instance } from './instance.ts';
 import { instanceKey } from './instance-key.ts';
 import { LineChannel } from './line-channel.ts';
 import { othersInFlight } from './others-in-flight.ts';
 import { fileIdentity } from './own-socket.ts';
-import { ensurePrivateDir } from './paths.ts';
-import type {
-  ClientMessage,
-  HostMessage,
-  HostStatus,
-  InstanceRequest,
-  Operation,
-  OperationResult,
-  WireError,
+import { ensurePrivateFolder } from './private-place.ts';
+import {
+  type ClientMessage,
+  type HostMessage,
+  type HostStatus,
+  type InstanceRequest,
+  MAX_NONCE_LENGTH,
+  type Operation,
+  type OperationResult,
+  WIRE_PROTOCOL,
+  type WireError,
 } from './protocol.ts';
 import { toWire } from './wire-error.ts';
 
@@ -40,7 +43,11 @@ export const HOST_IDLE_MS = 10 * 60_000;
 
 export interface HostOptions {
   socketPath: string;
+  /** The package version (shown); the build is what a session must match. */
   version: string;
+  build: string;
+  /** The key of the agent dir's host folder (./host-key.ts): a session is served once it has proven it. */
+  key: Buffer;
   connector: Connector;
   idleMs?: number;
   /** The idle timer's clock (default: unref'd timers). */
@@ -69,6 +76,8 @@ interface Client {
   send(message: HostMessage): boolean;
   pid: number;
   label: string;
+  /** The nonce of the welcome sent, until the session's proof arrives. */
+  challenge?: { session: string; host: string };
   greeted: boolean;
   readonly attachments: Map<number, Attachment>;
   /** `running`: on the server now (not waiting for a copy to start, not a health ping): a restart cuts it. */
@@ -92,7 +101,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   let closing: Promise<void> | undefined;
 
   const server: Server = createServer((socket) => accept(socket));
-  ensurePrivateDir(dirname(options.socketPath));
+  ensurePrivateFolder(dirname(options.socketPath));
   const outcome = await listenExclusive(server, options.socketPath);
   const host: RunningHost = { outcome, status, close };
   if (outcome === 'taken') {
@@ -100,7 +109,12 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     return host;
   }
   const socketFile = fileIdentity(options.socketPath);
-  log.info('host started', { version: options.version, pid: process.pid, socket: options.socketPath });
+  log.info('host started', {
+    version: options.version,
+    build: options.build,
+    pid: process.pid,
+    socket: options.socketPath,
+  });
   armIdle();
   return host;
 
@@ -143,16 +157,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   }
 
   function onMessage(client: Client, message: ClientMessage): void {
-    if (!client.greeted) {
-      if (message.t !== 'hello') return void client.channel.socket.destroy();
-      client.greeted = true;
-      client.pid = message.pid;
-      client.label = message.label;
-      client.send({ t: 'welcome', version: options.version, pid: process.pid });
-      // A session of another version hears ours and goes its own way.
-      if (message.version !== options.version) client.channel.close();
-      return;
-    }
+    if (!client.greeted) return void greet(client, message);
     switch (message.t) {
       case 'attach':
         return void attach(client, message.a, message.request);
@@ -192,6 +197,43 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       default:
         return;
     }
+  }
+
+  /**
+   * The hello, then the session's proof: nothing else is read from a line before both. A hello of
+   * another protocol or build hears which one this host is, and the line closes.
+   */
+  function greet(client: Client, message: ClientMessage): void {
+    const drop = () => client.channel.socket.destroy();
+    if (!client.challenge) {
+      if (message.t !== 'hello') return void drop();
+      const { protocol, build, nonce, pid, label } = message as Partial<
+        Extract<ClientMessage, { t: 'hello' }>
+      >;
+      if (protocol !== WIRE_PROTOCOL || build !== options.build) {
+        client.send({ t: 'other-build', protocol: WIRE_PROTOCOL, build: options.build });
+        return void client.channel.close();
+      }
+      if (typeof nonce !== 'string' || nonce.length === 0 || nonce.length > MAX_NONCE_LENGTH)
+        return void drop();
+      client.pid = typeof pid === 'number' ? pid : 0;
+      client.label = typeof label === 'string' ? label : '';
+      client.challenge = { session: nonce, host: newNonce() };
+      client.send({
+        t: 'welcome',
+        protocol: WIRE_PROTOCOL,
+        build: options.build,
+        version: options.version,
+        pid: process.pid,
+        nonce: client.challenge.host,
+        proof: hostProof(options.key, nonce, client.challenge.host),
+      });
+      return;
+    }
+    const { session, host } = client.challenge;
+    if (message.t !== 'proof' || !proofMatches(message.proof, sessionProof(options.key, session, host)))
+      return void drop();
+    client.greeted = true;
   }
 
   async function attach(client: Client, a: number, request: InstanceRequest): Promise<void> {
@@ -303,6 +345,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   function status(): HostStatus {
     return {
       version: options.version,
+      build: options.build,
       pid: process.pid,
       socket: options.socketPath,
       startedAt,

@@ -6,7 +6,10 @@
 import { type FSWatcher, statSync, watch } from 'node:fs';
 import { dirname } from 'node:path';
 
-/** How often the socket is checked when the file system cannot be watched (inotify limits). */
+/**
+ * How often the files are checked besides the watch: when the file system cannot be watched (inotify
+ * limits), and for a change a watch can miss (a folder removed with everything in it).
+ */
 const POLL_MS = 2_000;
 
 /**
@@ -29,11 +32,18 @@ export interface SocketWatch {
 }
 
 /**
- * Calls `onGone` once, when the socket file at `socketPath` is no longer the one there now, or `folder`
- * (the agent dir) is gone. Watches both folders; polls on an unref'd timer when it cannot.
+ * Calls `onGone` once, when the socket file at `socketPath` or the key file at `keyFile` is no longer
+ * the one there now, or `folder` (the agent dir) is gone. Watches their folders (the socket's may be
+ * elsewhere than the agent dir's) and polls on an unref'd timer.
  */
-export function watchOwnSocket(socketPath: string, folder: string, onGone: () => void): SocketWatch {
+export function watchOwnSocket(
+  socketPath: string,
+  folder: string,
+  keyFile: string,
+  onGone: () => void,
+): SocketWatch {
   const own = fileIdentity(socketPath);
+  const key = fileIdentity(keyFile);
   const ours = () => own !== undefined && fileIdentity(socketPath) === own;
   const watchers: FSWatcher[] = [];
   let poll: NodeJS.Timeout | undefined;
@@ -45,20 +55,19 @@ export function watchOwnSocket(socketPath: string, folder: string, onGone: () =>
   };
   const check = () => {
     if (stopped) return;
-    if (ours() && fileIdentity(folder) !== undefined) return;
+    if (ours() && fileIdentity(keyFile) === key && fileIdentity(folder) !== undefined) return;
     stop();
     onGone();
   };
-  for (const dir of new Set([dirname(socketPath), folder])) {
+  for (const dir of new Set([dirname(socketPath), dirname(keyFile), folder])) {
     try {
       const watcher = watch(dir, { persistent: false }, check);
       watcher.on('error', check);
       watchers.push(watcher);
-    } catch {
-      poll ??= setInterval(check, POLL_MS);
-      poll.unref();
-    }
+    } catch {}
   }
+  poll = setInterval(check, POLL_MS);
+  poll.unref();
   check();
   return { ours, stop };
 }

@@ -88,8 +88,21 @@ export type ConnectFailure = WireError & { name: 'ConnectError'; kind: ConnectEr
 
 export type AskKind = 'elicit' | 'sample';
 
+/**
+ * The wire protocol's version. With the build (./build-identity.ts) it must match exactly: a host
+ * answers only a hello of its own protocol and build, and a session trusts only a welcome that matches
+ * and proves the key (./host-key.ts). 1 was the hello without either (the first builds).
+ */
+export const WIRE_PROTOCOL = 2;
+
+/** A nonce or proof longer than this is not one of ours. */
+export const MAX_NONCE_LENGTH = 128;
+
 export type ClientMessage =
-  | { t: 'hello'; version: string; pid: number; label: string }
+  /** First: which protocol and build this session speaks, and its nonce (nothing secret). */
+  | { t: 'hello'; protocol: number; build: string; pid: number; label: string; nonce: string }
+  /** Second, only after the welcome proved the key: the session's proof over both nonces. */
+  | { t: 'proof'; proof: string }
   | { t: 'attach'; a: number; request: InstanceRequest }
   | { t: 'detach'; a: number }
   /**
@@ -113,7 +126,18 @@ export type ClientMessage =
   | { t: 'inspect'; on: boolean };
 
 export type HostMessage =
-  | { t: 'welcome'; version: string; pid: number }
+  /** The answer to a hello of the host's protocol and build: its proof of the key over both nonces. */
+  | {
+      t: 'welcome';
+      protocol: number;
+      build: string;
+      version: string;
+      pid: number;
+      nonce: string;
+      proof: string;
+    }
+  /** The answer to a hello of another protocol or build: the line closes after it. */
+  | { t: 'other-build'; protocol: number; build: string }
   | {
       t: 'attached';
       a: number;
@@ -168,6 +192,7 @@ export type AskQuestion =
 
 export interface HostStatus {
   version: string;
+  build: string;
   pid: number;
   socket: string;
   startedAt: number;

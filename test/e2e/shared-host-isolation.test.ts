@@ -8,9 +8,9 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HostClient } from '../../src/adapters/host/host-client.ts';
-import { socketOf } from '../../src/adapters/host/start-host.ts';
-import { packageVersion } from '../../src/host/paths.ts';
+
+import { openHost } from '../../src/adapters/host/start-host.ts';
+
 import type { HostStatus } from '../../src/host/protocol.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { type ChatRequestBody, messageText, type ScriptStep } from './harness/fake-llm.ts';
@@ -93,7 +93,7 @@ function userB(request: PiRecord): UiAnswer {
 
 async function hostStatus(): Promise<HostStatus> {
   const agentDir = world.dir.env.PI_CODING_AGENT_DIR!;
-  const client = await HostClient.open(socketOf({ agentDir }), packageVersion(), 'isolation test');
+  const client = await openHost({ agentDir, label: 'isolation test' });
   try {
     const status = await client.status();
     hostPids.add(status.pid);

@@ -5,9 +5,9 @@
 
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HostClient } from '../../src/adapters/host/host-client.ts';
-import { socketOf } from '../../src/adapters/host/start-host.ts';
-import { packageVersion } from '../../src/host/paths.ts';
+
+import { openHost } from '../../src/adapters/host/start-host.ts';
+
 import type { HostStatus } from '../../src/host/protocol.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import {
@@ -42,7 +42,7 @@ afterEach(async () => {
 });
 
 async function hostStatus(agentDir: string): Promise<HostStatus> {
-  const client = await HostClient.open(socketOf({ agentDir }), packageVersion(), 'pi-mcp-actors host');
+  const client = await openHost({ agentDir, label: 'pi-mcp-actors host' });
   try {
     const status = await client.status();
     hostPids.add(status.pid);

@@ -3,35 +3,57 @@
 // Every id here is this client's; the host keeps them apart from other sessions'.
 
 import { connect } from 'node:net';
+import { createActor } from 'xstate';
+import { unrefClock } from '../../actors/unref-clock.ts';
+import { hostProof, newNonce, proofMatches, sessionProof } from '../../host/host-key.ts';
 import { LineChannel } from '../../host/line-channel.ts';
-import type {
-  ClientMessage,
-  HostMessage,
-  HostStatus,
-  InstanceRequest,
-  InstanceState,
-  Operation,
-  OperationResult,
-  OthersInFlight,
-  WireError,
+import {
+  type ClientMessage,
+  type HostMessage,
+  type HostStatus,
+  type InstanceRequest,
+  type InstanceState,
+  type Operation,
+  type OperationResult,
+  type OthersInFlight,
+  WIRE_PROTOCOL,
+  type WireError,
 } from '../../host/protocol.ts';
 import { fromWire, toWire } from '../../host/wire-error.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
+import { type HostLinkEvent, hostLinkMachine, type LinkFailure } from '../../machines/host-link.machine.ts';
 import type { Surface } from '../../tools/surface-words.ts';
 import { inSurfaceWords } from '../mcp/auth/connect-auth.ts';
 import { CallError } from '../mcp/call-error.ts';
 import type { CallOptions, ConnectionEvent, HostRequests, LogLevel } from '../mcp/connection-port.ts';
+import { CALL_GRACE_MS, RESTART_ANSWER_MS } from './link-deadlines.ts';
 
-/** The host cannot be used (none answers, or one of another version does): the session runs the server itself. */
+/**
+ * Why the host cannot be used: the link's failures (src/machines/host-link.machine.ts: `absent` means
+ * one can be started), `no-agent-dir` (there is none: nothing to say) and `refused` (its folder, key
+ * or socket is not the user's alone).
+ */
+export type Unavailability = LinkFailure | 'no-agent-dir' | 'refused';
+
+/** The host cannot be used: the session runs the server itself. */
 export class HostUnavailable extends Error {
   override name = 'HostUnavailable';
+  constructor(
+    message: string,
+    readonly why: Unavailability = 'gone',
+  ) {
+    super(message);
+  }
 }
 
-/** Extra time the host gets beyond a call's own timeout before the session gives up on it. */
-const HOST_GRACE_MS = 2_000;
-const HELLO_TIMEOUT_MS = 5_000;
-/** How long a reconnect waits for the host's answer to a restart before it goes on without it. */
-const RESTART_ANSWER_MS = 5_000;
+/** What a session needs to greet its host: its build, the key both prove, and how it is listed. */
+export interface Greeting {
+  build: string;
+  key: Buffer;
+  label: string;
+  inspection?: InspectionRelay;
+  surface?: Surface;
+}
 
 /** What the host says of an attachment it made (its `attached` message). */
 export type Attached = Omit<Extract<HostMessage, { t: 'attached' }>, 't'>;
@@ -82,62 +104,80 @@ export class HostClient {
   ) {}
 
   /**
-   * Connects and greets; rejects with HostUnavailable when nobody answers or the host is another version.
-   * With `inspection` on, the host is first asked to send the events of this session's instance actors;
-   * `surface` is whose words the host's errors are given in.
+   * Connects and greets; rejects with HostUnavailable when nobody answers in time, or something answers
+   * that is not this build's host proving the key. Nothing but the hello (protocol, build, pid, label, a
+   * nonce) is sent before the host's proof is checked. With `inspection` on, the host is then asked to
+   * send the events of this session's instance actors; `surface` is whose words its errors are given in.
    */
-  static open(
-    socketPath: string,
-    version: string,
-    label: string,
-    { inspection, surface }: { inspection?: InspectionRelay; surface?: Surface } = {},
-  ): Promise<HostClient> {
+  static open(socketPath: string, greeting: Greeting): Promise<HostClient> {
+    const { build, key, label, inspection, surface } = greeting;
     return new Promise((resolve, reject) => {
-      const socket = connect(socketPath);
+      const nonce = newNonce();
+      let welcome: Extract<HostMessage, { t: 'welcome' }> | undefined;
       let client: HostClient | undefined;
-      let settled = false;
-      const settle = (error?: Error) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (error) {
-          socket.destroy();
-          reject(error);
-        } else resolve(client!);
-      };
-      const timer = setTimeout(
-        () => settle(new HostUnavailable(`the shared host at ${socketPath} did not answer`)),
-        HELLO_TIMEOUT_MS,
-      );
-      timer.unref();
-      socket.once('error', (error) => {
-        settle(new HostUnavailable(`no shared host at ${socketPath} (${error.message})`));
-      });
+      let handedOver = false;
+      const socket = connect(socketPath);
       const channel = new LineChannel<HostMessage, ClientMessage>(
         socket,
         (message) => {
           if (client) return client.receive(message);
-          if (message.t !== 'welcome')
-            return void settle(new HostUnavailable('the shared host did not greet'));
-          if (message.version !== version) {
-            settle(
-              new HostUnavailable(
-                `the shared host at ${socketPath} is version ${message.version}, not ${version}: not used`,
-              ),
-            );
-            return;
-          }
-          client = new HostClient(channel, message.pid, message.version, inspection, surface);
-          if (!inspection?.on()) return settle();
-          client.inspectingReady = () => settle();
-          channel.send({ t: 'inspect', on: true });
+          if (!link.getSnapshot().matches({ linking: 'greeting' })) return;
+          const problem = welcomeProblem(message, { build, key, nonce });
+          if (problem) return tell({ type: 'FAILED', why: problem.why, detail: problem.text });
+          welcome = message as Extract<HostMessage, { t: 'welcome' }>;
+          tell({ type: 'WELCOMED' });
         },
-        () => {
-          if (settled) client?.lost();
-          else settle(new HostUnavailable(`the shared host at ${socketPath} closed the connection`));
-        },
+        () => tell({ type: 'CLOSED' }),
       );
-      socket.once('connect', () => channel.send({ t: 'hello', version, pid: process.pid, label }));
+      const link = createActor(
+        hostLinkMachine.provide({
+          actions: {
+            sendHello: () =>
+              void channel.send({
+                t: 'hello',
+                protocol: WIRE_PROTOCOL,
+                build,
+                pid: process.pid,
+                label,
+                nonce,
+              }),
+            opened: () => {
+              const proven = welcome!;
+              channel.send({ t: 'proof', proof: sessionProof(key, nonce, proven.nonce) });
+              const opened = new HostClient(channel, proven.pid, proven.version, inspection, surface);
+              client = opened;
+              const handOver = () => {
+                handedOver = true;
+                resolve(opened);
+              };
+              if (!inspection?.on()) return handOver();
+              opened.inspectingReady = handOver;
+              channel.send({ t: 'inspect', on: true });
+            },
+            failed: ({ context }) => {
+              socket.destroy();
+              const { why, detail } = context.failure!;
+              reject(new HostUnavailable(`the shared host at ${socketPath} ${detail}`, why));
+            },
+            lost: () => {
+              client?.lost();
+              // Closed while the host was asked to send inspection events: the line never was handed over.
+              if (!handedOver)
+                reject(new HostUnavailable(`the shared host at ${socketPath} closed the connection`, 'gone'));
+            },
+          },
+        }),
+        { clock: unrefClock },
+      );
+      // A line that has ended hears nothing more (the socket's close follows its failure).
+      const tell = (event: HostLinkEvent) => {
+        if (link.getSnapshot().status === 'active') link.send(event);
+      };
+      link.start();
+      socket.once('connect', () => tell({ type: 'CONNECTED' }));
+      socket.once('error', (error) =>
+        tell({ type: 'FAILED', why: 'absent', detail: `is not there (${error.message})` }),
+      );
     });
   }
 
@@ -247,7 +287,7 @@ export class HostClient {
       };
       const touch = () => {
         clearTimeout(timer);
-        timer = setTimeout(giveUp, timeoutMs + HOST_GRACE_MS);
+        timer = setTimeout(giveUp, timeoutMs + CALL_GRACE_MS);
         timer.unref();
       };
       const onAbort = () => {
@@ -428,4 +468,38 @@ export class HostClient {
     this.restarting.clear();
     for (const listener of this.closedListeners.splice(0)) listener();
   }
+}
+
+/**
+ * Why the first answer to a hello is not this build's host proving the key, or undefined when it is.
+ * Anything this build does not know (an older host's welcome, missing fields) is "not our host".
+ */
+function welcomeProblem(
+  message: unknown,
+  { build, key, nonce }: { build: string; key: Buffer; nonce: string },
+): { text: string; why: LinkFailure } | undefined {
+  const m = (typeof message === 'object' && message !== null ? message : {}) as Record<string, unknown>;
+  if (m.t === 'other-build' || (m.t === 'welcome' && (m.protocol !== WIRE_PROTOCOL || m.build !== build))) {
+    const of = typeof m.build === 'string' ? `build ${m.build}` : `version ${String(m.version)}`;
+    return {
+      text: `is another build's (${of}, protocol ${String(m.protocol ?? 1)}; this is ${build}, protocol ${WIRE_PROTOCOL}): not used`,
+      why: 'other-build',
+    };
+  }
+  if (
+    m.t !== 'welcome' ||
+    typeof m.pid !== 'number' ||
+    typeof m.nonce !== 'string' ||
+    typeof m.version !== 'string'
+  )
+    return {
+      text: 'answered with something that is not a shared host of this build: not used',
+      why: 'foreign',
+    };
+  if (!proofMatches(m.proof, hostProof(key, nonce, m.nonce)))
+    return {
+      text: "answered without proving the user's host key: not used (nothing was sent to it)",
+      why: 'foreign',
+    };
+  return undefined;
 }

@@ -5,10 +5,14 @@ import type { Connector } from '../mcp/connection-port.ts';
 import type { HostAddress } from './start-host.ts';
 
 /** Like sharedHostConnector (./shared-connector.ts), whose module is imported at the first connect. */
-export function lazySharedHost(address: HostAddress, inSession: Connector): (project: string) => Connector {
+export function lazySharedHost(
+  address: HostAddress,
+  inSession: Connector,
+  tell?: (text: string) => void,
+): (project: string) => Connector {
   let loaded: Promise<(project: string) => Connector> | undefined;
   return (project) => async (definition, options) => {
-    loaded ??= import('./shared-connector.ts').then((m) => m.sharedHostConnector(address, inSession));
+    loaded ??= import('./shared-connector.ts').then((m) => m.sharedHostConnector(address, inSession, tell));
     return (await loaded)(project)(definition, options);
   };
 }

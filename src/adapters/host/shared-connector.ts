@@ -12,6 +12,7 @@ import type { ConnectionEvent, ConnectOptions, Connector, LogLevel } from '../mc
 import { ConnectError } from '../mcp/connection-port.ts';
 import { type HostClient, HostUnavailable } from './host-client.ts';
 import { HostConnection } from './host-connection.ts';
+import { HOST_RETRY_AFTER_MS } from './link-deadlines.ts';
 import { attachToHost, type HostAddress } from './start-host.ts';
 
 /**
@@ -40,14 +41,28 @@ const SHELL_VARIABLES = new Set([
   'STY',
 ]);
 
-/** One runtime's line to the host: `connectorFor(project)` is the Connector for that project folder. */
+/**
+ * One runtime's line to the host: `connectorFor(project)` is the Connector for that project folder.
+ * When the host cannot be used, servers run in the session, `tell` hears why once, and the host is not
+ * tried again for HOST_RETRY_AFTER_MS (each server would wait for it again).
+ */
 export function sharedHostConnector(
   address: HostAddress,
   inSession: Connector,
+  tell?: (text: string) => void,
 ): (project: string) => Connector {
   let client: Promise<HostClient> | undefined;
+  let unusable: { until: number; error: HostUnavailable } | undefined;
+  let told = false;
+  const giveUp = (error: HostUnavailable) => {
+    if (unusable?.error !== error) unusable = { until: Date.now() + HOST_RETRY_AFTER_MS, error };
+    if (told || error.why === 'no-agent-dir') return;
+    told = true;
+    tell?.(`The shared MCP host was not used: ${error.message}. MCP servers run in this session instead.`);
+  };
   /** The one line of this runtime to the host: opened on first use, again after it closed. */
   const current = async (): Promise<HostClient> => {
+    if (unusable && Date.now() < unusable.until) throw unusable.error;
     const pending = client ?? attachToHost(address);
     client = pending;
     try {
@@ -98,8 +113,9 @@ export function sharedHostConnector(
       try {
         host = await current();
       } catch (error) {
-        if (error instanceof HostUnavailable) return inSession(definition, options);
-        throw error;
+        if (!(error instanceof HostUnavailable)) throw error;
+        giveUp(error);
+        return inSession(definition, options);
       }
       try {
         const attached = await host.attach(request, handlers, options.signal);

@@ -1,22 +1,26 @@
-// Finds the shared host of this package version, or starts it: detached, in its own process group,
-// outliving the session that started it. Two sessions starting it at once both end up on the one host
-// that won the socket (src/host/exclusive-listen.ts); the loser exits by itself.
+// Finds this build's shared host, or starts it: detached, in its own process group, outliving the
+// session that started it. Two sessions starting it at once both end up on the one host that won the
+// socket (src/host/exclusive-listen.ts); the loser exits by itself. Before anything is sent, the host's
+// folder, key and socket are checked (src/host/host-place.ts) and the host proves the key
+// (./host-client.ts); a host that is silent, foreign or of another build is never waited for.
 
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { hostSocketPath, packageVersion } from '../../host/paths.ts';
+import { buildIdentity } from '../../host/build-identity.ts';
+import { type HostPlace, prepareHostPlace } from '../../host/host-place.ts';
+import { hostSocketPath } from '../../host/paths.ts';
+import { checkSocket, HostPlaceError } from '../../host/private-place.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
 import { packageFile } from '../../package-files.ts';
 import type { Surface } from '../../tools/surface-words.ts';
 import { HostClient, HostUnavailable } from './host-client.ts';
-
-/** How long a session waits for a host it started to answer. */
-const HOST_START_TIMEOUT_MS = 15_000;
-const RETRY_EVERY_MS = 25;
+import { HOST_START_DEADLINE_MS, HOST_START_RETRY_MS } from './link-deadlines.ts';
 
 export interface HostAddress {
   agentDir: string;
-  version?: string;
+  /** The build whose host is meant (default: this one's, src/host/build-identity.ts). */
+  build?: string;
   /** Shown by `pi-mcp-actors host` for this client. */
   label?: string;
   /** The session's inspection: while it is on, the host sends it the events of its instance actors. */
@@ -26,46 +30,108 @@ export interface HostAddress {
 }
 
 export function socketOf(address: HostAddress): string {
-  return hostSocketPath(address.agentDir, address.version ?? packageVersion());
+  return hostSocketPath(address.agentDir, address.build ?? buildIdentity());
 }
 
-/** A client of the running host, starting one when none answers. */
+/** A client of the running host of this build, without starting one. */
+export function openHost(address: HostAddress): Promise<HostClient> {
+  return openAt(address, placeOf(address));
+}
+
+/** A client of the running host, starting one when none is there. */
 export async function attachToHost(address: HostAddress): Promise<HostClient> {
-  const version = address.version ?? packageVersion();
-  const socket = hostSocketPath(address.agentDir, version);
-  const label = address.label ?? defaultLabel();
+  const place = placeOf(address);
   try {
-    return await HostClient.open(socket, version, label, address);
+    return await openAt(address, place);
   } catch (error) {
-    if (isOtherVersion(error)) throw error;
+    if (!isAbsent(error)) throw error;
   }
-  spawnHost(address.agentDir, version);
-  const deadline = Date.now() + HOST_START_TIMEOUT_MS;
+  const started = spawnHost(address.agentDir, buildOf(address));
+  const deadline = Date.now() + HOST_START_DEADLINE_MS;
   for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, HOST_START_RETRY_MS));
+    // A host that exited before this try: a try after its exit found none either (the loser of a race
+    // exits too, but only once the winner listens).
+    const exitedBefore = started.exitCode() !== undefined;
     try {
-      return await HostClient.open(socket, version, label, address);
+      return await openAt(address, place);
     } catch (error) {
-      if (isOtherVersion(error) || Date.now() > deadline) throw error;
+      if (!isAbsent(error)) throw error;
+      if (exitedBefore)
+        throw new HostUnavailable(
+          `the shared host could not start (it exited with code ${started.exitCode()})`,
+          'absent',
+        );
+      if (Date.now() > deadline)
+        throw new HostUnavailable(
+          `no shared host answered within ${HOST_START_DEADLINE_MS / 1000} s of starting one`,
+          'absent',
+        );
     }
-    await new Promise((resolve) => setTimeout(resolve, RETRY_EVERY_MS));
   }
+}
+
+export interface StartedHost {
+  pid: number | undefined;
+  /** Its exit code once it has exited (a signal counts as 1), else undefined. */
+  exitCode(): number | undefined;
 }
 
 /** Runs `pi-mcp-actors host serve` detached; it exits by itself if another host already answers. */
-export function spawnHost(agentDir: string, version: string): number | undefined {
+export function spawnHost(agentDir: string, build: string): StartedHost {
   const child = spawn(process.execPath, [packageFile('bin', 'pi-mcp-actors.mjs'), 'host', 'serve'], {
     detached: true,
     stdio: 'ignore',
     cwd: agentDir,
-    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_MCP_ACTORS_HOST_VERSION: version },
+    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_MCP_ACTORS_HOST_BUILD: build },
   });
-  child.on('error', () => {});
+  let code: number | undefined;
+  child.on('error', () => {
+    code ??= 1;
+  });
+  child.on('exit', (exitCode) => {
+    code = exitCode ?? 1;
+  });
   child.unref();
-  return child.pid;
+  return { pid: child.pid, exitCode: () => code };
 }
 
-function isOtherVersion(error: unknown): boolean {
-  return error instanceof HostUnavailable && error.message.includes('not used');
+function buildOf(address: HostAddress): string {
+  return address.build ?? buildIdentity();
+}
+
+/** The host's folder, key and socket path, checked: a place that is not the user's alone is refused. */
+function placeOf(address: HostAddress): HostPlace {
+  // Not made here: a session whose agent dir was deleted must not bring it back.
+  if (!existsSync(address.agentDir))
+    throw new HostUnavailable(`the agent dir ${address.agentDir} does not exist`, 'no-agent-dir');
+  try {
+    return prepareHostPlace(address.agentDir, buildOf(address));
+  } catch (error) {
+    if (error instanceof HostPlaceError) throw new HostUnavailable(error.message, 'refused');
+    throw error;
+  }
+}
+
+function openAt(address: HostAddress, place: HostPlace): Promise<HostClient> {
+  try {
+    // Checked before every connect: a socket may have appeared since the place was checked.
+    checkSocket(place.socketPath);
+  } catch (error) {
+    if (error instanceof HostPlaceError) return Promise.reject(new HostUnavailable(error.message, 'refused'));
+    throw error;
+  }
+  return HostClient.open(place.socketPath, {
+    build: buildOf(address),
+    key: place.key,
+    label: address.label ?? defaultLabel(),
+    ...(address.inspection ? { inspection: address.inspection } : {}),
+    ...(address.surface ? { surface: address.surface } : {}),
+  });
+}
+
+function isAbsent(error: unknown): boolean {
+  return error instanceof HostUnavailable && error.why === 'absent';
 }
 
 function defaultLabel(): string {

@@ -2,15 +2,14 @@
 // from a crashed host, a host of another version, and 200 attach/detach cycles.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
-import { socketOf, spawnHost } from '../../../src/adapters/host/start-host.ts';
+import { openHost, spawnHost } from '../../../src/adapters/host/start-host.ts';
 import type { ConnectionEvent } from '../../../src/adapters/mcp/connection-port.ts';
-import { ensurePrivateDir } from '../../../src/host/paths.ts';
+import { prepareHostPlace } from '../../../src/host/host-place.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive, listDescendants } from '../../fixtures/servers/spawn.ts';
 import { eventually, type HostWorld, sessionsOf, textOf, useHostWorld } from './harness.ts';
@@ -103,7 +102,7 @@ describe('shared host faults', () => {
   });
 
   it('two starters at once end with one host', async () => {
-    const pids = [spawnHost(world.agentDir, world.version)!, spawnHost(world.agentDir, world.version)!];
+    const pids = [spawnHost(world.agentDir, world.build).pid!, spawnHost(world.agentDir, world.build).pid!];
     for (const pid of pids) world.remember(pid);
     await eventually(() => expect(pids.filter(isAlive)).toHaveLength(1), 15_000);
     const status = await world.status();
@@ -120,12 +119,13 @@ describe('shared host faults', () => {
   });
 
   it("a crashed host's stale socket is detected and replaced", async () => {
-    ensurePrivateDir(dirname(world.socket));
+    prepareHostPlace(world.agentDir, world.build);
     const squatter = spawn(
       process.execPath,
       [
         '-e',
-        `require('net').createServer().listen(${JSON.stringify(world.socket)}, () => console.log('up'))`,
+        // A crashed host's socket is private, as every host makes it.
+        `process.umask(0o077); require('net').createServer().listen(${JSON.stringify(world.socket)}, () => console.log('up'))`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
@@ -140,15 +140,13 @@ describe('shared host faults', () => {
   });
 
   it('a host of another version is not used', async () => {
-    const otherVersion = '0.0.0-other';
-    const otherPid = spawnHost(world.agentDir, otherVersion)!;
+    const otherBuild = '0.0.0-other';
+    const otherPid = spawnHost(world.agentDir, otherBuild).pid!;
     world.remember(otherPid);
-    const otherSocket = socketOf({ agentDir: world.agentDir, version: otherVersion });
     await eventually(
-      () => HostClient.open(otherSocket, otherVersion, 'probe').then((c) => c.close()),
+      () => openHost({ agentDir: world.agentDir, build: otherBuild, label: 'probe' }).then((c) => c.close()),
       15_000,
     );
-    await expect(HostClient.open(otherSocket, world.version, 'probe')).rejects.toThrow(/not used/);
 
     const connection = await world.session('A').connect(fixture());
     expect(connection).toBeInstanceOf(HostConnection);
@@ -156,12 +154,13 @@ describe('shared host faults', () => {
   });
 
   it('something of another version answering on our socket: the session runs the server itself', async () => {
-    ensurePrivateDir(dirname(world.socket));
+    prepareHostPlace(world.agentDir, world.build);
     const impostor = createServer((socket) => {
       socket.resume();
       socket.write(`${JSON.stringify({ t: 'welcome', version: '9.9.9', pid: 1 })}\n`);
     });
     await new Promise<void>((resolve) => impostor.listen(world.socket, resolve));
+    chmodSync(world.socket, 0o600);
     try {
       const session = world.session('A');
       const connection = await session.connect(fixture());

@@ -7,15 +7,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { type SnapshotFrom, waitFor } from 'xstate';
 import type { Runtime } from '../../../src/actors/session-actor.ts';
-import { HostClient } from '../../../src/adapters/host/host-client.ts';
+import type { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { sharedHostConnector } from '../../../src/adapters/host/shared-connector.ts';
-import { socketOf } from '../../../src/adapters/host/start-host.ts';
+import { openHost, socketOf } from '../../../src/adapters/host/start-host.ts';
 import type { Connection, ConnectOptions, HostRequests } from '../../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
-import { packageVersion } from '../../../src/host/paths.ts';
+import { buildIdentity } from '../../../src/host/build-identity.ts';
 import type { HostStatus } from '../../../src/host/protocol.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
 import { RecordingPi } from '../../support/recording-pi.ts';
@@ -42,13 +42,13 @@ export class HostWorld {
   private readonly connections: Connection[] = [];
   private readonly bridges: PiBridge[] = [];
 
-  constructor(readonly version = packageVersion()) {
+  constructor(readonly build = buildIdentity()) {
     mkdirSync(this.agentDir, { recursive: true });
     mkdirSync(this.project, { recursive: true });
   }
 
   get socket(): string {
-    return socketOf({ agentDir: this.agentDir, version: this.version });
+    return socketOf({ agentDir: this.agentDir, build: this.build });
   }
 
   /** A session: its own line to the host (as one Pi runtime has). */
@@ -70,7 +70,7 @@ export class HostWorld {
       },
     };
     const connectorFor = sharedHostConnector(
-      { agentDir: this.agentDir, version: this.version, label },
+      { agentDir: this.agentDir, build: this.build, label },
       (definition, options) => {
         session.inSession++;
         return connectMcp(definition, options);
@@ -104,7 +104,7 @@ export class HostWorld {
   async status(): Promise<HostStatus | undefined> {
     let client: HostClient;
     try {
-      client = await HostClient.open(this.socket, this.version, 'pi-mcp-actors host');
+      client = await openHost({ agentDir: this.agentDir, build: this.build, label: 'pi-mcp-actors host' });
     } catch {
       return undefined;
     }

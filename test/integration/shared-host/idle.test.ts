@@ -2,6 +2,7 @@
 // so "never while a session is attached" is asserted for as long as we like, and the exit after the
 // last detach at exactly the idle time.
 
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { SecretValues } from '../../../src/redact/index.ts';
 const IDLE_MS = 60_000;
 const VERSION = '0.0.0-idle-test';
 const STOPS = 'no session attached: the host stops';
+const KEY = randomBytes(32);
 
 let root: string;
 let clock: SimulatedClock;
@@ -38,6 +40,8 @@ beforeEach(async () => {
   host = await startHost({
     socketPath: join(root, 'host', 'host.sock'),
     version: VERSION,
+    build: VERSION,
+    key: KEY,
     // No server is attached in these tests: only sessions' lines come and go.
     connector: async () => {
       throw new ConnectError('spawn', 'no servers here');
@@ -60,7 +64,7 @@ afterEach(async () => {
 });
 
 async function attach(label: string): Promise<HostClient> {
-  const client = await HostClient.open(join(root, 'host', 'host.sock'), VERSION, label);
+  const client = await HostClient.open(join(root, 'host', 'host.sock'), { build: VERSION, key: KEY, label });
   clients.push(client);
   await vi.waitFor(() => expect(host.status().clients.map((c) => c.label)).toContain(label));
   return client;

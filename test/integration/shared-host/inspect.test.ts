@@ -10,8 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { instanceRequest } from '../../../src/adapters/host/shared-connector.ts';
 import { attachToHost } from '../../../src/adapters/host/start-host.ts';
+import { hostKey, newNonce, sessionProof } from '../../../src/host/host-key.ts';
 import { LineChannel } from '../../../src/host/line-channel.ts';
-import type { ClientMessage, HostMessage } from '../../../src/host/protocol.ts';
+import { hostKeyFile } from '../../../src/host/paths.ts';
+import { type ClientMessage, type HostMessage, WIRE_PROTOCOL } from '../../../src/host/protocol.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { eventually, type HostWorld, listed, useHostWorld } from './harness.ts';
@@ -36,8 +38,18 @@ class WireSession {
 
   static async open(world: HostWorld, label: string): Promise<WireSession> {
     const session = new WireSession(world);
-    session.channel.send({ t: 'hello', version: world.version, pid: process.pid, label });
-    await session.next('welcome');
+    const nonce = newNonce();
+    session.channel.send({
+      t: 'hello',
+      protocol: WIRE_PROTOCOL,
+      build: world.build,
+      pid: process.pid,
+      label,
+      nonce,
+    });
+    const welcome = await session.next('welcome');
+    const key = hostKey(hostKeyFile(world.agentDir));
+    session.channel.send({ t: 'proof', proof: sessionProof(key, nonce, welcome.nonce) });
     return session;
   }
 
@@ -69,7 +81,7 @@ describe('inspection of the shared host (wire)', () => {
 
   it('is sent only to the inspecting sessions attached to the instance, and stops at detach', async () => {
     const world = worldOf();
-    starter = await attachToHost({ agentDir: world.agentDir, version: world.version, label: 'starter' });
+    starter = await attachToHost({ agentDir: world.agentDir, build: world.build, label: 'starter' });
     world.remember(starter.hostPid);
     const definition = stdioDefinition(['--echo-env', 'FIXTURE_TOKEN'], {
       inheritEnv: false,

@@ -2,8 +2,10 @@
 // test or a user cleaning up does) or replaced by another file on its path. It never removes a socket
 // that is no longer its own.
 
-import { existsSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { attachToHost, socketOf } from '../../../src/adapters/host/start-host.ts';
 import { fileIdentity } from '../../../src/host/own-socket.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
@@ -32,6 +34,20 @@ describe('the host and its socket file', () => {
     await eventually(() => expect(isAlive(serverPid)).toBe(false), 5_000);
     // Its last log lines did not bring the folder back.
     expect(existsSync(world.agentDir)).toBe(false);
+  });
+
+  it('its agent dir deleted while its socket lives elsewhere (a long path): the host stops all the same', async () => {
+    const agentDir = join(world.root, 'x'.repeat(90), 'agent');
+    mkdirSync(agentDir, { recursive: true });
+    const socket = socketOf({ agentDir });
+    expect(socket.startsWith(agentDir)).toBe(false);
+    const client = await attachToHost({ agentDir, label: 'long' });
+    const hostPid = client.hostPid;
+    world.remember(hostPid);
+    client.close();
+    rmSync(agentDir, { recursive: true, force: true });
+    await eventually(() => expect(isAlive(hostPid)).toBe(false), 8_000);
+    expect(existsSync(socket)).toBe(false);
   });
 
   it('its socket replaced by another file: the host stops and leaves that file alone', async () => {
