@@ -4,6 +4,7 @@
 
 import { homedir } from 'node:os';
 import { HostClient } from '../adapters/host/host-client.ts';
+import { clockTime } from '../commands/server-status.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
 import { formatDuration, formatElapsed } from '../duration.ts';
 import { hostSocketPath, packageVersion } from '../host/paths.ts';
@@ -65,7 +66,7 @@ export function renderHostStatus(status: HostStatus, now = Date.now()): string {
     `Socket: ${status.socket}`,
   ];
   // This command is a client too: it is not listed.
-  const sessions = status.clients.filter((c) => c.label !== STATUS_LABEL);
+  const sessions = status.clients.filter((c) => !c.probe && c.label !== STATUS_LABEL);
   lines.push(whenItStops(status, sessions.length, now));
   lines.push(`Sessions attached: ${sessions.length}`);
   for (const c of sessions)
@@ -100,10 +101,4 @@ function whenItStops(status: HostStatus, sessions: number, now: number): string 
 /** A client's label names its pid once (a default label already says `(pid N)`). */
 function withPid(label: string, pid: number): string {
   return label.includes(`(pid ${pid})`) ? label : `${label} (pid ${pid})`;
-}
-
-/** The local time of day, `09:12`. */
-export function clockTime(epochMs: number): string {
-  const at = new Date(epochMs);
-  return `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
 }

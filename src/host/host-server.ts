@@ -351,6 +351,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
           label: c.label,
           attachments: c.attachments.size,
           inFlight: c.calls.size,
+          ...(c.probe ? { probe: true as const } : {}),
         })),
       instances: withDifferences([...instances.values()]),
     };

@@ -168,7 +168,15 @@ export interface HostStatus {
   idleMs?: number;
   /** When it stops (epoch ms) unless a session attaches: set while no session is attached. */
   stopsAt?: number;
-  clients: Array<{ id: number; pid: number; label: string; attachments: number; inFlight: number }>;
+  clients: Array<{
+    id: number;
+    pid: number;
+    label: string;
+    attachments: number;
+    inFlight: number;
+    /** Only asks (`pi-mcp-actors host`, a panel asking which copies are warm): not a session. */
+    probe?: true;
+  }>;
   instances: Array<{
     key: string;
     server: string;
