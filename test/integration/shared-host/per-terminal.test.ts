@@ -47,7 +47,7 @@ it('two calls from terminals with different TERM, COLORTERM and TMUX leave one s
   expect(startsSoFar()).toBe(1);
   const host = JSON.parse((await runCliBin(['host', '--json'], dirs)).stdout);
   expect(host.instances).toHaveLength(1);
-});
+}, 60_000);
 
 it('`host` names what two copies differ in, lists each once, and says when the host stops', async () => {
   expect((await call({ FOO: 'one' })).code).toBe(0);
@@ -63,4 +63,4 @@ it('`host` names what two copies differ in, lists each once, and says when the h
   const first = JSON.parse((await runCliBin(['host', '--json'], dirs)).stdout);
   expect(first.stopsAt).toBe(JSON.parse(again).stopsAt);
   expect(stdout).not.toMatch(/\(pid \d+\) \(pid \d+\)/);
-});
+}, 90_000);
