@@ -86,11 +86,21 @@ function signalRecorded(group: GroupRecord, signal: NodeJS.Signals, table: Proce
   return true;
 }
 
+/** How long a session whose line dropped watches for its host's process to be gone. */
+const GONE_WATCH_MS = 2_000;
+
 /**
  * A session's line to its host closed: if the host is gone (killed, crashed), its servers are ended
- * now rather than at the next host's start. A host that is only closing the line is left alone.
+ * now rather than at the next host's start. The kernel closes a killed process's sockets a moment
+ * before the process is gone, so it looks a few times; a host that is only closing the line (it
+ * stops, closing its servers itself) stays and is left alone.
  */
 export function endOrphansIfGone(agentDir: string, hostPid: number): void {
-  if (processTable().startOf(hostPid) !== undefined) return;
-  void endOrphans(agentDir).catch(() => undefined);
+  const table = processTable();
+  const deadline = Date.now() + GONE_WATCH_MS;
+  const look = () => {
+    if (table.startOf(hostPid) === undefined) return void endOrphans(agentDir).catch(() => undefined);
+    if (Date.now() < deadline) setTimeout(look, POLL_MS).unref();
+  };
+  look();
 }

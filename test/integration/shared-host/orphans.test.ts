@@ -9,10 +9,11 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { HOST_LOG_FILE } from '../../../src/host/host-process.ts';
 import { hostDir } from '../../../src/host/paths.ts';
 import { recordsDir } from '../../../src/host/process-records.ts';
+import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive, processesInGroup, stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { hostsUnder, removeTempRoot } from '../../support/hosts.ts';
 import { runCliBin } from '../../support/output-channels.ts';
-import { eventually } from './harness.ts';
+import { eventually, HostWorld } from './harness.ts';
 
 let root: string;
 let dirs: { cwd: string; home: string; agentDir: string };
@@ -112,4 +113,24 @@ it('a host that stops normally leaves no record behind', async () => {
   await eventually(() => expect(isAlive(host!.pid)).toBe(false), 15_000);
   expect(readdirSync(recordsDir(dirs.agentDir))).toEqual([]);
   expect(serverPids().filter(isAlive)).toEqual([]);
+}, 60_000);
+
+it('a session that sees its host killed ends the servers it left at once, before any new host', async () => {
+  const world = new HostWorld();
+  let leader: number | undefined;
+  try {
+    const connection = await world
+      .session('A')
+      .connect(stdioDefinition(['--outlive-stdin', '--spawn-grandchild'], { inheritEnv: false }));
+    const hostPid = (await world.status())!.pid;
+    leader = connection.pid!;
+    const group = processesInGroup(leader).map((p) => p.pid);
+    expect(group.length).toBe(2);
+    process.kill(hostPid, 'SIGKILL');
+    await eventually(() => expect(group.filter(isAlive)).toEqual([]), 10_000);
+    expect(hostsUnder(world.root)).toEqual([]);
+  } finally {
+    if (leader !== undefined && processesInGroup(leader).length > 0) process.kill(-leader, 'SIGKILL');
+    await world.dispose();
+  }
 }, 60_000);
