@@ -128,6 +128,9 @@ describe('per-terminal variables', () => {
     'KONSOLE_DBUS_WINDOW',
     'SSH_TTY',
     'WINDOWID',
+    'STARSHIP_SESSION_KEY',
+    'KITTY_PUBLIC_KEY',
+    '_P9K_TTY',
   ])('%s is not part of the key', (name) => {
     const other = base();
     other.definition = { ...other.definition, env: { A: '1', [name]: 'this terminal' } };
