@@ -81,7 +81,8 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   void endOrphans(agentDir).then(
     (ended) => {
       if (ended.hosts.length === 0) return;
-      logger.info('ended the servers of a host that had died', {
+      const what = ended.groups.length > 0 ? 'ended the servers of' : 'cleared the record of';
+      logger.info(`${what} a host that had died`, {
         hosts: ended.hosts,
         groups: ended.groups.map((g) => `${g.command} (pid ${g.pgid}${g.killed ? ', SIGKILL' : ''})`),
       });
