@@ -16,6 +16,7 @@ import {
   waitFor,
 } from 'xstate';
 import { lazySharedHost } from '../adapters/host/lazy-shared-host.ts';
+import type { SharedCopy } from '../adapters/host/shared-copies.ts';
 import type { Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import { isStoreOf } from '../auth/default-store.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
@@ -23,7 +24,7 @@ import type { CacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { describeServers, statusLine } from '../commands/server-status.ts';
 import { defaultSettings } from '../config/defaults.ts';
-import type { LoadedConfig, Settings } from '../config/types.ts';
+import type { LoadedConfig, ServerDefinition, Settings } from '../config/types.ts';
 import type { InspectionRelay } from '../inspect/deferred.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -144,6 +145,12 @@ export interface Runtime {
   /** Sends SESSION_SHUTDOWN and resolves when every server is closed. */
   stop(): Promise<void>;
   dispose(): void;
+  /**
+   * Asks the shared host (only if one runs) which of this session's servers it runs already, for
+   * /mcp and the panel; knownSharedCopies() is the last answer.
+   */
+  sharedCopies?(): Promise<Record<string, SharedCopy>>;
+  knownSharedCopies?(): Record<string, SharedCopy>;
 }
 
 /** How long a ToolSearch waits for servers whose tools are unknown before it answers without them. */
@@ -230,15 +237,34 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             }),
         )
       : undefined;
+  /** What this session answers for a server (part of its shared instance's key). */
+  const hostRequestsOf = (definition: ServerDefinition, settings: Settings): HostRequests => ({
+    ...allowedRequests(options.serverRequests?.(definition.name, settings) ?? {}, settings, definition),
+    log: (level, text) => logger.info(`[${definition.name}] ${level}: ${text}`),
+  });
+
+  /** The last answer of sharedCopies(): which servers the shared host runs for this session's keys. */
+  let knownCopies: Record<string, SharedCopy> = {};
+  async function sharedCopies(): Promise<Record<string, SharedCopy>> {
+    const { config, request } = actor.getSnapshot().context;
+    if (!config?.settings.sharedHost || !viaHost || !request || !options.agentDir) {
+      knownCopies = {};
+      return knownCopies;
+    }
+    const { sharedCopiesOf } = await import('../adapters/host/shared-copies.ts');
+    const servers = config.servers.map((definition) => ({
+      definition,
+      host: hostRequestsOf(definition, config.settings),
+    }));
+    knownCopies = await sharedCopiesOf(options.agentDir, request.cwd, servers).catch(() => ({}));
+    return knownCopies;
+  }
+
   const connector: Connector = async (definition, connectOptions) => {
-    const name = definition.name;
     const { config, request } = actor.getSnapshot().context;
     const settings = config?.settings ?? defaultSettings();
     const connect = settings.sharedHost && viaHost && request ? viaHost(request.cwd) : options.connector;
-    const host: HostRequests = {
-      ...allowedRequests(options.serverRequests?.(name, settings) ?? {}, settings, definition),
-      log: (level, text) => logger.info(`[${name}] ${level}: ${text}`),
-    };
+    const host = hostRequestsOf(definition, settings);
     const trace = recorders.traceOf(recorder('trace'));
     return connect(definition, { ...connectOptions, host, secrets, ...(trace ? { trace } : {}) });
   };
@@ -565,6 +591,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       actor.stop();
       stopSharingSignIns?.();
     },
+    sharedCopies,
+    knownSharedCopies: () => knownCopies,
   };
 }
 

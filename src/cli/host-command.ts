@@ -5,7 +5,9 @@
 import { homedir } from 'node:os';
 import type { HostClient } from '../adapters/host/host-client.ts';
 import { openHost, socketOf } from '../adapters/host/start-host.ts';
+import { clockTime } from '../commands/server-status.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
+import { formatDuration, formatElapsed } from '../duration.ts';
 import { buildIdentity } from '../host/build-identity.ts';
 import type { HostStatus } from '../host/protocol.ts';
 
@@ -57,20 +59,45 @@ export async function runHostCommand(
   }
 }
 
-export function renderHostStatus(status: HostStatus): string {
+export function renderHostStatus(status: HostStatus, now = Date.now()): string {
   const lines = [
-    `Shared host ${status.build}, pid ${status.pid}, up ${Math.round((Date.now() - status.startedAt) / 1000)} s`,
+    `Shared host ${status.build}, pid ${status.pid}, up ${formatElapsed(now - status.startedAt)}`,
     `Socket: ${status.socket}`,
   ];
   // This command is a client too: it is not listed.
-  const sessions = status.clients.filter((c) => c.label !== STATUS_LABEL);
+  const sessions = status.clients.filter((c) => !c.probe && c.label !== STATUS_LABEL);
+  lines.push(whenItStops(status, sessions.length, now));
   lines.push(`Sessions attached: ${sessions.length}`);
   for (const c of sessions)
-    lines.push(`  ${c.label} (pid ${c.pid}): ${c.attachments} server(s), ${c.inFlight} call(s) running`);
+    lines.push(`  ${withPid(c.label, c.pid)}: ${c.attachments} server(s), ${c.inFlight} call(s) running`);
   lines.push(`Instances: ${status.instances.length}`);
-  for (const i of status.instances)
-    lines.push(
-      `  ${i.server} [${i.share}${i.project ? ` ${i.project}` : ''}] ${i.state}${i.pid ? `, pid ${i.pid}` : ''}: ${i.attached} attached, ${i.inFlight} in flight; tags ${i.tags.join(', ') || '—'} (${i.key})`,
-    );
+  const byServer = new Map<string, HostStatus['instances']>();
+  for (const i of status.instances) byServer.set(i.server, [...(byServer.get(i.server) ?? []), i]);
+  for (const [server, copies] of byServer) {
+    const indent = copies.length > 1 ? '    ' : '  ';
+    if (copies.length > 1) {
+      const differs = copies[0]?.differs ?? [];
+      lines.push(
+        `  ${copies.length} copies of ${server}: ${differs.length > 0 ? `they differ in ${differs.join(', ')}` : 'they differ in nothing the host can name'}`,
+      );
+    }
+    for (const i of copies)
+      lines.push(
+        `${indent}${i.server} [${i.share}${i.project ? ` ${i.project}` : ''}] ${i.state}${i.pid ? `, pid ${i.pid}` : ''}: ${i.attached} attached, ${i.inFlight} in flight; tags ${i.tags.join(', ') || '—'} (${i.key})`,
+      );
+  }
   return lines.join('\n');
+}
+
+/** `stops at 09:12 (in 9 min) unless a session attaches`, or how long it stays. */
+function whenItStops(status: HostStatus, sessions: number, now: number): string {
+  const idle = status.idleMs === undefined ? '' : ` (then ${formatDuration(status.idleMs)} idle)`;
+  if (status.stopsAt === undefined)
+    return `Stays while ${sessions === 1 ? '1 session is' : `${sessions} sessions are`} attached${idle}.`;
+  return `Stops at ${clockTime(status.stopsAt)} (in ${formatElapsed(status.stopsAt - now)}) unless a session attaches.`;
+}
+
+/** A client's label names its pid once (a default label already says `(pid N)`). */
+function withPid(label: string, pid: number): string {
+  return label.includes(`(pid ${pid})`) ? label : `${label} (pid ${pid})`;
 }

@@ -3,6 +3,7 @@
 
 import { waitFor } from 'xstate';
 import type { Runtime } from '../actors/session-actor.ts';
+import type { SharedCopy } from '../adapters/host/shared-copies.ts';
 import { promptCommandName } from '../session/prompt-command-name.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { type ReconnectOptions, requestReconnect } from './request-reconnect.ts';
@@ -21,7 +22,7 @@ export async function runMcpCommand(args: string, runtime: Runtime, ui: CommandU
   const [verb = 'status', target] = words;
   switch (verb) {
     case 'status':
-      return renderStatus(runtime);
+      return renderStatus(runtime, await warmCopies(runtime));
     case 'tools':
       return renderTools(runtime, target);
     case 'prompts':
@@ -35,12 +36,17 @@ export async function runMcpCommand(args: string, runtime: Runtime, ui: CommandU
     case 'disable':
       return toggle(runtime, verb, target);
     default:
-      if (runtime.servers()[verb]) return renderServer(runtime, verb);
+      if (runtime.servers()[verb]) return renderServer(runtime, verb, await warmCopies(runtime));
       return `Unknown /mcp command "${verb}".\n${USAGE}`;
   }
 }
 
-function renderStatus(runtime: Runtime): string {
+/** The session's servers the shared host runs already (none when no host runs: none is started to ask). */
+function warmCopies(runtime: Runtime): Promise<Record<string, SharedCopy>> {
+  return runtime.sharedCopies?.().catch(() => ({})) ?? Promise.resolve({});
+}
+
+function renderStatus(runtime: Runtime, warm: Record<string, SharedCopy>): string {
   const context = runtime.actor.getSnapshot().context;
   const config = context.config;
   if (!config) return 'MCP: no session is running.';
@@ -51,7 +57,7 @@ function renderStatus(runtime: Runtime): string {
       'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json (see docs/config.md).',
     );
   }
-  const described = describeServers(servers, { secrets: runtime.secrets, catalog: runtime.catalog() });
+  const described = describeServers(servers, { secrets: runtime.secrets, catalog: runtime.catalog(), warm });
   if (described) lines.push(described);
   for (const name of context.disabled) lines.push(`${name}: disabled for this session (/mcp enable ${name})`);
   for (const s of config.skipped) lines.push(`${s.name}: skipped — ${s.reason}${s.fix ? ` (${s.fix})` : ''}`);
@@ -81,11 +87,11 @@ function renderTools(runtime: Runtime, server?: string): string {
 }
 
 /** One server: its status, its prompts, and the last lines it logged (MCP log messages and stderr). */
-function renderServer(runtime: Runtime, server: string): string {
+function renderServer(runtime: Runtime, server: string, warm: Record<string, SharedCopy>): string {
   const ref = runtime.servers()[server]!;
   const context = ref.getSnapshot().context;
   const lines = [
-    describeServers({ [server]: ref }, { secrets: runtime.secrets, catalog: runtime.catalog() }),
+    describeServers({ [server]: ref }, { secrets: runtime.secrets, catalog: runtime.catalog(), warm }),
   ];
   const prompts = renderPrompts(runtime, server);
   if (

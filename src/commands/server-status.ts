@@ -1,6 +1,7 @@
 // Human-readable views of server actor snapshots: the status-bar line, /mcp, the CLI. They read the
 // snapshots (the one source of truth) and never show a secret: only names, states and error text.
 
+import type { SharedCopy } from '../adapters/host/shared-copies.ts';
 import type { SharedHostView } from '../adapters/mcp/connection-port.ts';
 import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
 import type { Catalog } from '../catalog/catalog.ts';
@@ -22,6 +23,23 @@ const STATE_LABEL: Record<ServerState, string> = {
   backoff: 'failed, retrying',
   closed: 'idle',
 };
+
+/**
+ * A server this session has not started (or has let go) that the shared host runs: `warm in the shared
+ * host (since 09:01)`, or the host's copy's state when it is not connected.
+ */
+export function warmText(ref: ServerActorRef, copy: SharedCopy | undefined): string | undefined {
+  const snapshot = ref.getSnapshot();
+  if (!copy || !snapshot.hasTag('resting') || snapshot.context.lastError) return undefined;
+  if (copy.state !== 'connected') return `not started here; in the shared host: ${STATE_NAME[copy.state]}`;
+  return `warm in the shared host${copy.since === undefined ? '' : ` (since ${clockTime(copy.since)})`}`;
+}
+
+/** The local time of day, `09:12`. */
+export function clockTime(epochMs: number): string {
+  const at = new Date(epochMs);
+  return `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+}
 
 /** The top-level state's name, for display (what to do is decided by the snapshot's tags). */
 export function stateOf(ref: ServerActorRef): ServerState {
@@ -150,7 +168,14 @@ export function countsText(counts: OfferedCounts): string {
 /** One block per server: state, lifecycle, tool count, last error with the stderr tail, hints. */
 export function describeServers(
   refs: Record<string, ServerActorRef>,
-  options: { secrets: SecretValues; brief?: boolean; surface?: Surface; catalog?: Catalog },
+  options: {
+    secrets: SecretValues;
+    brief?: boolean;
+    surface?: Surface;
+    catalog?: Catalog;
+    /** The session's servers the shared host runs already (Runtime.sharedCopies). */
+    warm?: Record<string, SharedCopy>;
+  },
 ): string {
   const words = wordsFor(options.surface);
   const blocks: string[] = [];
@@ -162,7 +187,9 @@ export function describeServers(
     const clean = (text: string) => plainText(options.secrets.redact(text));
     const counts = ctx.catalog ? offeredCounts(options.catalog, name, ctx.catalog.tools.length) : undefined;
     const shared = sharedHostOf(ref);
-    const head = `${name}: ${failedAndResting(ref) ? 'failed, the next call retries' : STATE_LABEL[state]}${shared ? `, ${sharedHostText(shared)}` : ''}`;
+    const warm = shared ? undefined : warmText(ref, options.warm?.[name]);
+    const label = failedAndResting(ref) ? 'failed, the next call retries' : (warm ?? STATE_LABEL[state]);
+    const head = `${name}: ${label}${shared ? `, ${sharedHostText(shared)}` : ''}`;
     if (options.brief) {
       if (snapshot.hasTag('needsSignIn'))
         blocks.push(`MCP server ${name} needs authentication: ${signInAdvice(name, options.surface)}`);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createMcpConnector } from '../adapters/mcp/index.ts';
 import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
 import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../adapters/mcp/npx-resolver.ts';
+import { observeProcessGroups } from '../adapters/mcp/process-group.ts';
 import { defaultProtocolErasFile, fileProtocolEraStore } from '../adapters/mcp/protocol-eras.ts';
 import { tokenStoreFor } from '../auth/default-store.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
@@ -18,8 +19,10 @@ import { SecretValues } from '../redact/index.ts';
 import { buildIdentity } from './build-identity.ts';
 import { prepareHostPlace } from './host-place.ts';
 import { HOST_IDLE_MS, startHost } from './host-server.ts';
+import { endOrphans } from './orphans.ts';
 import { type SocketWatch, watchOwnSocket } from './own-socket.ts';
 import { hostDir, packageVersion } from './paths.ts';
+import { ProcessRecords, recordsDir } from './process-records.ts';
 
 /** The host's log, beside its socket. */
 export const HOST_LOG_FILE = 'host.log';
@@ -66,6 +69,10 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     createLogger({ file: join(hostDir(agentDir), HOST_LOG_FILE), known: secrets }),
     () => quiet,
   );
+  // Every server group it spawns is on record from its spawn on, so a host killed with SIGKILL leaves
+  // none running for long: the next host (or a session of this one) ends them (./orphans.ts).
+  const records = new ProcessRecords(recordsDir(agentDir));
+  observeProcessGroups(records);
   const host = await startHost({
     socketPath,
     version: packageVersion(),
@@ -80,10 +87,26 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     tokenStore,
     logger,
   });
-  if (host.outcome === 'taken') return false;
+  if (host.outcome === 'taken') {
+    observeProcessGroups(undefined);
+    return false;
+  }
+  void endOrphans(agentDir).then(
+    (ended) => {
+      if (ended.hosts.length === 0) return;
+      const what = ended.groups.length > 0 ? 'ended the servers of' : 'cleared the record of';
+      logger.info(`${what} a host that had died`, {
+        hosts: ended.hosts,
+        groups: ended.groups.map((g) => `${g.command} (pid ${g.pgid}${g.killed ? ', SIGKILL' : ''})`),
+      });
+    },
+    (error) => logger.warn('could not end the servers of a dead host', { error: String(error) }),
+  );
   // Its key replaced or removed (the agent dir deleted, wherever the socket lives): no session can prove itself to it.
   socket = watchOwnSocket(socketPath, agentDir, keyFile, () => {
     quiet = !existsSync(socketPath);
+    // Its folder is going: no record is written into it any more.
+    if (quiet) void records.remove();
     logger.info('the socket was replaced: the host stops', { socket: socketPath });
     void host.close();
   });
@@ -95,6 +118,8 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   process.on('SIGHUP', () => {});
   await stopped;
   socket.stop();
+  // Its servers are closed: nothing of this host is left to end.
+  await records.remove();
   // Node unlinks a Unix socket's path when it closes the server at a natural exit, whoever's file is
   // there by then: a host whose socket file is no longer there as it listened (removed, or taken over
   // by another host) leaves without that clean-up.

@@ -21,6 +21,7 @@ import { HostInspection } from './host-inspection.ts';
 import { hostProof, newNonce, proofMatches, sessionProof } from './host-key.ts';
 import { type Attachment, Instance } from './instance.ts';
 import { instanceKey } from './instance-key.ts';
+import { copiesDiffer } from './key-difference.ts';
 import { LineChannel } from './line-channel.ts';
 import { othersInFlight } from './others-in-flight.ts';
 import { fileIdentity } from './own-socket.ts';
@@ -79,6 +80,8 @@ interface Client {
   /** The nonce of the welcome sent, until the session's proof arrives. */
   challenge?: { session: string; host: string };
   greeted: boolean;
+  /** Only asks (status, which copies are warm): it does not hold the host (undefined until its first message). */
+  probe: boolean | undefined;
   readonly attachments: Map<number, Attachment>;
   /** `running`: on the server now (not waiting for a copy to start, not a health ping): a restart cuts it. */
   readonly calls: Map<number, { controller: AbortController; attachment: Attachment; running: boolean }>;
@@ -98,6 +101,10 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const inspection = new HostInspection(secrets, () => instances.values());
   let nextClient = 1;
   let idleTimer: unknown;
+  /** When the idle time is up (epoch ms), while it runs. */
+  let idleDeadline: number | undefined;
+  /** The idle time is up; the stop waits for a newcomer to say whether it is a session. */
+  let idleDue = false;
   let closing: Promise<void> | undefined;
 
   const server: Server = createServer((socket) => accept(socket));
@@ -118,17 +125,37 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   armIdle();
   return host;
 
+  /**
+   * The idle time runs while no session is attached. A probe (`host`, a panel asking which copies are
+   * warm) neither holds the host nor restarts the idle time. A newcomer that has not yet said which it
+   * is (its first message after the hello) holds back the stop when the time is up, until it does.
+   */
   function armIdle(): void {
+    if (closing) return;
+    const all = [...clients];
+    if (all.some((c) => c.probe === false)) return void restartIdle();
+    if (idleDeadline === undefined) {
+      idleDeadline = Date.now() + idleMs;
+      idleTimer = clock.setTimeout(() => {
+        idleTimer = undefined;
+        idleDue = true;
+        armIdle();
+      }, idleMs);
+    }
+    if (!idleDue || all.some((c) => c.probe === undefined)) return;
+    log.info('no session attached: the host stops', { idleMs });
+    void close();
+  }
+
+  /** A session came or went: the idle time starts anew once none is attached. */
+  function restartIdle(): void {
     clock.clearTimeout(idleTimer);
-    if (clients.size > 0 || closing) return;
-    idleTimer = clock.setTimeout(() => {
-      log.info('no session attached: the host stops', { idleMs });
-      void close();
-    }, idleMs);
+    idleTimer = undefined;
+    idleDeadline = undefined;
+    idleDue = false;
   }
 
   function accept(socket: Socket): void {
-    clock.clearTimeout(idleTimer);
     const client: Client = {
       id: nextClient++,
       channel: new LineChannel<ClientMessage, HostMessage>(
@@ -140,6 +167,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       pid: 0,
       label: '',
       greeted: false,
+      probe: undefined,
       attachments: new Map(),
       calls: new Map(),
     };
@@ -153,11 +181,17 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     for (const attachment of client.attachments.values()) attachment.instance.detach(attachment);
     client.attachments.clear();
     void inspection.setInspecting(client, false);
+    // A session's leaving starts the idle time anew; a probe's does not.
+    if (client.probe !== true) restartIdle();
     armIdle();
   }
 
   function onMessage(client: Client, message: ClientMessage): void {
     if (!client.greeted) return void greet(client, message);
+    if (client.probe === undefined) {
+      client.probe = message.t === 'status';
+      armIdle();
+    }
     switch (message.t) {
       case 'attach':
         return void attach(client, message.a, message.request);
@@ -343,12 +377,15 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   }
 
   function status(): HostStatus {
+    const attached = [...clients].some((c) => c.greeted && c.probe !== true);
     return {
       version: options.version,
       build: options.build,
       pid: process.pid,
       socket: options.socketPath,
       startedAt,
+      idleMs,
+      ...(attached || idleDeadline === undefined ? {} : { stopsAt: idleDeadline }),
       clients: [...clients]
         .filter((c) => c.greeted)
         .map((c) => ({
@@ -357,8 +394,9 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
           label: c.label,
           attachments: c.attachments.size,
           inFlight: c.calls.size,
+          ...(c.probe ? { probe: true as const } : {}),
         })),
-      instances: [...instances.values()].map((i) => i.status()),
+      instances: withDifferences([...instances.values()]),
     };
   }
 
@@ -381,6 +419,20 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     })();
     return closing;
   }
+}
+
+/** Each instance's status; copies of one server say what their keys differ in. */
+function withDifferences(instances: Instance[]): HostStatus['instances'] {
+  const byName = new Map<string, Instance[]>();
+  for (const i of instances) {
+    const name = i.request.definition.name;
+    byName.set(name, [...(byName.get(name) ?? []), i]);
+  }
+  return instances.map((i) => {
+    const copies = byName.get(i.request.definition.name)!;
+    if (copies.length < 2) return i.status();
+    return { ...i.status(), differs: copiesDiffer(copies.map((c) => c.request)) };
+  });
 }
 
 /** A call on an attachment whose connection has ended (or a copy that is gone). */

@@ -85,6 +85,7 @@ interface CallOrigin {
 
 export class Instance {
   readonly attachments = new Set<Attachment>();
+  readonly since = Date.now();
   readonly actor: InstanceActor;
   /** Counts restarts asked by sessions: a call that fails across one is told so. */
   restarts = 0;
@@ -371,6 +372,7 @@ export class Instance {
       attached: this.attachments.size,
       inFlight,
       held: snapshot.context.inFlight,
+      since: this.since,
     };
   }
 

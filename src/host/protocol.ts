@@ -196,7 +196,19 @@ export interface HostStatus {
   pid: number;
   socket: string;
   startedAt: number;
-  clients: Array<{ id: number; pid: number; label: string; attachments: number; inFlight: number }>;
+  /** How long it stays up once no session is attached. */
+  idleMs?: number;
+  /** When it stops (epoch ms) unless a session attaches: set while no session is attached. */
+  stopsAt?: number;
+  clients: Array<{
+    id: number;
+    pid: number;
+    label: string;
+    attachments: number;
+    inFlight: number;
+    /** Only asks (`pi-mcp-actors host`, a panel asking which copies are warm): not a session. */
+    probe?: true;
+  }>;
   instances: Array<{
     key: string;
     server: string;
@@ -211,5 +223,9 @@ export interface HostStatus {
     inFlight: number;
     /** What the actor counts as in flight: each attachment holds it, so it does not idle out while attached. */
     held: number;
+    /** When the host made this copy (epoch ms). */
+    since?: number;
+    /** With other copies of the same server: the parts of the key they differ in (`env FOO`, `project folder`). */
+    differs?: string[];
   }>;
 }

@@ -7,6 +7,7 @@
 import { homedir } from 'node:os';
 import { shareScopeOf } from '../../config/share-defaults.ts';
 import type { ServerDefinition } from '../../config/types.ts';
+import { endOrphansIfGone } from '../../host/orphans.ts';
 import type { InstanceRequest, InstanceState, ShareScope } from '../../host/protocol.ts';
 import type { ConnectionEvent, ConnectOptions, Connector, LogLevel } from '../mcp/connection-port.ts';
 import { ConnectError } from '../mcp/connection-port.ts';
@@ -63,7 +64,7 @@ export function sharedHostConnector(
   /** The one line of this runtime to the host: opened on first use, again after it closed. */
   const current = async (): Promise<HostClient> => {
     if (unusable && Date.now() < unusable.until) throw unusable.error;
-    const pending = client ?? attachToHost(address);
+    const pending = client ?? attachToHost(address).then(endsOrphansWhenGone);
     client = pending;
     try {
       const open = await pending;
@@ -74,6 +75,10 @@ export function sharedHostConnector(
     }
     if (client === pending) client = undefined;
     return current();
+  };
+  const endsOrphansWhenGone = (opened: HostClient): HostClient => {
+    opened.onClosed(() => endOrphansIfGone(address.agentDir, opened.hostPid));
+    return opened;
   };
   return (project) => async (definition, options) => {
     const share = shareOf(definition);

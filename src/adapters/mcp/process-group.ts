@@ -11,6 +11,18 @@ const isWindows = process.platform === 'win32';
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
+/** Told of each group spawned here and of its end (the shared host records them: src/host/process-records.ts). */
+export interface GroupObserver {
+  started(pgid: number, command: string): void;
+  ended(pgid: number): void;
+}
+let observer: GroupObserver | undefined;
+
+/** Sets the one observer of this process's server groups. */
+export function observeProcessGroups(given: GroupObserver | undefined): void {
+  observer = given;
+}
+
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
@@ -43,6 +55,7 @@ export function spawnInGroup(
       if (child.pid !== undefined) {
         installExitHook();
         liveGroups.add(child.pid);
+        observer?.started(child.pid, command);
       }
     });
   }
@@ -117,6 +130,7 @@ export async function endProcessGroup(
   }
   if (!groupAlive(pgid)) {
     liveGroups.delete(pgid);
+    observer?.ended(pgid);
     return;
   }
   signalGroup(pgid, 'SIGTERM');
@@ -127,6 +141,7 @@ export async function endProcessGroup(
     await whileAlive(pgid, 5_000, pollMs);
   }
   liveGroups.delete(pgid);
+  observer?.ended(pgid);
 }
 
 /** Waits while the group lives, at most `ms`. Looks again soon at first (most servers end within a few

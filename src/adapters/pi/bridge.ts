@@ -20,6 +20,7 @@ import { agentDirFrom } from '../../config/agent-dir.ts';
 import { CACHE_FILE_NAME } from '../../config/defaults.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
+import { plainText } from '../../terminal-text.ts';
 import type { Connector } from '../mcp/connection-port.ts';
 import { failureGuards } from './failure-guards.ts';
 import { declareFirstRequest, startNeedsOnlyToolSearch } from './first-request.ts';
@@ -30,6 +31,7 @@ import { notices } from './notices.ts';
 import { piHostPort } from './pi-host-port.ts';
 import { piTrustIsExplicit } from './pi-trust.ts';
 import type { PiContext, PiHost } from './pi-types.ts';
+import type { LeftServer } from './servers-stay-notice.ts';
 import { loadSessionConfig, registerConfigFlag, startKeyOf } from './session-config.ts';
 import { registerSlashCommands } from './slash-commands.ts';
 import { removeIfEmpty, spillDirPath } from './spill-dir.ts';
@@ -56,6 +58,17 @@ export interface PiBridge {
   runtime(): Promise<Runtime>;
   /** How the current session prepared its first request: from the start record, or by loading. */
   startedFrom(): 'record' | 'load' | undefined;
+}
+
+/** The servers a session used through the shared host (they stay there once it ends). */
+function leftInSharedHost(runtime: Runtime): LeftServer[] {
+  const left: LeftServer[] = [];
+  for (const [name, ref] of Object.entries(runtime.servers())) {
+    const context = ref.getSnapshot().context;
+    const host = context.connection?.sharedHost;
+    if (host) left.push({ name, hostPid: host.pid, idleTimeoutMs: context.definition.idleTimeoutMs });
+  }
+  return left;
 }
 
 /** Wires the extension into Pi. */
@@ -312,15 +325,29 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     ctx = eventCtx;
     safely(() => piRuntime.made()?.runtime.actor.send({ type: 'TURN_END' }));
   });
-  pi.on('session_shutdown', async () => {
+  pi.on('session_shutdown', async (event) => {
     // A runtime that was never started has nothing to close (its stop returns at once); one still
     // loading will not start.
     const rt = piRuntime.made()?.runtime;
+    const left = rt ? leftInSharedHost(rt) : [];
     dispatch({ type: 'session_shutdown' });
     if (rt) await guarded('session_shutdown', () => rt.stop());
+    if (left.length > 0) await guarded('session_shutdown', () => tellServersStay(left, event));
     removeIfEmpty(tempDir);
     await inspection.dispose();
   });
+
+  /** Once per agent dir: the servers this session leaves running in the shared host, and until when. */
+  async function tellServersStay(left: LeftServer[], event: unknown): Promise<void> {
+    const { serversStayNotice } = await import('./servers-stay-notice.ts');
+    const text = await serversStayNotice(agentDir, left, env);
+    if (!text) return;
+    // Quitting: Pi's screen is already closed, so the terminal gets it as a line of its own.
+    const quitting = (event as { reason?: string } | undefined)?.reason === 'quit';
+    if (quitting && (ctx?.mode === 'tui' || ctx?.mode === 'print'))
+      process.stderr.write(`${plainText(text)}\n`);
+    else tell(ctx, text, 'info');
+  }
 
   return {
     runtime: () => ready(),

@@ -116,6 +116,8 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
   }
   const session = runtime.actor.subscribe({ next: changed, error: changed });
   watchServers();
+  // Which servers the shared host runs already: asked once as the panel opens (no host is started).
+  void runtime.sharedCopies?.().then(changed, () => undefined);
 
   function rebuild() {
     view = panelView(runtime);

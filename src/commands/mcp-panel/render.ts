@@ -59,6 +59,7 @@ function stateLabel(row: RunningServer): string {
   if (row.tags.has('starting')) return 'connecting';
   if (row.tags.has('closing')) return 'closing';
   if (row.tags.has('usable')) return 'connected';
+  if (row.warm) return row.warm;
   // Resting: no tag tells a server never started from an idle one, and the panel words them apart.
   return row.state === 'init' ? 'not started' : 'idle';
 }
@@ -129,7 +130,7 @@ function wrapIndented(body: string, ctx: RenderContext, max: number, paint: Pain
 function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext): string[] {
   const { style, now } = ctx;
   const head = [`${glyph(row, style)} ${stateLabel(row)}`];
-  if (row.since !== undefined && row.state !== 'init') {
+  if (row.since !== undefined && row.state !== 'init' && !row.warm) {
     head[0] += ` ${style.dim(`for ${formatElapsed(now - row.since)}`)}`;
   }
   if (row.sharedHost) head.push(style.muted(sharedHostText(row.sharedHost)));

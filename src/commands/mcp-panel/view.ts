@@ -18,6 +18,7 @@ import {
   sharedHostOf,
   stateOf,
   statusLine,
+  warmText,
 } from '../server-status.ts';
 
 /** How many stderr lines the selected server shows. */
@@ -54,6 +55,8 @@ export interface RunningServer {
   inFlight: number;
   /** The shared host that runs it for this session, while connected there. */
   sharedHost?: { pid: number; instance?: InstanceState };
+  /** Not running here, but in the shared host: `warm in the shared host (since 09:01)`. */
+  warm?: string;
   attempt: number;
   nextRetryAt?: number;
   lastError?: { message: string; at: number };
@@ -146,6 +149,10 @@ export function panelView(runtime: Runtime): PanelView {
     const shared = sharedHostOf(ref);
     if (shared)
       row.sharedHost = { pid: shared.pid, ...(shared.instance ? { instance: shared.instance } : {}) };
+    else {
+      const warm = warmText(ref, runtime.knownSharedCopies?.()[name]);
+      if (warm) row.warm = warm;
+    }
     if (ctx.lastError)
       row.lastError = { message: plainText(redact(serverErrorText(ctx.lastError))), at: ctx.lastError.at };
     servers.push(row);

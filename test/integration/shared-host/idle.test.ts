@@ -123,3 +123,31 @@ it('a host nobody ever attached to exits after its idle time', async () => {
   clock.increment(1);
   await expectExit();
 });
+
+it('`pi-mcp-actors host` asking its status neither holds the host nor restarts the idle time', async () => {
+  await detach(await attach('A'), 'A');
+  clock.increment(IDLE_MS - 10);
+  const probe = await HostClient.open(join(root, 'host', 'host.sock'), {
+    build: VERSION,
+    key: KEY,
+    label: 'pi-mcp-actors host',
+  });
+  clients.push(probe);
+  const status = await probe.status();
+  // It says when it stops; no session is attached.
+  expect(status.stopsAt).toBeGreaterThan(Date.now() - IDLE_MS);
+  expect(status.idleMs).toBe(IDLE_MS);
+  clock.increment(10);
+  await expectExit();
+});
+
+it('while a session is attached it says no stop time', async () => {
+  await attach('A');
+  const probe = await HostClient.open(join(root, 'host', 'host.sock'), {
+    build: VERSION,
+    key: KEY,
+    label: 'pi-mcp-actors host',
+  });
+  clients.push(probe);
+  expect((await probe.status()).stopsAt).toBeUndefined();
+});

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { instanceRequest } from '../../../src/adapters/host/shared-connector.ts';
 import { instanceKey, stableJson } from '../../../src/host/instance-key.ts';
+import { keyDifference } from '../../../src/host/key-difference.ts';
 import type { InstanceRequest } from '../../../src/host/protocol.ts';
 import { definition } from '../../support/config.ts';
 
@@ -112,5 +113,46 @@ describe('instanceRequest', () => {
     expect(request.project).toBeUndefined();
     expect(request.roots).toEqual([{ uri: 'file:///work/p' }]);
     expect(request.answers).toEqual({ roots: true, elicit: true, sample: false });
+  });
+});
+
+describe('per-terminal variables', () => {
+  it.each([
+    'TERM',
+    'COLORTERM',
+    'TMUX',
+    'TMUX_PANE',
+    'TERM_PROGRAM',
+    'VSCODE_GIT_IPC_HANDLE',
+    'ITERM_SESSION_ID',
+    'KONSOLE_DBUS_WINDOW',
+    'SSH_TTY',
+    'WINDOWID',
+    'STARSHIP_SESSION_KEY',
+    'KITTY_PUBLIC_KEY',
+    '_P9K_TTY',
+  ])('%s is not part of the key', (name) => {
+    const other = base();
+    other.definition = { ...other.definition, env: { A: '1', [name]: 'this terminal' } };
+    expect(instanceKey(other)).toBe(instanceKey(base()));
+  });
+
+  it.each(['DISPLAY', 'WAYLAND_DISPLAY', 'SSH_AUTH_SOCK', 'PATH', 'LANG'])('%s is', (name) => {
+    const other = base();
+    other.definition = { ...other.definition, env: { A: '1', [name]: 'x' } };
+    expect(instanceKey(other)).not.toBe(instanceKey(base()));
+  });
+});
+
+describe('keyDifference', () => {
+  it('names the env variables, never their values, and the other parts', () => {
+    const other = base();
+    other.definition = { ...other.definition, env: { A: 'secret-2', B: 'x', TERM: 'dumb' }, args: ['--y'] };
+    other.project = '/work/q';
+    other.answers = { ...other.answers, sample: false };
+    const parts = keyDifference(base(), other);
+    expect(parts).toEqual(['arguments', 'env A', 'env B', 'project folder', 'answers sampling']);
+    expect(JSON.stringify(parts)).not.toContain('secret');
+    expect(keyDifference(base(), base())).toEqual([]);
   });
 });
