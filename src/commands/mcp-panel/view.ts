@@ -8,9 +8,9 @@ import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
 import type { InstanceState } from '../../host/protocol.ts';
 import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
-import { serverErrorText } from '../../server-error-text.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 import {
+  failureText,
   healthOf,
   type OfferedCounts,
   offeredCounts,
@@ -129,22 +129,23 @@ export function panelView(runtime: Runtime): PanelView {
       directTokens: own.reduce((n, e) => n + tokensOf(e), 0),
       inFlight: ctx.inFlight,
       attempt: ctx.attempt,
-      stderr:
-        ctx.stderrTail === ''
-          ? []
-          : plainText(redact(ctx.stderrTail)).trimEnd().split('\n').slice(-STDERR_LINES),
+      stderr: [],
       trail: ctx.trail.map((visit) => visit.state),
       oauth: ctx.definition.auth === 'oauth' || ctx.definition.oauth !== undefined,
     };
-    const since = ctx.trail.at(-1)?.at;
+    // A failing server has failed since its last error: one time for "failed for" and "last error … ago".
+    const since = row.health === 'failing' && ctx.lastError ? ctx.lastError.at : ctx.trail.at(-1)?.at;
     if (since !== undefined) row.since = since;
     if (known !== undefined) row.tools = known;
     if (ctx.nextRetryAt !== undefined) row.nextRetryAt = ctx.nextRetryAt;
     const shared = sharedHostOf(ref);
     if (shared)
       row.sharedHost = { pid: shared.pid, ...(shared.instance ? { instance: shared.instance } : {}) };
-    if (ctx.lastError)
-      row.lastError = { message: plainText(redact(serverErrorText(ctx.lastError))), at: ctx.lastError.at };
+    const failure = failureText(ctx, (text) => plainText(redact(text)), STDERR_LINES);
+    if (failure && ctx.lastError) {
+      row.lastError = { message: failure.error, at: ctx.lastError.at };
+      row.stderr = failure.stderr;
+    }
     servers.push(row);
   }
   const waiting = new Set((config.pending ?? []).map((p) => p.name));
