@@ -45,7 +45,7 @@ const CLI: SurfaceWords = {
     const match = closestToolName(name, known);
     return match === undefined
       ? `No MCP server provides a tool named ${name}. Run \`pi-mcp-actors tools\` to list the tools or \`pi-mcp-actors search <words>\` to find one.`
-      : `No MCP server provides a tool named ${name}. Did you mean ${match}? Run \`pi-mcp-actors call ${match}\` (arguments as JSON after it), or \`pi-mcp-actors tools\` to list the tools.`;
+      : `No MCP server provides a tool named ${name}. Did you mean ${match}? Run \`pi-mcp-actors call ${match}\` (arguments as JSON after it); \`pi-mcp-actors search <words>\` finds others.`;
   },
   noOneToAsk: 'stdin is not a terminal',
   beAsked: 'run the command in a terminal',

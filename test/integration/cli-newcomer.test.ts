@@ -4,7 +4,7 @@
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EVERYTHING_ENTRY, stdioFixture } from '../fixtures/servers/spawn.ts';
 import { removeTempRoot } from '../support/hosts.ts';
@@ -20,6 +20,10 @@ function cli(args: string[]): Promise<CliRun> {
 }
 
 const everything = { command: process.execPath, args: [EVERYTHING_ENTRY] };
+const FILESYSTEM_ENTRY = resolve(
+  import.meta.dirname,
+  '../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js',
+);
 const CRASH_LINE = 'fatal: fixture refuses to start (--crash-on-start)';
 
 /** The crashing fixture, each start counted in `marker`. */
@@ -119,4 +123,18 @@ describe('words for a person', () => {
     expect(run.stderr).toMatch(/Did you mean "remote"\?/);
     expect(run.stderr).toMatch(/Servers that sign in: remote\./);
   });
+});
+
+describe('results carry each piece of data once', () => {
+  it('server-filesystem read_text_file prints the file’s text once (its structuredContent repeats it)', async () => {
+    const files = join(root, 'files');
+    mkdirSync(files);
+    const text = 'The first line of a note.\nA second line: 42 apples.\n';
+    writeFileSync(join(files, 'note.txt'), text);
+    config({ fs: { command: process.execPath, args: [FILESYSTEM_ENTRY, files] } });
+    const run = await cli(['call', 'fs__read_text_file', JSON.stringify({ path: join(files, 'note.txt') })]);
+    expect(run.code).toBe(0);
+    expect(count(run.stdout, 'The first line of a note.')).toBe(1);
+    expect(count(run.stdout, '42 apples')).toBe(1);
+  }, 60_000);
 });
