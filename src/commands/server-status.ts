@@ -4,6 +4,7 @@
 import type { SharedHostView } from '../adapters/mcp/connection-port.ts';
 import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import { unreadableShort } from '../config/unreadable.ts';
 import { formatElapsed } from '../duration.ts';
 import type { ServerContext } from '../machines/server.machine.ts';
 import { type ServerState, serverStateOf } from '../machines/server.machine.ts';
@@ -91,7 +92,9 @@ export function statusLine(
   context: SessionContext,
   refs: Record<string, ServerActorRef>,
 ): string | undefined {
-  if ((context.config?.servers.length ?? 0) === 0) return undefined;
+  // A config file that could not be read is said, never hidden as "no servers".
+  const unreadable = unreadableShort(context.config?.diagnostics);
+  if ((context.config?.servers.length ?? 0) === 0) return unreadable && `MCP · ${unreadable}`;
   const names = Object.keys(refs)
     .filter((name) => !context.disabled.includes(name))
     .sort();
@@ -108,6 +111,7 @@ export function statusLine(
   if (attention.length > NAMED_IN_STATUS) parts.push(`+${attention.length - NAMED_IN_STATUS} more`);
   if (attention.length === 0 && connecting > 0) parts.push(`${connecting} connecting`);
   if (attention.length === 0 && closing > 0) parts.push(`${closing} closing`);
+  if (unreadable) parts.push(unreadable);
   return parts.join(' · ');
 }
 

@@ -57,7 +57,9 @@ describe('the CLI starts only the servers a command needs', () => {
     const run = await cli(['call', 'everything__echo', '{"message":"hi"}']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Echo: hi');
-    expect(run.stderr).toMatch(/everything__echo is not in the tool cache; connecting everything to look for it/);
+    expect(run.stderr).toMatch(
+      /everything__echo is not in the tool cache; connecting everything to look for it/,
+    );
     expect(starts()).toBe(0);
     // With the cache warm, neither search nor tools of one server nor login touch it either.
     // A search needs every server's tools: it lists the uncached one's, and says so.

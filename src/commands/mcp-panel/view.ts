@@ -6,6 +6,7 @@ import type { Runtime } from '../../actors/session-actor.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
+import { unreadableText } from '../../config/unreadable.ts';
 import type { InstanceState } from '../../host/protocol.ts';
 import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
@@ -86,6 +87,8 @@ export interface PanelView {
   servers: ServerRow[];
   /** Config problems (warnings and errors) not tied to a skipped server. */
   problems: number;
+  /** A config file that could not be read: the file, the line and the fix (src/config/unreadable.ts). */
+  unreadable?: string;
 }
 
 // Catalog entries stay the same objects while the catalog does: each is measured once.
@@ -148,6 +151,7 @@ export function panelView(runtime: Runtime): PanelView {
     }
     servers.push(row);
   }
+  const unreadable = unreadableText(config.diagnostics);
   const waiting = new Set((config.pending ?? []).map((p) => p.name));
   for (const s of config.skipped) {
     servers.push({
@@ -163,6 +167,7 @@ export function panelView(runtime: Runtime): PanelView {
     summary: plainLine(statusLine(context, refs) ?? 'MCP: no servers configured'),
     servers,
     problems: config.diagnostics.filter((d) => d.level !== 'info').length,
+    ...(unreadable ? { unreadable: plainText(redact(unreadable)) } : {}),
   };
 }
 
