@@ -232,11 +232,11 @@ async function tools(runtime: Runtime, options: CliOptions, io: CliIo): Promise<
     io.err(`Unknown server "${server}".`);
     return 1;
   }
-  const targets = server ? [server] : Object.keys(servers);
+  // Only the servers whose tools are not in the cache start (the named one, or every such server).
   const known = runtime.actor.getSnapshot().context.catalogs;
-  await Promise.all(
-    targets.filter((n) => !known[n]).map((n) => ensureConnected(servers[n]!, { surface: 'cli' })),
-  );
+  if (server && !known[server]) await ensureConnected(servers[server]!, { surface: 'cli' });
+  const failed = server ? [] : await listUnknownServers(runtime, io.err);
+  for (const line of failed) io.err(line);
   const entries = runtime.catalog().entries.filter((e) => !server || e.server === server);
   if (options.json)
     io.out(
