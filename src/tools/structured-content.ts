@@ -5,11 +5,16 @@
 // boolean) appears in the text, whitespace runs counted as one space. Anything else is added as JSON:
 // when unsure, the model gets the data twice rather than not at all. docs/results.md states the rule.
 
+const MAX_LEAVES = 2_000;
+
 export function textCarries(texts: readonly string[], value: unknown): boolean {
   if (texts.some((t) => sameJson(t, value))) return true;
+  const leaves = scalars(value);
+  // Each leaf is looked for in the whole text: a value with very many leaves is sent rather than searched.
+  if (leaves.length > MAX_LEAVES) return false;
   const haystack = normalize(texts.join('\n'));
   const lower = haystack.toLowerCase();
-  return scalars(value).every((leaf) => {
+  return leaves.every((leaf) => {
     if (typeof leaf === 'string') return haystack.includes(normalize(leaf));
     if (typeof leaf === 'boolean') return new RegExp(`\\b${leaf}\\b`).test(lower);
     return new RegExp(`(^|[^0-9.])${literal(String(leaf))}($|[^0-9])`).test(haystack);
