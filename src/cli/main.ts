@@ -302,7 +302,9 @@ async function search(runtime: Runtime, options: CliOptions, io: CliIo): Promise
 async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<number> {
   const [name, json] = options.positional;
   if (!name) {
-    io.err('call needs a tool name');
+    io.err(
+      'call needs a tool name: pi-mcp-actors call <tool> \'{"name": "value"}\' (pi-mcp-actors tools lists them)',
+    );
     return 2;
   }
   let args: Record<string, unknown> = {};
@@ -310,7 +312,9 @@ async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<n
     try {
       args = JSON.parse(json) as Record<string, unknown>;
     } catch (error) {
-      io.err(`arguments are not valid JSON: ${(error as Error).message}`);
+      io.err(
+        `The arguments are not valid JSON (${(error as Error).message}). Give one JSON object in single quotes: pi-mcp-actors call ${name} '{"name": "value"}'`,
+      );
       return 2;
     }
   }
