@@ -96,6 +96,11 @@ export interface RuntimeOptions {
   surface?: Surface;
   /** Start the servers of the tools a search loaded, for the call the model makes next (default true). */
   startLoadedServers?: boolean;
+  /**
+   * Connect eager, keep-alive and uncached servers as the session starts (default true). The CLI says
+   * no: each command connects only the servers it needs.
+   */
+  warmStart?: boolean;
   /** The agent dir: with `settings.sharedHost`, servers run in the per-user host whose socket is there. */
   agentDir?: string;
   /** Told once when the shared host cannot be used and servers run in the session (default: a warning). */
@@ -297,6 +302,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         },
       ),
       warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async ({ input, signal }) => {
+        if (options.warmStart === false) return;
         const queue = [...input.servers] as ServerActorRef[];
         const worker = async () => {
           for (let ref = queue.shift(); ref; ref = queue.shift()) {

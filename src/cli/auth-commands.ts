@@ -2,7 +2,10 @@
 // every Pi session watches (a session waiting in needs-auth connects by itself afterwards).
 
 import type { Runtime } from '../actors/session-actor.ts';
+import { usesOAuth } from '../adapters/mcp/auth/connect-auth.ts';
 import type { AuthPort } from '../auth/port.ts';
+import { didYouMean } from '../config/suggest.ts';
+import { unreadableText } from '../config/unreadable.ts';
 
 export interface AuthCliIo {
   out(text: string): void;
@@ -12,13 +15,29 @@ export interface AuthCliIo {
 }
 
 function serverDefinition(runtime: Runtime, name: string | undefined, io: AuthCliIo) {
-  const def = name
-    ? runtime.actor.getSnapshot().context.config?.servers.find((d) => d.name === name)
-    : undefined;
-  if (!def)
+  const servers = runtime.actor.getSnapshot().context.config?.servers ?? [];
+  const def = name ? servers.find((d) => d.name === name) : undefined;
+  if (!def) {
+    const names = servers.map((d) => d.name);
+    const guess = name ? didYouMean(name, names) : undefined;
+    const signIn = servers.filter(usesOAuth).map((d) => d.name);
+    const which =
+      signIn.length > 0
+        ? `Servers that sign in: ${signIn.join(', ')}.`
+        : names.length > 0
+          ? `None of the configured servers (${names.join(', ')}) signs in with OAuth.`
+          : 'No servers are configured.';
     io.err(
-      name ? `Unknown or disabled server "${name}".` : 'Name the server: login <server> / logout <server>.',
+      [
+        name ? `Unknown or disabled server "${name}".` : 'Name the server: login <server> / logout <server>.',
+        guess,
+        which,
+        unreadableText(runtime.actor.getSnapshot().context.config?.diagnostics),
+      ]
+        .filter(Boolean)
+        .join(' '),
     );
+  }
   return def;
 }
 

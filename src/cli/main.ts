@@ -20,6 +20,8 @@ import { agentDirFrom } from '../config/agent-dir.ts';
 import { CACHE_FILE_NAME } from '../config/defaults.ts';
 import { loadConfig } from '../config/load.ts';
 import { readProjectConsent } from '../config/project-consent.ts';
+import type { LoadedConfig } from '../config/types.ts';
+import { unreadableText } from '../config/unreadable.ts';
 import { nullLogger } from '../logger.ts';
 import { SecretValues } from '../redact/index.ts';
 import { serverErrorText } from '../server-error-text.ts';
@@ -30,10 +32,12 @@ import type { FormDialogs } from '../tools/elicit-dialogs.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { runAllowCommand } from './allow-command.ts';
 import { type AuthCliIo, login, logout } from './auth-commands.ts';
+import { serversToLookIn } from './call-target.ts';
 import { runForgetCommand } from './forget-command.ts';
 import { runHostCommand } from './host-command.ts';
 import { runInspectCommand } from './inspect-command.ts';
 import { type PromptLine, promptLineFrom } from './prompt-line.ts';
+import { listUnknownServers, searchForPerson } from './search-command.ts';
 import { cliApprover, cliServerRequests } from './server-requests.ts';
 import { createCliTempDir } from './temp-dir.ts';
 import { hidingKnownSecrets, terminalDialogs } from './terminal-dialogs.ts';
@@ -144,6 +148,8 @@ async function openRuntime(
     tempDir,
     // `search` answers from the cache and exits: no model call follows that a started server would serve.
     startLoadedServers: false,
+    // Each command connects only the servers it needs (a call, its tool's server).
+    warmStart: false,
     surface: 'cli',
     // The same capabilities as Pi: a server offers the CLI the tools it offers Pi.
     serverRequests: cliServerRequests(options.cwd, io.dialogs),
@@ -170,7 +176,8 @@ async function connectAll(runtime: Runtime, io: CliIo): Promise<boolean> {
       io.err(`connecting ${name}…`);
       const result = await ensureConnected(ref, { surface: 'cli' });
       if (!result.ok) ok = false;
-      io.err(result.ok ? `${name}: connected` : `${name}: ${result.error.message}`);
+      // The error and the server's stderr are in the status below, once.
+      io.err(result.ok ? `${name}: connected` : `${name}: failed`);
     }),
   );
   return ok;
@@ -204,11 +211,22 @@ async function status(runtime: Runtime, options: CliOptions, io: CliIo): Promise
   } else {
     io.out(
       describeServers(servers, { secrets: runtime.secrets, surface: 'cli', catalog: runtime.catalog() }) ||
-        'No MCP servers configured.',
+        noServersText(config),
     );
   }
   const broken = (config?.diagnostics ?? []).some((d) => d.level === 'error');
   return ok && !broken ? 0 : 1;
+}
+
+/** What `status` says when no server runs: a config that could not be read is not "no servers". */
+function noServersText(config: LoadedConfig | undefined): string {
+  return (
+    unreadableText(config?.diagnostics) ??
+    (config?.skipped.length
+      ? `No MCP server runs: ${config.skipped.map((s) => s.name).join(', ')} skipped (the reasons are above).`
+      : undefined) ??
+    'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json (see docs/config.md).'
+  );
 }
 
 async function tools(runtime: Runtime, options: CliOptions, io: CliIo): Promise<number> {
@@ -218,11 +236,11 @@ async function tools(runtime: Runtime, options: CliOptions, io: CliIo): Promise<
     io.err(`Unknown server "${server}".`);
     return 1;
   }
-  const targets = server ? [server] : Object.keys(servers);
+  // Only the servers whose tools are not in the cache start (the named one, or every such server).
   const known = runtime.actor.getSnapshot().context.catalogs;
-  await Promise.all(
-    targets.filter((n) => !known[n]).map((n) => ensureConnected(servers[n]!, { surface: 'cli' })),
-  );
+  if (server && !known[server]) await ensureConnected(servers[server]!, { surface: 'cli' });
+  const failed = server ? [] : await listUnknownServers(runtime, io.err);
+  for (const line of failed) io.err(line);
   const entries = runtime.catalog().entries.filter((e) => !server || e.server === server);
   if (options.json)
     io.out(
@@ -239,14 +257,24 @@ async function tools(runtime: Runtime, options: CliOptions, io: CliIo): Promise<
         2,
       ),
     );
-  else io.out(entries.map((e) => `${e.name}  ${oneLine(e.description, 90)}`).join('\n') || 'No tools.');
+  else
+    io.out(
+      entries.map((e) => `${e.name}  ${oneLine(e.description, 90)}`).join('\n') ||
+        unreadableText(runtime.actor.getSnapshot().context.config?.diagnostics) ||
+        'No tools.',
+    );
   return 0;
 }
 
 async function search(runtime: Runtime, options: CliOptions, io: CliIo): Promise<number> {
+  const failed = await listUnknownServers(runtime, io.err);
+  const unreadable = unreadableText(runtime.actor.getSnapshot().context.config?.diagnostics);
   const answer = async (query: string) => {
-    const result = await runtime.toolSearch(query);
-    if (!options.json) return io.out((result.content[0] as { text: string }).text);
+    if (!options.json) {
+      io.out(searchForPerson(runtime, query));
+      for (const line of [...failed, ...(unreadable ? [unreadable] : [])]) io.out(`Note: ${line}`);
+      return;
+    }
     const catalog = runtime.catalog();
     const hits = searchIndexOf(catalog)
       .search(query, 5)
@@ -278,7 +306,9 @@ async function search(runtime: Runtime, options: CliOptions, io: CliIo): Promise
 async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<number> {
   const [name, json] = options.positional;
   if (!name) {
-    io.err('call needs a tool name');
+    io.err(
+      'call needs a tool name: pi-mcp-actors call <tool> \'{"name": "value"}\' (pi-mcp-actors tools lists them)',
+    );
     return 2;
   }
   let args: Record<string, unknown> = {};
@@ -286,18 +316,36 @@ async function call(runtime: Runtime, options: CliOptions, io: CliIo): Promise<n
     try {
       args = JSON.parse(json) as Record<string, unknown>;
     } catch (error) {
-      io.err(`arguments are not valid JSON: ${(error as Error).message}`);
+      io.err(
+        `The arguments are not valid JSON (${(error as Error).message}). Give one JSON object in single quotes: pi-mcp-actors call ${name} '{"name": "value"}'`,
+      );
       return 2;
     }
   }
-  const known = runtime.catalog().byName.has(name);
-  if (!known)
-    await Promise.all(
-      Object.values(runtime.servers()).map((ref) => ensureConnected(ref, { surface: 'cli' })),
+  if (!runtime.catalog().byName.has(name)) {
+    const context = runtime.actor.getSnapshot().context;
+    const refs = runtime.servers();
+    const lookIn = serversToLookIn(
+      name,
+      Object.keys(refs).map((server) => ({
+        name: server,
+        prefix:
+          context.config?.servers.find((d) => d.name === server)?.toolPrefix ??
+          context.config?.settings.toolPrefix ??
+          'server',
+        listed: context.catalogs[server] !== undefined,
+      })),
     );
+    if (lookIn.length > 0) {
+      io.err(`${name} is not in the tool cache; connecting ${lookIn.join(', ')} to look for it…`);
+      await Promise.all(lookIn.map((server) => ensureConnected(refs[server]!, { surface: 'cli' })));
+    }
+  }
   const result = await runtime.callTool(name, args);
   for (const c of result.content)
     io.out(c.type === 'text' ? c.text : `[image ${c.mimeType}, ${c.data.length} base64 chars]`);
+  const unreadable = unreadableText(runtime.actor.getSnapshot().context.config?.diagnostics);
+  if (result.isError && unreadable && !runtime.catalog().byName.has(name)) io.err(unreadable);
   return result.isError ? 1 : 0;
 }
 

@@ -16,9 +16,7 @@ export function cliServerRequests(
   return (server) => ({
     elicit: async (request, signal) => {
       if (!dialogs) {
-        throw new HostRefusal(
-          `Declined: the user cannot be asked "${request.message}" (${wordsFor('cli').noOneToAsk}). Ask the user in the conversation instead.`,
-        );
+        throw new HostRefusal(wordsFor('cli').questionDeclined(request.message, wordsFor('cli').noOneToAsk));
       }
       // One question on the terminal at a time.
       const run = queue.then(() => elicitWithDialogs(dialogs, server, request, signal));

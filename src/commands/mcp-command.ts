@@ -4,6 +4,7 @@
 import { waitFor } from 'xstate';
 import type { Runtime } from '../actors/session-actor.ts';
 import type { SharedCopy } from '../adapters/host/shared-copies.ts';
+import { unreadableText } from '../config/unreadable.ts';
 import { promptCommandName } from '../session/prompt-command-name.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { type ReconnectOptions, requestReconnect } from './request-reconnect.ts';
@@ -54,7 +55,8 @@ function renderStatus(runtime: Runtime, warm: Record<string, SharedCopy>): strin
   const servers = runtime.servers();
   if (Object.keys(servers).length === 0 && config.skipped.length === 0) {
     lines.push(
-      'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json (see docs/config.md).',
+      unreadableText(config.diagnostics) ??
+        'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json (see docs/config.md).',
     );
   }
   const described = describeServers(servers, { secrets: runtime.secrets, catalog: runtime.catalog(), warm });

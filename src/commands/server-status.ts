@@ -5,7 +5,9 @@ import type { SharedCopy } from '../adapters/host/shared-copies.ts';
 import type { SharedHostView } from '../adapters/mcp/connection-port.ts';
 import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import { unreadableShort } from '../config/unreadable.ts';
 import { formatElapsed } from '../duration.ts';
+import type { ServerContext } from '../machines/server.machine.ts';
 import { type ServerState, serverStateOf } from '../machines/server.machine.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
 import type { SecretValues } from '../redact/index.ts';
@@ -108,7 +110,9 @@ export function statusLine(
   context: SessionContext,
   refs: Record<string, ServerActorRef>,
 ): string | undefined {
-  if ((context.config?.servers.length ?? 0) === 0) return undefined;
+  // A config file that could not be read is said, never hidden as "no servers".
+  const unreadable = unreadableShort(context.config?.diagnostics);
+  if ((context.config?.servers.length ?? 0) === 0) return unreadable && `MCP · ${unreadable}`;
   const names = Object.keys(refs)
     .filter((name) => !context.disabled.includes(name))
     .sort();
@@ -125,6 +129,7 @@ export function statusLine(
   if (attention.length > NAMED_IN_STATUS) parts.push(`+${attention.length - NAMED_IN_STATUS} more`);
   if (attention.length === 0 && connecting > 0) parts.push(`${connecting} connecting`);
   if (attention.length === 0 && closing > 0) parts.push(`${closing} closing`);
+  if (unreadable) parts.push(unreadable);
   return parts.join(' · ');
 }
 
@@ -133,8 +138,21 @@ function ago(at: number | undefined): string {
   return ` (${formatElapsed(Date.now() - at)} ago)`;
 }
 
-function lastLines(text: string, n: number): string {
-  return text.trimEnd().split('\n').slice(-n).join('\n');
+/**
+ * A server's last error and the newest lines of its stderr, each line said once: an error that quotes
+ * the stderr's last line (`exited with code 3 (stderr: …)`) drops the quote when the lines are shown.
+ */
+export function failureText(
+  ctx: { lastError?: ServerContext['lastError']; stderrTail: string },
+  clean: (text: string) => string,
+  lines: number,
+): { error: string; stderr: string[] } | undefined {
+  if (!ctx.lastError) return undefined;
+  const stderr =
+    ctx.stderrTail.trim() === '' ? [] : clean(ctx.stderrTail).trimEnd().split('\n').slice(-lines);
+  let error = clean(serverErrorText(ctx.lastError));
+  for (const line of stderr) error = error.replace(` (stderr: ${line})`, '');
+  return { error, stderr };
 }
 
 export interface OfferedCounts {
@@ -209,18 +227,14 @@ export function describeServers(
         `  next try in ${formatElapsed(ctx.nextRetryAt - Date.now())} (attempt ${ctx.attempt}); ${words.retryNow(name)}`,
       );
     }
-    if (ctx.lastError)
-      lines.push(`  last error${ago(ctx.lastError.at)}: ${clean(serverErrorText(ctx.lastError))}`);
+    const failure = failureText(ctx, clean, 5);
+    if (failure) lines.push(`  last error${ago(ctx.lastError?.at)}: ${failure.error}`);
     const hostError = shared?.instance?.state === 'connected' ? undefined : shared?.instance?.lastError;
-    if (hostError) lines.push(`  the host's last error: ${clean(serverErrorText(hostError))}`);
-    if (ctx.lastError && ctx.stderrTail) {
-      lines.push(
-        '  stderr:',
-        ...lastLines(clean(ctx.stderrTail), 5)
-          .split('\n')
-          .map((l: string) => `    ${l}`),
-      );
-    }
+    const hostText = hostError ? clean(serverErrorText(hostError)) : undefined;
+    if (hostText && hostText !== clean(serverErrorText(ctx.lastError)))
+      lines.push(`  the host's last error: ${hostText}`);
+    if (failure && failure.stderr.length > 0)
+      lines.push('  stderr:', ...failure.stderr.map((l) => `    ${l}`));
     blocks.push(lines.join('\n'));
   }
   return blocks.join('\n');

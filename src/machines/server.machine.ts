@@ -128,6 +128,15 @@ export interface ServerInput {
   connector: Connector;
   /** From the metadata cache: what the server offered last time, before any connect. */
   knownCatalog?: KnownCatalog;
+  /** The failure of this server's previous actor (disabled, then enabled): kept until the next try replaces it. */
+  lastFailure?: LastFailure;
+}
+
+/** What a failed server's actor knew of its failure, handed to the next actor of that server. */
+export interface LastFailure {
+  error: ServerError;
+  stderrTail: string;
+  attempt: number;
 }
 
 export interface ServerContext {
@@ -636,6 +645,11 @@ export const serverMachine = setup({
     };
     if (input.parentRef) context.parentRef = input.parentRef;
     if (input.knownCatalog) context.knownCatalog = input.knownCatalog;
+    if (input.lastFailure) {
+      context.lastError = input.lastFailure.error;
+      context.stderrTail = input.lastFailure.stderrTail;
+      context.attempt = input.lastFailure.attempt;
+    }
     return context;
   },
   on: {

@@ -16,7 +16,7 @@ import {
 } from 'xstate';
 import type { Connector, ServerCatalog } from '../adapters/mcp/connection-port.ts';
 import type { LoadedConfig, ServerDefinition } from '../config/types.ts';
-import { serverMachine } from './server.machine.ts';
+import { type LastFailure, type ServerContext, serverMachine } from './server.machine.ts';
 
 /** What Pi told us at session_start. */
 export interface StartRequest {
@@ -61,6 +61,8 @@ export interface SessionContext {
   pinned: string[];
   /** Servers disabled for this session with /mcp disable. */
   disabled: string[];
+  /** A disabled server's last failure, handed to its actor when it is enabled again. */
+  failures: Record<string, LastFailure>;
   /** Whether the host has told this session's config diagnostics (Pi's startup path may have). */
   diagnosticsTold: boolean;
   /** `server:state` troubles (needs auth, backoff) the user has been notified of this session. */
@@ -132,6 +134,7 @@ function freshGeneration() {
     activated: [],
     pinned: [],
     disabled: [],
+    failures: {},
     diagnosticsTold: false,
     notified: [],
     troublesTold: [],
@@ -147,6 +150,7 @@ function definitions(context: SessionContext): ServerDefinition[] {
 /** How a server actor is spawned: id and systemId `server:<name>`, what it already knows from the cache. */
 function serverSpawn(context: SessionContext, definition: ServerDefinition, self: AnyActorRef) {
   const known = context.catalogs[definition.name];
+  const failure = context.failures[definition.name];
   return {
     id: serverId(definition.name),
     systemId: serverId(definition.name),
@@ -156,6 +160,7 @@ function serverSpawn(context: SessionContext, definition: ServerDefinition, self
       parentRef: self,
       connector: context.connector,
       ...(known ? { knownCatalog: { tools: known.tools, resources: known.resources } } : {}),
+      ...(failure ? { lastFailure: failure } : {}),
     },
   };
 }
@@ -329,16 +334,29 @@ export const sessionMachine = setup({
       if (event.type !== 'DISABLE') return;
       const id = serverId(event.server);
       const child = self.getSnapshot()?.children[id] as AnyActorRef | undefined;
+      // Its failure is kept for the actor that runs it when it is enabled again (the next try replaces it).
+      const failed = child?.getSnapshot().context as ServerContext | undefined;
+      const failures = failed?.lastError
+        ? {
+            ...context.failures,
+            [event.server]: {
+              error: failed.lastError,
+              stderrTail: failed.stderrTail,
+              attempt: failed.attempt,
+            },
+          }
+        : context.failures;
       if (!child || child.getSnapshot().hasTag('resting')) enqueue.stopChild(id);
       else enqueue.sendTo(id, { type: 'CLOSE' });
-      enqueue.assign({ disabled: [...context.disabled, event.server] });
+      enqueue.assign({ disabled: [...context.disabled, event.server], failures });
     }),
     // A server enabled again before its close ended keeps its actor (it is asked to connect, if eager).
     enableServer: enqueueActions(({ context, event, enqueue, self }) => {
       if (event.type !== 'ENABLE') return;
       const definition = context.config?.servers.find((d) => d.name === event.server);
       if (!definition) return;
-      enqueue.assign({ disabled: context.disabled.filter((n) => n !== event.server) });
+      const { [event.server]: _handedOver, ...failures } = context.failures;
+      enqueue.assign({ disabled: context.disabled.filter((n) => n !== event.server), failures });
       if (!self.getSnapshot()?.children[serverId(definition.name)])
         enqueue.spawnChild('server', serverSpawn(context, definition, self));
       if (definition.lifecycle !== 'lazy') enqueue.sendTo(serverId(definition.name), { type: 'CONNECT' });

@@ -26,3 +26,17 @@ export function signInFirst(
     message: `Tool ${tool} is not known yet: MCP server "${owner.name}" lists its tools once you are signed in. ${signInSentence(owner.name, surface)}, then try again.`,
   };
 }
+
+/** What Pi answers a call of a tool that is registered but not active (or not registered at all). */
+export function isPiToolNotFound(text: string, tool: string): boolean {
+  return text.trim() === `Tool ${tool} not found`;
+}
+
+/**
+ * A known MCP tool the model called before loading it: Pi refused it before any extension could run
+ * it (other extensions' `tool_call` gates must see every call, so we do not run it behind Pi's back).
+ * The tool is loaded for the next request, and the model reads that one call again runs it.
+ */
+export function notLoadedMessage(tool: string): string {
+  return `MCP tool ${tool} was not loaded, so this call did not run. It is loaded now: call ${tool} again with the same arguments.`;
+}

@@ -3,6 +3,7 @@
 
 import type { CallToolResult, McpContent, ReadResourceResult } from '../adapters/mcp/connection-port.ts';
 import { errorText, formatBytes, writePrivateFile } from './spill.ts';
+import { textCarries } from './structured-content.ts';
 
 export type PiContent = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
 
@@ -41,8 +42,10 @@ export function mcpResultToPi(
   }
   const structured = result?.structuredContent;
   if (structured !== undefined && structured !== null) {
-    const alreadyShown = content.some((c) => c.type === 'text' && sameJson(c.text, structured));
-    if (!alreadyShown) content.push({ type: 'text', text: JSON.stringify(structured) });
+    const texts = content.flatMap((c) => (c.type === 'text' ? [c.text] : []));
+    // Added only when the text does not already carry it (./structured-content.ts).
+    if (texts.length === 0 || !textCarries(texts, structured))
+      content.push({ type: 'text', text: JSON.stringify(structured) });
   }
   if (content.length === 0) {
     content.push({
@@ -159,23 +162,4 @@ function extensionFor(mime: string): string {
   if (known) return known;
   const subtype = mime.split('/')[1] ?? '';
   return /^[a-z0-9]{1,8}$/.test(subtype) ? `.${subtype}` : '.bin';
-}
-
-function sameJson(textValue: string, value: unknown): boolean {
-  const trimmed = textValue.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return false;
-  try {
-    return canonical(JSON.parse(trimmed)) === canonical(value);
-  } catch {
-    return false;
-  }
-}
-
-/** JSON with object keys sorted, so key order does not make equal values differ. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
 }

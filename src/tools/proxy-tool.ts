@@ -5,6 +5,7 @@
 import type { Runtime } from '../actors/session-actor.ts';
 import { searchIndexOf } from '../catalog/search.ts';
 import { describeServers } from '../commands/server-status.ts';
+import { unreadableText } from '../config/unreadable.ts';
 import { ensureConnected } from '../session/ensure-connected.ts';
 import type { ToolResult } from './executor.ts';
 import { errorResult } from './executor.ts';
@@ -105,5 +106,9 @@ export async function runProxyTool(
       return text(`No known tools for "${params.server}". Try connect: "${params.server}".`);
     return text(entries.map((e) => `- ${e.name}: ${oneLine(e.description, 100)}`).join('\n'));
   }
-  return text(describeServers(runtime.servers(), { secrets }) || 'No MCP servers configured.');
+  return text(
+    describeServers(runtime.servers(), { secrets }) ||
+      unreadableText(runtime.actor.getSnapshot().context.config?.diagnostics) ||
+      'No MCP servers configured.',
+  );
 }

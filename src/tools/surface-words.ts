@@ -19,6 +19,8 @@ export interface SurfaceWords {
   noOneToAsk: string;
   /** How to get asked after all. */
   beAsked: string;
+  /** A server's question (elicitation) declined because nobody can answer it here: what the reader does. */
+  questionDeclined(question: string, why: string): string;
 }
 
 const PI: SurfaceWords = {
@@ -30,6 +32,8 @@ const PI: SurfaceWords = {
     `Tool ${name} is no longer provided by any MCP server.${suggestion(name, known)} Use ToolSearch to find a replacement.`,
   noOneToAsk: 'no interactive UI: print or JSON mode',
   beAsked: 'run Pi interactively',
+  questionDeclined: (question, why) =>
+    `Declined: Pi runs without an interactive UI (${why}), so the user cannot be asked "${question}". Ask the user in the conversation instead.`,
 };
 
 const CLI: SurfaceWords = {
@@ -37,10 +41,16 @@ const CLI: SurfaceWords = {
   retryNow: () => 'running the command again tries now',
   signIn: (server) => `pi-mcp-actors login ${server}`,
   seeServers: 'Run `pi-mcp-actors status` to see the servers.',
-  unknownTool: (name, known) =>
-    `No MCP server provides a tool named ${name}.${suggestion(name, known)} Run \`pi-mcp-actors tools\` to list the tools or \`pi-mcp-actors search <words>\` to find one.`,
+  unknownTool: (name, known) => {
+    const match = closestToolName(name, known);
+    return match === undefined
+      ? `No MCP server provides a tool named ${name}. Run \`pi-mcp-actors tools\` to list the tools or \`pi-mcp-actors search <words>\` to find one.`
+      : `No MCP server provides a tool named ${name}. Did you mean ${match}? Run \`pi-mcp-actors call ${match}\` (arguments as JSON after it); \`pi-mcp-actors search <words>\` finds others.`;
+  },
   noOneToAsk: 'stdin is not a terminal',
   beAsked: 'run the command in a terminal',
+  questionDeclined: (question, why) =>
+    `Declined: the server asked "${question}", and nobody can answer it here (${why}). Run the command in a terminal to answer it.`,
 };
 
 export function wordsFor(surface: Surface = 'pi'): SurfaceWords {
@@ -48,6 +58,25 @@ export function wordsFor(surface: Surface = 'pi'): SurfaceWords {
 }
 
 function suggestion(name: string, known: readonly string[]): string {
-  const match = closest(name, known);
+  const match = closestToolName(name, known);
   return match === undefined ? '' : ` Did you mean ${match}?`;
+}
+
+const SEPARATOR = '__';
+
+/**
+ * The known name closest to `name`: a typo of a whole name, or the tool's own name typed without its
+ * server prefix (`get-sum` for `everything__get-sum`), exactly or with a typo.
+ */
+export function closestToolName(name: string, known: readonly string[]): string | undefined {
+  const whole = closest(name, known);
+  if (whole !== undefined) return whole;
+  if (name.includes(SEPARATOR)) return undefined;
+  const own = known.map((k) =>
+    k.includes(SEPARATOR) ? k.slice(k.indexOf(SEPARATOR) + SEPARATOR.length) : k,
+  );
+  const exact = own.indexOf(name);
+  if (exact >= 0) return known[exact];
+  const near = closest(name, own);
+  return near === undefined ? undefined : known[own.indexOf(near)];
 }

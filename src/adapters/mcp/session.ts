@@ -148,6 +148,8 @@ export class SessionOpener {
 
   private async attemptIn(kind: TransportKind, signal: AbortSignal, plan: EraPlan): Promise<Session> {
     const def = this.def;
+    // Each attempt (another era's, a reconnect's) starts a new process: its stderr replaces the last one's.
+    this.tail.clear();
     const session = this.createSession(kind, plan);
     if (plan.prior?.kind === 'modern') session.priorModern = true;
     const { client, transport } = session;

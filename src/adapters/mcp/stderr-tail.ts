@@ -47,6 +47,13 @@ export class StderrTail {
     this.add(this.clip(line));
   }
 
+  /** Forgets what was kept: a new start's stderr replaces the last one's. */
+  clear(): void {
+    this.lines.length = 0;
+    this.bytes = 0;
+    this.partial = '';
+  }
+
   /** The kept lines joined with newlines, including an unfinished last line. */
   text(): string {
     const all = this.partial.length > 0 ? [...this.lines, this.clip(this.partial)] : this.lines;

@@ -40,6 +40,7 @@ import { createStartRecords, START_RECORD_FILE_NAME } from './start-record.ts';
 import { terminalSafeHost } from './terminal-ui.ts';
 import { PI_CODEMODE_TOOL } from './tool-model.ts';
 import { piTools } from './tool-registration.ts';
+import { loadToolsCalledUnloaded } from './unloaded-tool-calls.ts';
 import { wakeAlarm } from './wake-alarm.ts';
 
 export interface PiBridgeOptions {
@@ -321,6 +322,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   pi.on('mcp_servers_change', async () => {
     if (phase.kind !== 'closed') await restart();
   });
+  loadToolsCalledUnloaded(pi, tools.isMcpTool, ready);
   pi.on('turn_end', (_event, eventCtx) => {
     ctx = eventCtx;
     safely(() => piRuntime.made()?.runtime.actor.send({ type: 'TURN_END' }));

@@ -5,6 +5,7 @@
 
 import type { SecretValues } from '../../redact/index.ts';
 import { elicitWithDialogs } from '../../tools/elicit-dialogs.ts';
+import { wordsFor } from '../../tools/surface-words.ts';
 import { type ElicitAnswer, type ElicitRequest, HostRefusal } from '../mcp/connection-port.ts';
 import type { PiContext, PiDialogs } from './pi-types.ts';
 
@@ -28,9 +29,7 @@ async function elicit(
   const ui = ctx?.hasUI ? dialogsOf(ctx, secrets) : undefined;
   if (!ui) {
     const mode = ctx?.mode ?? 'non-interactive';
-    throw new HostRefusal(
-      `Declined: Pi runs without an interactive UI (${mode} mode), so the user cannot be asked "${request.message}". Ask the user in the conversation instead.`,
-    );
+    throw new HostRefusal(wordsFor('pi').questionDeclined(request.message, `${mode} mode`));
   }
   return elicitWithDialogs(ui, server, request, signal);
 }

@@ -37,11 +37,14 @@ export interface PiTools {
   registerToolSearch(description: string): void;
   /** ToolSearch's description as Pi has it. */
   registeredDescription(): string | undefined;
+  /** An MCP tool registered with Pi and not withdrawn. */
+  isMcpTool(name: string): boolean;
 }
 
 export function piTools(deps: ToolRegistrationDeps): PiTools {
   const { pi } = deps;
   let registeredDescription: string | undefined;
+  const mcpTools = new Set<string>();
 
   const run: RunTool = (toolCtx, signal, call, search = false) => {
     // The server may ask the user something during this call: its dialogs go to this context.
@@ -70,6 +73,8 @@ export function piTools(deps: ToolRegistrationDeps): PiTools {
   return {
     run,
     registerMcpTool(entry, active, withdrawn = false) {
+      if (withdrawn) mcpTools.delete(entry.name);
+      else mcpTools.add(entry.name);
       const server = deps.config()?.servers.find((s) => s.name === entry.server);
       pi.registerTool({
         name: entry.name,
@@ -99,5 +104,6 @@ export function piTools(deps: ToolRegistrationDeps): PiTools {
       });
     },
     registeredDescription: () => registeredDescription,
+    isMcpTool: (name) => mcpTools.has(name),
   };
 }

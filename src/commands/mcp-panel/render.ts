@@ -248,6 +248,8 @@ export function renderServers(view: PanelView, at: ListPosition, ctx: RenderCont
   const body = (room: number) => {
     if (!view.running) return { lines: [style.muted('Pi has not started the MCP session yet.')], scroll: 0 };
     if (view.servers.length === 0) {
+      if (view.unreadable)
+        return { lines: ctx.text.wrap(view.unreadable, ctx.width).map(style.error), scroll: 0 };
       const text = 'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json.';
       return { lines: ctx.text.wrap(text, ctx.width).map(style.muted), scroll: 0 };
     }

@@ -6,11 +6,12 @@ import type { Runtime } from '../../actors/session-actor.ts';
 import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
+import { unreadableText } from '../../config/unreadable.ts';
 import type { InstanceState } from '../../host/protocol.ts';
 import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
-import { serverErrorText } from '../../server-error-text.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 import {
+  failureText,
   healthOf,
   type OfferedCounts,
   offeredCounts,
@@ -91,6 +92,8 @@ export interface PanelView {
   servers: ServerRow[];
   /** Config problems (warnings and errors) not tied to a skipped server. */
   problems: number;
+  /** A config file that could not be read: the file, the line and the fix (src/config/unreadable.ts). */
+  unreadable?: string;
 }
 
 // Catalog entries stay the same objects while the catalog does: each is measured once.
@@ -135,14 +138,15 @@ export function panelView(runtime: Runtime): PanelView {
       inFlight: ctx.inFlight,
       attempt: ctx.attempt,
       stderr:
-        ctx.stderrTail === ''
+        ctx.stderrTail.trim() === ''
           ? []
           : plainText(redact(ctx.stderrTail)).trimEnd().split('\n').slice(-STDERR_LINES),
       trail: ctx.trail.map((visit) => visit.state),
       oauth: ctx.definition.auth === 'oauth' || ctx.definition.oauth !== undefined,
       fromProject: definition.fromProject === true,
     };
-    const since = ctx.trail.at(-1)?.at;
+    // A failing server has failed since its last error: one time for "failed for" and "last error … ago".
+    const since = row.health === 'failing' && ctx.lastError ? ctx.lastError.at : ctx.trail.at(-1)?.at;
     if (since !== undefined) row.since = since;
     if (known !== undefined) row.tools = known;
     if (ctx.nextRetryAt !== undefined) row.nextRetryAt = ctx.nextRetryAt;
@@ -153,10 +157,12 @@ export function panelView(runtime: Runtime): PanelView {
       const warm = warmText(ref, runtime.knownSharedCopies?.()[name]);
       if (warm) row.warm = warm;
     }
-    if (ctx.lastError)
-      row.lastError = { message: plainText(redact(serverErrorText(ctx.lastError))), at: ctx.lastError.at };
+    // The error without the stderr line it quotes: the lines are shown beside it.
+    const failure = failureText(ctx, (text) => plainText(redact(text)), STDERR_LINES);
+    if (failure && ctx.lastError) row.lastError = { message: failure.error, at: ctx.lastError.at };
     servers.push(row);
   }
+  const unreadable = unreadableText(config.diagnostics);
   const waiting = new Set((config.pending ?? []).map((p) => p.name));
   for (const s of config.skipped) {
     servers.push({
@@ -172,6 +178,7 @@ export function panelView(runtime: Runtime): PanelView {
     summary: plainLine(statusLine(context, refs) ?? 'MCP: no servers configured'),
     servers,
     problems: config.diagnostics.filter((d) => d.level !== 'info').length,
+    ...(unreadable ? { unreadable: plainText(redact(unreadable)) } : {}),
   };
 }
 

@@ -17,7 +17,7 @@ import {
   type PanelOutcome,
 } from '../../../src/commands/mcp-panel/controller.ts';
 import { type Style, type TextKit, trailText } from '../../../src/commands/mcp-panel/render.ts';
-import type { ServerDefinition } from '../../../src/config/types.ts';
+import type { Diagnostic, ServerDefinition } from '../../../src/config/types.ts';
 import type { InstanceState, OthersInFlight } from '../../../src/host/protocol.ts';
 import { nullLogger } from '../../../src/logger.ts';
 import { BACKOFF_CAP_MS } from '../../../src/machines/server.machine.ts';
@@ -91,11 +91,12 @@ let panel: PanelController;
 let redraws: number;
 let outcomes: PanelOutcome[];
 
-async function start(servers: ServerDefinition[], skipped = false) {
+async function start(servers: ServerDefinition[], skipped = false, diagnostics: Diagnostic[] = []) {
   vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
   scripted = scriptedConnector();
   clock = new SimulatedClock();
   const config = loadedConfig(servers);
+  config.diagnostics.push(...diagnostics);
   if (skipped) {
     config.skipped.push({
       name: 'local',
@@ -650,5 +651,75 @@ describe('trailText', () => {
     const trail = ['init', 'connecting', 'backoff', 'connecting', 'connected'] as const;
     expect(trailText([...trail], 80, text)).toBe('init → connecting → backoff → connecting → connected');
     expect(trailText([...trail], 30, text)).toBe('… → connecting → connected');
+  });
+});
+
+describe('a failure, said once and kept (issue 36)', () => {
+  it('a lazy server that failed: "failed for" and "last error … ago" read one time', async () => {
+    await start([definition({ name: 'alpha' })]);
+    void runtime.callTool('alpha__echo', {});
+    await settle();
+    attemptFor('alpha').fail('exited', 'exited with code 3');
+    await settle();
+    // The backoff ends 5 s later and the lazy server rests in closed; 1 s after that, both say 6 s.
+    vi.setSystemTime(Date.now() + 5_000);
+    clock.increment(BACKOFF_CAP_MS);
+    await settle();
+    vi.setSystemTime(Date.now() + 1_000);
+    const shown = screen();
+    expect(shown).toContain('last error 6 s ago');
+    expect(shown).toMatch(/alpha {2}✗ failed for 6 s/);
+  });
+
+  it('the stderr line an error quotes is shown once', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'keep-alive' })]);
+    attemptFor('alpha').fail('exited', 'exited with code 3 (stderr: fatal: no config)', 'fatal: no config');
+    await settle();
+    const shown = screen();
+    expect(shown.split('fatal: no config').length - 1).toBe(1);
+    expect(shown).toContain('last error 0 s ago: exited with code 3');
+    const status = await runMcpCommand('status', runtime);
+    expect(status.split('fatal: no config').length - 1).toBe(1);
+  });
+
+  it('e twice on a failing server keeps its error and stderr until the next try replaces them', async () => {
+    await start([definition({ name: 'alpha', lifecycle: 'keep-alive' })]);
+    attemptFor('alpha').fail('exited', 'exited with code 3', 'fatal: no config');
+    await settle();
+    await press('toggleEnabled');
+    expect(screen()).toContain('○ disabled for this session');
+    await press('toggleEnabled');
+    let shown = screen();
+    expect(shown).toContain('exited with code 3');
+    expect(shown).toContain('│ fatal: no config');
+    // The keep-alive server is tried again at once: that try's outcome replaces the kept one.
+    attemptFor('alpha').fail('exited', 'exited with code 4', 'fatal: other');
+    await settle();
+    shown = screen();
+    expect(shown).toContain('exited with code 4');
+    expect(shown).not.toContain('exited with code 3');
+    expect(shown).not.toContain('fatal: no config');
+  });
+
+  it('an unreadable config is said in the panel, /mcp and the status line, never "no servers"', async () => {
+    const file = '/home/u/.pi/agent/mcp.json';
+    await start([], false, [
+      {
+        level: 'error',
+        code: 'invalid-json',
+        file,
+        message: `${file} is not valid JSON (line 3, column 24: unexpected character); this file is ignored, other files still load.`,
+        fix: 'Fix the syntax at line 3 (comments and trailing commas are allowed).',
+      },
+    ]);
+    await settle();
+    expect(status).toBe('MCP · mcp.json unreadable (line 3)');
+    const shown = screen();
+    expect(shown).toContain('could not be read');
+    expect(shown).toContain('line 3');
+    expect(shown).not.toMatch(/No MCP servers configured/);
+    const text = await runMcpCommand('status', runtime);
+    expect(text).toContain(`${file} is not valid JSON (line 3`);
+    expect(text).not.toMatch(/No MCP servers configured/);
   });
 });
