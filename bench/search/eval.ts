@@ -25,6 +25,7 @@ import {
   UNTOUCHED2_CATALOG_DIR,
   UNTOUCHED2_QUERIES,
 } from './catalog.ts';
+import { type Loading, loadingOf } from './loading.ts';
 import { createSearchIndex as createPreviousIndex } from './previous/search.ts';
 import { createBm25Ranker } from './reference-bm25.ts';
 import { createSeedRanker } from './reference-seed.ts';
@@ -146,8 +147,10 @@ const sets: Record<string, Query[]> = {
 };
 
 const quality: Record<string, Record<string, Metrics>> = {};
+const loading: Record<string, Loading> = {};
 function evaluateSet(set: string, setDocs: SearchDoc[], queries: Query[]): void {
   checkQueries(set, setDocs, queries);
+  loading[set] = loadingOf(createSearchIndex(setDocs), setDocs, queries);
   quality[set] = {};
   showMisses =
     set === 'holdout' || set === 'final' ? verboseHoldout : set.startsWith('untouched') ? false : verbose;
@@ -215,6 +218,15 @@ for (const [set, byRanker] of Object.entries(quality)) {
     );
   }
 }
+console.log(
+  '\nToolSearch loads (ours), per query: tools / schema tokens (o200k) / recall of the loaded tools',
+);
+console.log('                          top 5 (before the cut)        after the cut');
+for (const [set, l] of Object.entries(loading)) {
+  const cell = (s: Loading['before']) =>
+    `${s.tools.toFixed(2).padStart(5)} ${s.tokens.toFixed(0).padStart(6)} ${pct(s.recall)}`;
+  console.log(`  ${set.padEnd(22)}${cell(l.before)}       ${cell(l.after)}`);
+}
 console.log('\nlatency (ms)             tools   build     p50     p99');
 for (const [name, rows] of Object.entries(timing)) {
   for (const row of rows) {
@@ -228,6 +240,6 @@ const outDir = join(fileURLToPath(new URL('.', import.meta.url)), '../results');
 mkdirSync(outDir, { recursive: true });
 writeFileSync(
   join(outDir, 'search.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, tools: docs.length, untouchedTools, untouched2Tools, mrrDepth: DEPTH, quality, latency: timing }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, tools: docs.length, untouchedTools, untouched2Tools, mrrDepth: DEPTH, quality, loading, latency: timing }, null, 2)}\n`,
 );
 console.log(`\nwrote ${join('bench/results', 'search.json')}`);

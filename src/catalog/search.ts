@@ -19,6 +19,11 @@ export interface SearchHit {
   score: number;
   /** Share of the query's words the tool matched, 0..1 (synonyms count by their strength). */
   matched: number;
+  /**
+   * Score as a share of the best hit of the same request, 0..1: of the whole query, or of its part for
+   * a query with several requests (each part's best is 1, however its scores compare with the others').
+   */
+  relative: number;
 }
 
 export interface SearchIndex {
@@ -122,7 +127,7 @@ function normalizeName(text: string): string {
   return text.trim().toLowerCase();
 }
 
-function compareHits(a: SearchHit, b: SearchHit): number {
+function compareHits(a: Pick<SearchHit, 'name' | 'score'>, b: Pick<SearchHit, 'name' | 'score'>): number {
   return b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
@@ -292,7 +297,8 @@ class ToolSearchIndex implements SearchIndex {
     const hits = candidates
       .map((c) => ({ name: this.#names[c.doc]!, score: c.score, matched: c.matched }))
       .sort(compareHits);
-    const floor = hits[0]!.score * RELATIVE_CUTOFF;
+    const best = hits[0]!.score;
+    const floor = best * RELATIVE_CUTOFF;
     const out: SearchHit[] = [];
     for (const hit of hits) {
       if (out.length >= limit || hit.score < floor) break;
@@ -300,6 +306,7 @@ class ToolSearchIndex implements SearchIndex {
         name: hit.name,
         score: Math.round(hit.score * 1000) / 1000,
         matched: Math.round(hit.matched * 100) / 100,
+        relative: best > 0 ? Math.round((hit.score / best) * 1000) / 1000 : 1,
       });
     }
     return out;

@@ -2,6 +2,7 @@
 // the first search, with the search index (the description in tool-search.ts is all startup needs).
 
 import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
+import { worthLoading } from '../catalog/search/worth-loading.ts';
 import { searchIndexOf } from '../catalog/search.ts';
 import type { ServerUnavailable } from '../session/ensure-connected.ts';
 import { plainText } from '../terminal-text.ts';
@@ -14,6 +15,8 @@ export type SearchOutcome =
       entries: CatalogEntry[];
       alreadyActive: string[];
       unknownNames?: string[];
+      /** Matched, but far below the best: named in the answer, not loaded (select: loads them). */
+      also?: string[];
       /** Set when even the best hit matched little of the query: the servers that came closest. */
       weak?: { closestServers: string[] };
     }
@@ -68,6 +71,7 @@ export function searchCatalog(
   let entries: CatalogEntry[];
   let unknownNames: string[] | undefined;
   let weak: { closestServers: string[] } | undefined;
+  let also: string[] | undefined;
   if (/^select:/i.test(trimmed)) {
     const names = trimmed
       .slice('select:'.length)
@@ -85,7 +89,9 @@ export function searchCatalog(
         const entry = catalog.byName.get(hit.name);
         return entry !== undefined && isAvailable(entry);
       });
-    entries = hits.slice(0, SEARCH_LIMIT).map((hit) => catalog.byName.get(hit.name)!);
+    const worth = worthLoading(hits.slice(0, SEARCH_LIMIT));
+    entries = worth.load.map((hit) => catalog.byName.get(hit.name)!);
+    also = worth.also.map((hit) => hit.name);
     if (hits.length > 0 && hits[0]!.matched < WEAK_MATCH)
       weak = { closestServers: closestServers(catalog, hits) };
   }
@@ -105,6 +111,7 @@ export function searchCatalog(
     alreadyActive: entries.filter((e) => active.has(e.name)).map((e) => e.name),
     // A select: with a typo among good names must say so, or the model calls a tool that is not there.
     ...(unknownNames && unknownNames.length > 0 ? { unknownNames } : {}),
+    ...(also && also.length > 0 ? { also } : {}),
     ...(weak ? { weak } : {}),
   };
 }
@@ -161,6 +168,9 @@ export function renderSearchOutcome(rawQuery: string, outcome: SearchOutcome, no
     lines.push(
       `Unknown tool names (not loaded): ${listNames(outcome.unknownNames)}. Search by keywords to find them.`,
     );
+  }
+  if (outcome.also) {
+    lines.push(`Also matched, less well (not loaded; select:<name> loads one): ${listNames(outcome.also)}.`);
   }
   const weak = outcome.weak
     ? `No tool matched most of "${query}"; these are the nearest. Closest servers: ${outcome.weak.closestServers.join(', ')} (server:<name> lists one's tools).\n`

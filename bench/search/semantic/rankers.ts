@@ -56,7 +56,7 @@ export function createSemanticRanker(
       }
       for (const d of order) {
         const name = docs[d]!.name;
-        if (!fused.has(name)) fused.set(name, { name, score: semanticPart(d), matched: 0 });
+        if (!fused.has(name)) fused.set(name, { name, score: semanticPart(d), matched: 0, relative: 0 });
       }
       return [...fused.values()]
         .filter((h) => h.score > 0)

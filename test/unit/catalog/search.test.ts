@@ -318,7 +318,7 @@ describe('createSearchIndex', () => {
     expect(empty.suggest('anything')).toEqual([]);
   });
 
-  it('always returns at most `limit` hits, best first, with finite positive scores', () => {
+  it('always returns at most `limit` hits, best first, with finite positive scores and shares of the best in (0, 1]', () => {
     fc.assert(
       fc.property(
         fc.string({ unit: 'grapheme', maxLength: 60 }),
@@ -328,6 +328,7 @@ describe('createSearchIndex', () => {
           expect(hits.length).toBeLessThanOrEqual(limit);
           for (let i = 0; i < hits.length; i++) {
             expect(Number.isFinite(hits[i]!.score) && hits[i]!.score > 0).toBe(true);
+            expect(hits[i]!.relative > 0 && hits[i]!.relative <= 1).toBe(true);
             if (i > 0) expect(hits[i]!.score).toBeLessThanOrEqual(hits[i - 1]!.score);
           }
         },

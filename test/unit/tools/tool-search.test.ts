@@ -207,6 +207,33 @@ describe('ToolSearch answers', () => {
     expect(good.kind === 'loaded' && good.weak).toBeFalsy();
   });
 
+  it('"add two numbers" loads the one tool that adds; the weaker matches are named, not loaded', () => {
+    // The servers of issue 36's first day: everything, memory and filesystem, as they list their tools.
+    const { catalog: three } = session(readCatalogs(['everything', 'memory', 'filesystem']));
+    const outcome = searchCatalog(three, 'add two numbers', new Set());
+    expect(outcome.kind).toBe('loaded');
+    if (outcome.kind !== 'loaded') return;
+    expect(outcome.entries.map((e) => e.name)).toEqual(['everything__get-sum']);
+    expect(outcome.also).toContain('memory__add_observations');
+    const text = renderSearchOutcome('add two numbers', outcome);
+    expect(text).toMatch(/^Loaded 1 tool; call it directly/);
+    expect(text).toMatch(
+      /\nAlso matched, less well \(not loaded; select:<name> loads one\): memory__add_observations, /,
+    );
+    // The five reference servers: still no memory or filesystem tool rides along.
+    const five = searchCatalog(catalog, 'add two numbers', new Set());
+    if (five.kind !== 'loaded') throw new Error(five.kind);
+    expect(five.entries[0]!.name).toBe('everything__get-sum');
+    expect(five.entries.filter((e) => e.server === 'memory' || e.server === 'filesystem')).toEqual([]);
+  });
+
+  it('select: loads exactly the names given, however weakly they would match a search', () => {
+    const outcome = searchCatalog(catalog, 'select:everything__get-sum,memory__add_observations', new Set());
+    if (outcome.kind !== 'loaded') throw new Error(outcome.kind);
+    expect(outcome.entries.map((e) => e.name)).toEqual(['everything__get-sum', 'memory__add_observations']);
+    expect(outcome.also).toBeUndefined();
+  });
+
   it('a multi-intent query gets the best tool for each part', () => {
     const { catalog: all } = session(readCatalogs());
     const outcome = searchCatalog(
