@@ -22,6 +22,14 @@ import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { describeServers, statusLine } from '../commands/server-status.ts';
+import {
+  configFiles,
+  describeBadSave,
+  describeDiff,
+  diffConfig,
+  isEmptyDiff,
+  newErrors,
+} from '../config/config-diff.ts';
 import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig, Settings } from '../config/types.ts';
 import type { InspectionRelay } from '../inspect/deferred.ts';
@@ -37,6 +45,7 @@ import {
 import type { SecretValues } from '../redact/index.ts';
 import {
   awaitsDirectTools,
+  describeSession,
   readSession,
   type SessionStartup,
   serverTools,
@@ -55,6 +64,8 @@ import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/exec
 import { instructionsNote } from '../tools/server-instructions.ts';
 import { type Surface, wordsFor } from '../tools/surface-words.ts';
 import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
+import { configWatchLogic, filesSignature } from './config-watch.ts';
+import { drainServerLogic } from './drain-server.ts';
 import { serverLogicWith } from './server-actor.ts';
 import { serversClosedLogic } from './servers-closed.ts';
 import { sessionRecorders } from './session-recorders.ts';
@@ -65,6 +76,8 @@ export interface RuntimeOptions {
   host: HostPort;
   connector: Connector;
   loadConfig(request: StartRequest): LoadedConfig;
+  /** Reads the config files again for a running session (an edit); default loadConfig. */
+  reloadConfig?(request: StartRequest): LoadedConfig;
   /**
    * A session the host has already read for this request and told the config diagnostics of (Pi's
    * startup path): config and cache are read once, and the diagnostics told once.
@@ -145,8 +158,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const stopSharingSignIns = options.auth?.store.shareSecrets(secrets);
   /** The latest catalog built for a session's config (one config per generation) and what it was built from. */
   const built = new WeakMap<LoadedConfig, { catalogs: SessionContext['catalogs']; catalog: Catalog }>();
+  /** The catalog a config edit replaced: the next one keeps its names. */
+  let beforeEdit: Catalog | undefined;
   /** The server refs of a children object (it keeps its identity until a child is spawned or stopped). */
   const refsOf = new WeakMap<object, Record<string, ServerActorRef>>();
+  /** The config files' sizes and times at the last check: a turn's end reads them again only if they changed. */
+  let checkedFiles: string | undefined;
+  /** Tools of servers a config edit removed this session: a call is told so, plainly. */
+  const removedTools = new Map<string, { server: string; file: string }>();
+  /** ToolSearch's description as last registered by this runtime. */
+  let shownDescription: string | undefined;
   const words = wordsFor(options.surface);
   const surface = options.surface ? { surface: options.surface } : {};
 
@@ -159,7 +180,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const catalog = buildCatalog(serverTools(context), {
       toolPrefix: settings?.toolPrefix ?? 'server',
       ...(settings?.directToolsEnv ? { directToolsEnv: settings.directToolsEnv } : {}),
-      ...(last ? { previous: last.catalog } : {}),
+      ...(last ? { previous: last.catalog } : beforeEdit ? { previous: beforeEdit } : {}),
     });
     for (const w of catalog.warnings) if (!last?.catalog.warnings.includes(w)) logger.warn(w);
     if (config) built.set(config, { catalogs: context.catalogs, catalog });
@@ -233,10 +254,75 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   function beginSession({ config, cached, catalog }: SessionStartup) {
+    checkedFiles = undefined;
+    removedTools.clear();
+    beforeEdit = undefined;
     secrets.addDefinitions(config.servers);
     options.auth?.store.useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
     // The same catalog serves registration when the session enters running (same config, same cache).
     built.set(config, { catalogs: cached, catalog });
+  }
+
+  /**
+   * Reads the config files again if they changed (`force`: the watcher saw them change) and tells the
+   * session what to apply: CONFIG_CHANGED with the difference, CONFIG_REJECTED for a bad save (the last
+   * good config stays), nothing when nothing that runs changed.
+   */
+  function checkConfig(context: SessionContext, force = false) {
+    const { config: last, request, generation } = context;
+    if (!last || !request) return;
+    const signature = filesSignature(configFiles(last));
+    if (!force && signature === checkedFiles) return;
+    checkedFiles = signature;
+    const read = (options.reloadConfig ?? options.loadConfig)(request);
+    const errors = newErrors(last, read);
+    if (errors.length > 0) {
+      actor.send({ type: 'CONFIG_REJECTED', generation, message: describeBadSave(errors) });
+      return;
+    }
+    const { diff, config } = diffConfig(last, read);
+    const waitingBefore = new Set((last.pending ?? []).map((p) => p.key));
+    const waiting = (config.pending ?? []).filter((p) => !waitingBefore.has(p.key));
+    if (isEmptyDiff(diff) && waiting.length === 0 && context.configError === undefined) {
+      const watched = actor.getSnapshot().children.configWatch as AnyActorRef | undefined;
+      watched?.send({ type: 'WATCH', files: configFiles(read) });
+      return;
+    }
+    secrets.addDefinitions(config.servers);
+    const fresh = new Set([...diff.added, ...diff.changed].map((d) => d.name));
+    const cached =
+      fresh.size > 0 ? readSession(config, options.cache, options.serverRequests !== undefined).cached : {};
+    const catalogs: SessionContext['catalogs'] = {};
+    for (const d of config.servers) {
+      const known = fresh.has(d.name) ? cached[d.name] : context.catalogs[d.name];
+      if (known) catalogs[d.name] = known;
+    }
+    const before = catalogOf(context);
+    beforeEdit = before;
+    for (const entry of before.entries) {
+      const gone = diff.removed.find((d) => d.name === entry.server);
+      if (gone) removedTools.set(entry.name, { server: gone.name, file: gone.source.file });
+    }
+    for (const d of config.servers) {
+      for (const [name, removed] of removedTools) if (removed.server === d.name) removedTools.delete(name);
+    }
+    const notes = [describeDiff(diff)];
+    for (const p of waiting)
+      notes.push(`${p.name} (${p.source.file}) waits for your consent: /mcp allow ${p.name}`);
+    actor.send({
+      type: 'CONFIG_CHANGED',
+      generation,
+      config,
+      added: diff.added.map((d) => d.name),
+      removed: diff.removed.map((d) => d.name),
+      changed: diff.changed.map((d) => d.name),
+      catalogs,
+      toolSearchDescription: describeSession(config, catalogs).description,
+      note:
+        context.configError !== undefined && isEmptyDiff(diff)
+          ? 'config fixed: nothing changed'
+          : notes.join('; '),
+    });
   }
 
   const logic = sessionMachine.provide({
@@ -261,13 +347,33 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         await Promise.all(Array.from({ length: Math.min(input.limit, queue.length) }, worker));
       }),
       serversClosed: serversClosedLogic,
+      configWatch: configWatchLogic,
+      drainServer: drainServerLogic,
       shutdown: fromPromise<void, ShutdownInput>(({ input }) => recorders.flush(input.recorders)),
       cacheWriter: recorders.cacheWriter,
       trace: recorders.trace,
       stats: recorders.stats,
     },
     actions: {
-      registerToolSearch: ({ context }) => host.registerToolSearch(context.toolSearchDescription),
+      registerToolSearch: ({ context }) => {
+        shownDescription = context.toolSearchDescription;
+        host.registerToolSearch(context.toolSearchDescription);
+      },
+      updateToolSearch: ({ context }) => {
+        if (context.toolSearchDescription === shownDescription) return;
+        shownDescription = context.toolSearchDescription;
+        host.registerToolSearch(context.toolSearchDescription);
+      },
+      checkConfig: ({ context, event }) => checkConfig(context, event.type === 'CONFIG_CHECK' && event.force),
+      notifyConfig: ({ context, event }) => {
+        if (event.type === 'CONFIG_REJECTED') {
+          logger.warn(`MCP ${event.message}`);
+          host.notify(`MCP ${event.message}`, 'error');
+        } else if (event.type === 'CONFIG_CHANGED' && context.configNote) {
+          logger.info(`MCP ${context.configNote}`);
+          host.notify(`MCP ${context.configNote}`, 'info');
+        }
+      },
       registerTools: ({ context }) => {
         const { entries } = catalogOf(context);
         const every = entries.length <= EVERY_TOOL_LIMIT || host.registersEveryTool?.() === true;
@@ -489,6 +595,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           ...(stats ? { stats } : {}),
           ...surface,
           unknownTool: (n) => signInFirst(n, waitingForFirstSignIn(context), options.surface),
+          removedTool: (n) => {
+            const removed = removedTools.get(n);
+            return (
+              removed && {
+                server: removed.server,
+                message: `Tool ${n} is gone: MCP server "${removed.server}" was removed from the config (${removed.file}). Use ToolSearch to find what the config offers now.`,
+              }
+            );
+          },
           approve: (entry, callArgs, signal) => {
             const definition = context.config?.servers.find((d) => d.name === entry.server);
             return definition

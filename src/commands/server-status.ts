@@ -90,6 +90,12 @@ export function statusLine(
   context: SessionContext,
   refs: Record<string, ServerActorRef>,
 ): string | undefined {
+  const edit = context.configError ? 'config edit not applied (/mcp)' : context.configNote;
+  const line = statusOfServers(context, refs);
+  return line && edit ? `${line} · ${edit}` : (line ?? edit);
+}
+
+function statusOfServers(context: SessionContext, refs: Record<string, ServerActorRef>): string | undefined {
   if ((context.config?.servers.length ?? 0) === 0) return undefined;
   const names = Object.keys(refs)
     .filter((name) => !context.disabled.includes(name))
