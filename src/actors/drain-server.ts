@@ -4,11 +4,15 @@
 // host's instance ends when no session holds it.
 
 import { fromPromise, waitFor } from 'xstate';
+import type { Connection } from '../adapters/mcp/connection-port.ts';
 import type { DrainInput } from '../machines/session.machine.ts';
 
 export const drainServerLogic = fromPromise<void, DrainInput>(async ({ input }) => {
   const { server, name, generation, parentRef } = input;
   await waitFor(server, (s) => s.status !== 'active' || s.context.inFlight === 0).catch(() => undefined);
+  // In the shared host, the instance is let go as retired (closed now if no other session holds it).
+  const connection = server.getSnapshot().context?.connection as Connection | undefined;
+  connection?.sharedHost?.retire?.();
   server.send({ type: 'CLOSE' });
   await waitFor(server, (s) => s.status !== 'active' || s.hasTag('resting')).catch(() => undefined);
   parentRef.send({ type: 'SERVER.DRAINED', name, generation });

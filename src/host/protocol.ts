@@ -84,7 +84,8 @@ export type AskKind = 'elicit' | 'sample';
 export type ClientMessage =
   | { t: 'hello'; version: string; pid: number; label: string }
   | { t: 'attach'; a: number; request: InstanceRequest }
-  | { t: 'detach'; a: number }
+  /** `retire`: the session's config no longer has the server; with nobody else attached it closes now. */
+  | { t: 'detach'; a: number; retire?: boolean }
   /**
    * `/mcp reconnect` in this session: the host restarts the instance behind this attachment, unless
    * other sessions have calls running on it and `force` is not set (answered with `restart-answer`).
