@@ -137,6 +137,8 @@ export interface Runtime {
     args: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<PromptOutcome>;
+  /** Why a tool name is gone, when a config edit removed its server this session (Pi answers "not found"). */
+  removedToolNote?(name: string): string | undefined;
   /** Sends SESSION_START and resolves when the session is running (or failed to start). */
   start(request: StartRequest): Promise<void>;
   /** Sends SESSION_SHUTDOWN and resolves when every server is closed. */
@@ -294,7 +296,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       fresh.size > 0 ? readSession(config, options.cache, options.serverRequests !== undefined).cached : {};
     const catalogs: SessionContext['catalogs'] = {};
     for (const d of config.servers) {
-      const known = fresh.has(d.name) ? cached[d.name] : context.catalogs[d.name];
+      // A changed server keeps its last known tools until its new process lists them.
+      const known = fresh.has(d.name)
+        ? (cached[d.name] ?? context.catalogs[d.name])
+        : context.catalogs[d.name];
       if (known) catalogs[d.name] = known;
     }
     const before = catalogOf(context);
@@ -505,10 +510,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   }
 
+  function removedToolNote(name: string): string | undefined {
+    const removed = removedTools.get(name);
+    return removed
+      ? `Tool ${name} is gone: MCP server "${removed.server}" was removed from the config (${removed.file}). Use ToolSearch to find what the config offers now.`
+      : undefined;
+  }
+
   return {
     actor,
     secrets,
     catalog,
+    removedToolNote,
     servers: childRefs,
     signIn(server, io) {
       const def = actor.getSnapshot().context.config?.servers.find((d) => d.name === server);
@@ -516,6 +529,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async toolSearch(query, signal) {
       await started(signal);
+      // An edit since the last turn's end is seen now (the files' sizes and times, read only if changed).
+      actor.send({ type: 'CONFIG_CHECK' });
       const { failed, listing: stillListing } = await waitForUnknownServers(signal);
       const context = actor.getSnapshot().context;
       const outcome = searchCatalog(
@@ -578,6 +593,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async callTool(name, args, signal, onUpdate) {
       await started(signal);
+      actor.send({ type: 'CONFIG_CHECK' });
       const context = actor.getSnapshot().context;
       const stats = recorders.statsOf(recorder('stats'));
       const result = await executeTool(
@@ -596,13 +612,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           ...surface,
           unknownTool: (n) => signInFirst(n, waitingForFirstSignIn(context), options.surface),
           removedTool: (n) => {
-            const removed = removedTools.get(n);
-            return (
-              removed && {
-                server: removed.server,
-                message: `Tool ${n} is gone: MCP server "${removed.server}" was removed from the config (${removed.file}). Use ToolSearch to find what the config offers now.`,
-              }
-            );
+            const message = removedToolNote(n);
+            return message ? { server: removedTools.get(n)!.server, message } : undefined;
           },
           approve: (entry, callArgs, signal) => {
             const definition = context.config?.servers.find((d) => d.name === entry.server);

@@ -3,7 +3,7 @@
 // model makes the edits itself (its step functions run between Pi's turns), so the edits and the turns
 // are ordered by the conversation, not by sleeps. Pi runs once per test, with the shared host on (the
 // default) and off.
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
@@ -18,13 +18,15 @@ import {
   TOOL_SEARCH,
   uniqueMarker,
 } from './harness/mcp.ts';
-import { runPiPrint } from './harness/run-pi.ts';
+import { type PiRpc, runPiPrint, startPiRpc } from './harness/run-pi.ts';
 import { createWorld, type World } from './harness/world.ts';
 
 let world: World | undefined;
+const sessions: PiRpc[] = [];
 const markers: string[] = [];
 beforeAll(ensurePi, ENSURE_PI_TIMEOUT_MS);
 afterEach(async () => {
+  for (const pi of sessions.splice(0)) pi.kill();
   await world?.cleanup();
   world = undefined;
   killMarked(...markers.splice(0));
@@ -111,7 +113,7 @@ describe.each([
     expect(result(5)).toBe('from beta');
     expect(seen.alphaAlive).toBeGreaterThan(0);
     // (c) the removed server's tool reaches no server, and its process has ended
-    expect(result(7)).toMatch(/alpha.*(removed from the config|not found)/);
+    expect(result(7)).toContain(`"alpha" was removed from the config (${mcpFile})`);
     expect(seen.alphaLeft).toBe(0);
     // (d) after an invalid save, the remaining server still answers, and Pi finishes
     expect(result(8)).toBe('still here');
@@ -123,4 +125,123 @@ describe.each([
     expect(description(bodies[8]!)).not.toContain('alpha');
     expect(description(bodies[8]!)).toBe(description(bodies[7]!));
   }, 90_000);
+});
+
+describe('a live config in the real Pi, RPC mode, servers in the session', () => {
+  const IN_SESSION = { sharedHost: false };
+
+  it('an edit while a call runs: the call finishes; a changed entry restarts, a disabled one closes after its call, an added eager one starts; /mcp says what the edit did', async () => {
+    const alpha = uniqueMarker('alpha');
+    const notes = uniqueMarker('notes');
+    const gamma = uniqueMarker('gamma');
+    markers.push(alpha, notes, gamma);
+    let gate = '';
+    world = await createWorld({
+      mcpJson: {
+        settings: IN_SESSION,
+        mcpServers: { alpha: stdioEntry(alpha, ['--gate-tools']), notes: stdioEntry(notes) },
+      },
+      script: [
+        call('s0', TOOL_SEARCH, { query: 'select:alpha__gated_progress,notes__echo' }),
+        call('s1', 'notes__echo', { text: 'v1' }),
+        () => call('s2', 'alpha__gated_progress', { path: gate, intervalMs: 50 }),
+        { text: 'first done' },
+        call('s4', 'notes__echo', { text: 'v2' }),
+        { text: 'second done' },
+      ],
+    });
+    gate = world.file('gate');
+    writeFileSync(gate, '');
+    const mcpFile = join(world.dir.agentDir, 'mcp.json');
+    const pi = await startPiRpc({ dir: world.dir, extensions: [EXTENSION] });
+    sessions.push(pi);
+
+    const first = pi.promptAndWait('Run the long call', { timeoutMs: 60_000 });
+    await pi.waitForRecord((r) => r.type === 'tool_execution_update' && r.toolCallId === 's2', {
+      timeoutMs: 30_000,
+    });
+    const notesBefore = markedProcesses(notes).map((p) => p.pid);
+    expect(notesBefore.length).toBeGreaterThan(0);
+    const since = pi.records.length;
+    writeFileSync(
+      mcpFile,
+      JSON.stringify({
+        settings: IN_SESSION,
+        mcpServers: {
+          alpha: stdioEntry(alpha, ['--gate-tools'], { enabled: false }),
+          notes: stdioEntry(notes, [], { env: { NOTES_VERSION: '2' } }),
+          gamma: stdioEntry(gamma, [], { lifecycle: 'eager' }),
+        },
+      }),
+    );
+    const told = await pi.waitForRecord(
+      (r) => r.type === 'extension_ui_request' && r.method === 'notify' && /config changed/.test(r.message),
+      { since, timeoutMs: 20_000 },
+    );
+    expect(told.message).toContain('config changed: +gamma −alpha, notes restarted');
+    // The call in flight keeps its server until it answers; the changed server had none and restarts.
+    expect(await processesEnd(notes)).toBe(0);
+    expect(markedProcesses(alpha).length).toBeGreaterThan(0);
+    rmSync(gate);
+    const run = await first;
+    expect(run.response.success).toBe(true);
+    const bodies = () => world!.llm.requests.map((r) => r.body);
+    expect(lastToolResult(bodies()[3]!)).toMatch(/^gate opened after \d+ steps$/);
+    expect(await processesEnd(alpha)).toBe(0);
+    expect(markedProcesses(gamma).length).toBeGreaterThan(0);
+
+    await pi.promptAndWait('Echo again', { timeoutMs: 30_000 });
+    expect(lastToolResult(bodies()[5]!)).toBe('v2');
+    const notesAfter = markedProcesses(notes).map((p) => p.pid);
+    expect(notesAfter.length).toBeGreaterThan(0);
+    expect(notesAfter.some((pid) => notesBefore.includes(pid))).toBe(false);
+    const status = await pi.runCommand('/mcp');
+    const text = JSON.stringify(status.records);
+    expect(text).toContain('Config: config changed: +gamma −alpha, notes restarted');
+    expect(world.llm.errors).toEqual([]);
+  }, 120_000);
+
+  it('two sessions at once follow the same edit', async () => {
+    const alpha = uniqueMarker('alpha');
+    const beta = uniqueMarker('beta');
+    markers.push(alpha, beta);
+    world = await createWorld({
+      mcpJson: { settings: IN_SESSION, mcpServers: { alpha: stdioEntry(alpha) } },
+      // Each prompt: load beta's echo, call it with the prompt's words, answer.
+      script: (body) => {
+        const last = body.messages.at(-1)!;
+        if (last.role === 'user') return call('t0', TOOL_SEARCH, { query: 'select:beta__echo' });
+        if (last.tool_call_id === 't0') {
+          const user = body.messages.filter((m) => m.role === 'user').at(-1);
+          return call('t1', 'beta__echo', { text: JSON.stringify(user?.content).replace(/\W/g, '') });
+        }
+        return { text: 'ok' };
+      },
+    });
+    const mcpFile = join(world.dir.agentDir, 'mcp.json');
+    const [one, two] = await Promise.all([
+      startPiRpc({ dir: world.dir, extensions: [EXTENSION] }),
+      startPiRpc({ dir: world.dir, extensions: [EXTENSION] }),
+    ]);
+    sessions.push(one!, two!);
+    writeFileSync(
+      mcpFile,
+      JSON.stringify({
+        settings: IN_SESSION,
+        mcpServers: { alpha: stdioEntry(alpha), beta: stdioEntry(beta) },
+      }),
+    );
+    await Promise.all([
+      one!.promptAndWait('sessionone', { timeoutMs: 60_000 }),
+      two!.promptAndWait('sessiontwo', { timeoutMs: 60_000 }),
+    ]);
+    const answers = world.llm.requests
+      .map((r) => r.body)
+      .filter((b) => b.messages.at(-1)?.tool_call_id === 't1')
+      .map((b) => lastToolResult(b));
+    expect(answers.map((a) => a.replace(/\W/g, '')).sort()).toEqual(
+      ['sessionone', 'sessiontwo'].map((s) => expect.stringContaining(s)),
+    );
+    expect(world.llm.errors).toEqual([]);
+  }, 120_000);
 });

@@ -58,6 +58,18 @@ export interface PiBridge {
   startedFrom(): 'record' | 'load' | undefined;
 }
 
+interface ContextMessage {
+  role?: string;
+  toolName?: unknown;
+  content?: unknown;
+}
+
+/** Pi's own answer to a call of a tool it does not have. */
+function isNotFound(m: ContextMessage): boolean {
+  const parts = Array.isArray(m.content) ? m.content : [];
+  return parts.length === 1 && parts[0]?.text === `Tool ${String(m.toolName)} not found`;
+}
+
 /** Wires the extension into Pi. */
 export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   // Every context Pi hands us shows only sanitized text (./terminal-ui.ts).
@@ -314,6 +326,23 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     ctx = eventCtx;
     safely(() => piRuntime.made()?.runtime.actor.send({ type: 'TURN_END' }));
   });
+  // Pi answers a call of a withdrawn tool itself ("Tool … not found", no extension hook runs); one whose
+  // server a config edit removed is told so, plainly, in what the model reads (the same text every
+  // request, so the conversation's bytes stay stable).
+  pi.on('context', (event: { messages?: ContextMessage[] }) =>
+    safelyReturn(() => {
+      const note = piRuntime.made()?.runtime.removedToolNote;
+      if (!note || !Array.isArray(event?.messages)) return undefined;
+      let changed = false;
+      const messages = event.messages.map((m) => {
+        const why = m.role === 'toolResult' && typeof m.toolName === 'string' ? note(m.toolName) : undefined;
+        if (!why || !isNotFound(m)) return m;
+        changed = true;
+        return { ...m, content: [{ type: 'text', text: why }] };
+      });
+      return changed ? { messages } : undefined;
+    }),
+  );
   pi.on('before_agent_start', () => {
     safely(() => piRuntime.made()?.runtime.actor.send({ type: 'CONFIG_CHECK' }));
     return undefined;
