@@ -244,4 +244,70 @@ describe('a live config in the real Pi, RPC mode, servers in the session', () =>
     );
     expect(world.llm.errors).toEqual([]);
   }, 120_000);
+
+  it('a bad save is told once (file, line), /mcp shows it, the next good save recovers; a project file that appears starts nothing by itself', async () => {
+    const alpha = uniqueMarker('alpha');
+    const local = uniqueMarker('local');
+    markers.push(alpha, local);
+    world = await createWorld({
+      mcpJson: { settings: IN_SESSION, mcpServers: { alpha: stdioEntry(alpha) } },
+      // A ToolSearch starts the session's runtime (it loads after the first request): its watcher runs from then on.
+      script: [
+        call('b0', TOOL_SEARCH, { query: 'select:alpha__echo' }),
+        call('b1', 'alpha__echo', { text: 'warm' }),
+        { text: 'ok' },
+      ],
+    });
+    const mcpFile = join(world.dir.agentDir, 'mcp.json');
+    const pi = await startPiRpc({ dir: world.dir, extensions: [EXTENSION] });
+    sessions.push(pi);
+    await pi.promptAndWait('start', { timeoutMs: 30_000 });
+    const notices = (since: number, pattern: RegExp) =>
+      pi.records
+        .slice(since)
+        .filter((r) => r.type === 'extension_ui_request' && r.method === 'notify' && pattern.test(r.message));
+
+    let since = pi.records.length;
+    writeFileSync(mcpFile, '{\n  "mcpServers": {\n    "alpha": \n');
+    const bad = await pi.waitForRecord(
+      (r) => r.type === 'extension_ui_request' && r.method === 'notify' && /not applied/.test(r.message),
+      { since, timeoutMs: 20_000 },
+    );
+    expect(bad.message).toContain(`config edit not applied, the last good config stays: ${mcpFile}`);
+    expect(bad.message).toMatch(/line \d+/);
+    // The same broken file saved again is not told again.
+    writeFileSync(mcpFile, '{\n  "mcpServers": {\n    "alpha": \n');
+    const status = await pi.runCommand('/mcp');
+    expect(JSON.stringify(status.records)).toContain('Config: config edit not applied');
+    expect(notices(since, /^MCP config edit not applied/)).toHaveLength(1);
+    expect(markedProcesses(alpha).length).toBeGreaterThan(0);
+
+    since = pi.records.length;
+    writeFileSync(
+      mcpFile,
+      JSON.stringify({ settings: IN_SESSION, mcpServers: { alpha: stdioEntry(alpha, ['--v2']) } }),
+    );
+    const fixed = await pi.waitForRecord(
+      (r) => r.type === 'extension_ui_request' && r.method === 'notify' && /config changed/.test(r.message),
+      { since, timeoutMs: 20_000 },
+    );
+    expect(fixed.message).toContain('config changed: alpha restarted');
+
+    // A project file appears: its server waits for the user's consent and starts nothing.
+    since = pi.records.length;
+    writeFileSync(
+      join(world.dir.projectDir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { local: stdioEntry(local, [], { lifecycle: 'eager' }) } }),
+    );
+    const waiting = await pi.waitForRecord(
+      (r) =>
+        r.type === 'extension_ui_request' &&
+        r.method === 'notify' &&
+        /waits for your consent/.test(r.message),
+      { since, timeoutMs: 20_000 },
+    );
+    expect(waiting.message).toContain('local');
+    expect(markedProcesses(local)).toEqual([]);
+    expect(world.llm.errors).toEqual([]);
+  }, 120_000);
 });
