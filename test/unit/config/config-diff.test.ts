@@ -6,9 +6,9 @@ import {
   diffConfig,
   isEmptyDiff,
   newErrors,
-} from '../../src/config/config-diff.ts';
+} from '../../../src/config/config-diff.ts';
 import type { Diagnostic } from '../../src/config/types.ts';
-import { definition, loadedConfig } from '../support/config.ts';
+import { definition, loadedConfig } from '../../support/config.ts';
 
 const alpha = definition({ name: 'alpha', command: 'alpha-server' });
 const notes = definition({ name: 'notes', command: 'notes-server', args: ['--v1'] });
