@@ -166,6 +166,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const refsOf = new WeakMap<object, Record<string, ServerActorRef>>();
   /** The config files' sizes and times at the last check: a turn's end reads them again only if they changed. */
   let checkedFiles: string | undefined;
+  let readSignature: string | undefined;
   /** Tools of servers a config edit removed this session: a call is told so, plainly. */
   const removedTools = new Map<string, { server: string; file: string }>();
   /** ToolSearch's description as last registered by this runtime. */
@@ -251,12 +252,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   function readStartup(request: StartRequest): { startup: SessionStartup; told: boolean } {
     const read = options.readSession?.(request);
     if (read) return { startup: read, told: true };
+    // Read just now: the files' sizes and times are the baseline a turn's end compares with. (A
+    // reading the host made earlier has none: the first check reads the files again.)
     const config = options.loadConfig(request);
+    readSignature = filesSignature(configFiles(config));
     return { startup: readSession(config, options.cache, options.serverRequests !== undefined), told: false };
   }
 
   function beginSession({ config, cached, catalog }: SessionStartup) {
-    checkedFiles = undefined;
+    checkedFiles = readSignature;
+    readSignature = undefined;
     removedTools.clear();
     beforeEdit = undefined;
     secrets.addDefinitions(config.servers);

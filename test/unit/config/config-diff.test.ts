@@ -7,7 +7,7 @@ import {
   isEmptyDiff,
   newErrors,
 } from '../../../src/config/config-diff.ts';
-import type { Diagnostic } from '../../src/config/types.ts';
+import type { Diagnostic } from '../../../src/config/types.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
 
 const alpha = definition({ name: 'alpha', command: 'alpha-server' });
