@@ -31,7 +31,7 @@ import {
   newErrors,
 } from '../config/config-diff.ts';
 import { defaultSettings } from '../config/defaults.ts';
-import type { LoadedConfig, Settings } from '../config/types.ts';
+import type { LoadedConfig, PendingServer, Settings } from '../config/types.ts';
 import type { InspectionRelay } from '../inspect/deferred.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -78,6 +78,11 @@ export interface RuntimeOptions {
   loadConfig(request: StartRequest): LoadedConfig;
   /** Reads the config files again for a running session (an edit); default loadConfig. */
   reloadConfig?(request: StartRequest): LoadedConfig;
+  /**
+   * A config edit brought project servers that wait for the user's consent (new or changed entries):
+   * asks where the host can (Pi's terminal UI); true when one was allowed, and the config is read again.
+   */
+  askConsent?(pending: PendingServer[], request: StartRequest): Promise<boolean>;
   /**
    * A session the host has already read for this request and told the config diagnostics of (Pi's
    * startup path): config and cache are read once, and the diagnostics told once.
@@ -319,6 +324,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const notes = [describeDiff(diff)];
     for (const p of waiting)
       notes.push(`${p.name} (${p.source.file}) waits for your consent: /mcp allow ${p.name}`);
+    if (waiting.length > 0 && options.askConsent) {
+      void options
+        .askConsent(waiting, request)
+        .then((allowed) => allowed && actor.send({ type: 'CONFIG_CHECK', force: true }))
+        .catch((error: unknown) => logger.warn(`project consent: ${String(error)}`));
+    }
     actor.send({
       type: 'CONFIG_CHANGED',
       generation,

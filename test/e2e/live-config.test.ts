@@ -19,14 +19,18 @@ import {
   uniqueMarker,
 } from './harness/mcp.ts';
 import { type PiRpc, runPiPrint, startPiRpc } from './harness/run-pi.ts';
+import { startPiInTmux, type TmuxPi } from './harness/tmux.ts';
 import { createWorld, type World } from './harness/world.ts';
 
 let world: World | undefined;
 const sessions: PiRpc[] = [];
+let tui: TmuxPi | undefined;
 const markers: string[] = [];
 beforeAll(ensurePi, ENSURE_PI_TIMEOUT_MS);
 afterEach(async () => {
   for (const pi of sessions.splice(0)) pi.kill();
+  await tui?.stop();
+  tui = undefined;
   await world?.cleanup();
   world = undefined;
   killMarked(...markers.splice(0));
@@ -310,4 +314,36 @@ describe('a live config in the real Pi, RPC mode, servers in the session', () =>
     expect(markedProcesses(local)).toEqual([]);
     expect(world.llm.errors).toEqual([]);
   }, 120_000);
+});
+
+describe('a live config in the real Pi TUI', () => {
+  it('a project entry added mid-session is asked about; allowed, it starts and the status line says so', async () => {
+    const mine = uniqueMarker('mine');
+    const local = uniqueMarker('local');
+    markers.push(mine, local);
+    world = await createWorld({
+      mcpJson: { settings: { sharedHost: false }, mcpServers: { mine: stdioEntry(mine) } },
+      script: [call('u0', TOOL_SEARCH, { query: 'select:mine__echo' }), { text: 'Searched.' }],
+    });
+    tui = await startPiInTmux({ dir: world.dir, extensions: [EXTENSION], columns: 160, rows: 50 });
+    // A first prompt: the session's runtime (and its watcher) runs from then on.
+    await tui.waitForScreen(/MCP/, { timeoutMs: 60_000 });
+    tui.type('search');
+    tui.press('Enter');
+    await tui.waitForScreen(/Searched\./, { timeoutMs: 60_000 });
+    writeFileSync(
+      join(world.dir.projectDir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { local: stdioEntry(local, [], { lifecycle: 'eager' }) } }),
+    );
+    await tui.waitForScreen(/Start the MCP server "local" from .*\?/, { timeoutMs: 30_000 });
+    expect(markedProcesses(local)).toEqual([]);
+    tui.press('Down');
+    await tui.waitForScreen(/→ Allow\n/);
+    tui.press('Enter');
+    await tui.waitForScreen(/config changed: \+local/, { timeoutMs: 30_000 });
+    const deadline = Date.now() + 20_000;
+    while (markedProcesses(local).length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(markedProcesses(local).length).toBeGreaterThan(0);
+  }, 180_000);
 });

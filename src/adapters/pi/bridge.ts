@@ -96,7 +96,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     alarm.follow(wakeOf(phase));
   };
   // The runtime's config once it runs: a config edit applied there reaches the tools' registration too.
-  const configOf = () =>
+  const configOf = (): LoadedConfig | undefined =>
     phase.kind === 'closed'
       ? undefined
       : (piRuntime.made()?.runtime.actor.getSnapshot().context.config ?? phase.config);
@@ -155,6 +155,11 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       agentDir,
       currentContext: context,
       loadConfig: (r) => load(r).config,
+      // A project entry that a config edit brought is asked about again (Pi's terminal UI), or waits.
+      askConsent: async (pending, request): Promise<boolean> => {
+        const config = configOf();
+        return ctx && config ? settleConsent(ctx, request, { ...config, pending }) : false;
+      },
       // An edit while the session runs: the files as they are now (never the start record's texts).
       reloadConfig: (r) => {
         const made = fullStart.made();
