@@ -23,6 +23,7 @@ import type { CacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { describeServers, statusLine } from '../commands/server-status.ts';
 import {
+  type ConfigDiff,
   configFiles,
   describeBadSave,
   describeDiff,
@@ -338,7 +339,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       removed: diff.removed.map((d) => d.name),
       changed: diff.changed.map((d) => d.name),
       catalogs,
-      toolSearchDescription: describeSession(config, catalogs).description,
+      // Rebuilt only when the set of servers or a server's own description changed: a restart or a
+      // setting keeps every byte the model reads (prompt caches).
+      toolSearchDescription: summariesChanged(last, diff)
+        ? describeSession(config, catalogs).description
+        : context.toolSearchDescription,
       note:
         context.configError !== undefined && isEmptyDiff(diff)
           ? 'config fixed: nothing changed'
@@ -610,6 +615,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async callTool(name, args, signal, onUpdate) {
       await started(signal);
       actor.send({ type: 'CONFIG_CHECK' });
+      // A server a config edit changed finishes its calls, then restarts: a new call goes to the new one.
+      const server = catalogOf(actor.getSnapshot().context).byName.get(name)?.server;
+      if (server !== undefined && actor.getSnapshot().context.retiring.includes(server))
+        await waitFor(actor, (s) => !s.context.retiring.includes(server), signal ? { signal } : {}).catch(
+          () => undefined,
+        );
       const context = actor.getSnapshot().context;
       const stats = recorders.statsOf(recorder('stats'));
       const result = await executeTool(
@@ -682,6 +693,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       stopSharingSignIns?.();
     },
   };
+}
+
+/** Whether an edit changes what ToolSearch's description says of the servers (their set, their own lines). */
+function summariesChanged(last: LoadedConfig, diff: ConfigDiff): boolean {
+  if (diff.added.length > 0 || diff.removed.length > 0) return true;
+  return diff.changed.some((d) => last.servers.find((o) => o.name === d.name)?.description !== d.description);
 }
 
 /** Resolves when the server is listing its tools (its `listing` tag), or once `until` is aborted. */

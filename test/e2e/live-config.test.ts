@@ -93,7 +93,17 @@ describe.each([
           save('{ "mcpServers": { "beta": ');
           return call('c7', 'beta__echo', { text: 'still here' });
         },
-        { text: 'done' },
+        // A good save again: beta changed (restarts after its calls); nothing the model reads changes.
+        () => {
+          seen.betaPid = markedProcesses(beta)[0]?.pid ?? 0;
+          save(mcp({ beta: stdioEntry(beta, ['--pages', '1']) }));
+          return call('c8', 'beta__echo', { text: 'restarted' });
+        },
+        () => {
+          const now = markedProcesses(beta).map((p) => p.pid);
+          seen.betaRestarted = now.length > 0 && !now.includes(seen.betaPid!) ? 1 : 0;
+          return { text: 'done' };
+        },
       ],
     });
     mcpFile = join(world.dir.agentDir, 'mcp.json');
@@ -128,6 +138,11 @@ describe.each([
     expect(description(bodies[0]!)).not.toContain('beta');
     expect(description(bodies[8]!)).not.toContain('alpha');
     expect(description(bodies[8]!)).toBe(description(bodies[7]!));
+    // The repaired save applied: beta restarted, and the request after it declared the same tools.
+    expect(result(9)).toBe('restarted');
+    expect(seen.betaPid).toBeGreaterThan(0);
+    expect(seen.betaRestarted).toBe(1);
+    expect(bodies[9]!.tools).toEqual(bodies[8]!.tools);
   }, 90_000);
 });
 
