@@ -23,8 +23,17 @@ import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
 import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
 import { describeServers, statusLine } from '../commands/server-status.ts';
+import {
+  type ConfigDiff,
+  configFiles,
+  describeBadSave,
+  describeDiff,
+  diffConfig,
+  isEmptyDiff,
+  newErrors,
+} from '../config/config-diff.ts';
 import { defaultSettings } from '../config/defaults.ts';
-import type { LoadedConfig, ServerDefinition, Settings } from '../config/types.ts';
+import type { LoadedConfig, PendingServer, ServerDefinition, Settings } from '../config/types.ts';
 import type { InspectionRelay } from '../inspect/deferred.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -38,6 +47,7 @@ import {
 import type { SecretValues } from '../redact/index.ts';
 import {
   awaitsDirectTools,
+  describeSession,
   readSession,
   type SessionStartup,
   serverTools,
@@ -61,6 +71,8 @@ import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/exec
 import { instructionsNote } from '../tools/server-instructions.ts';
 import { type Surface, wordsFor } from '../tools/surface-words.ts';
 import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
+import { configWatchLogic, filesSignature } from './config-watch.ts';
+import { drainServerLogic } from './drain-server.ts';
 import { serverLogicWith } from './server-actor.ts';
 import { serversClosedLogic } from './servers-closed.ts';
 import { sessionRecorders } from './session-recorders.ts';
@@ -71,6 +83,13 @@ export interface RuntimeOptions {
   host: HostPort;
   connector: Connector;
   loadConfig(request: StartRequest): LoadedConfig;
+  /** Reads the config files again for a running session (an edit); default loadConfig. */
+  reloadConfig?(request: StartRequest): LoadedConfig;
+  /**
+   * A config edit brought project servers that wait for the user's consent (new or changed entries):
+   * asks where the host can (Pi's terminal UI); true when one was allowed, and the config is read again.
+   */
+  askConsent?(pending: PendingServer[], request: StartRequest): Promise<boolean>;
   /**
    * A session the host has already read for this request and told the config diagnostics of (Pi's
    * startup path): config and cache are read once, and the diagnostics told once.
@@ -145,6 +164,8 @@ export interface Runtime {
     context: Record<string, string>,
     options: { connect: boolean; signal?: AbortSignal },
   ): Promise<string[]>;
+  /** Why a tool name is gone, when a config edit removed its server this session (Pi answers "not found"). */
+  removedToolNote?(name: string): string | undefined;
   /** Sends SESSION_START and resolves when the session is running (or failed to start). */
   start(request: StartRequest): Promise<void>;
   /** Sends SESSION_SHUTDOWN and resolves when every server is closed. */
@@ -172,8 +193,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const stopSharingSignIns = options.auth?.store.shareSecrets(secrets);
   /** The latest catalog built for a session's config (one config per generation) and what it was built from. */
   const built = new WeakMap<LoadedConfig, { catalogs: SessionContext['catalogs']; catalog: Catalog }>();
+  /** The catalog a config edit replaced: the next one keeps its names. */
+  let beforeEdit: Catalog | undefined;
   /** The server refs of a children object (it keeps its identity until a child is spawned or stopped). */
   const refsOf = new WeakMap<object, Record<string, ServerActorRef>>();
+  /** The config files' sizes and times at the last check: a turn's end reads them again only if they changed. */
+  let checkedFiles: string | undefined;
+  let readSignature: string | undefined;
+  /** Tools of servers a config edit removed this session: a call is told so, plainly. */
+  const removedTools = new Map<string, { server: string; file: string }>();
+  /** ToolSearch's description as last registered by this runtime. */
+  let shownDescription: string | undefined;
   const words = wordsFor(options.surface);
   const surface = options.surface ? { surface: options.surface } : {};
 
@@ -186,7 +216,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const catalog = buildCatalog(serverTools(context), {
       toolPrefix: settings?.toolPrefix ?? 'server',
       ...(settings?.directToolsEnv ? { directToolsEnv: settings.directToolsEnv } : {}),
-      ...(last ? { previous: last.catalog } : {}),
+      ...(last ? { previous: last.catalog } : beforeEdit ? { previous: beforeEdit } : {}),
     });
     for (const w of catalog.warnings) if (!last?.catalog.warnings.includes(w)) logger.warn(w);
     if (config) built.set(config, { catalogs: context.catalogs, catalog });
@@ -279,15 +309,97 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   function readStartup(request: StartRequest): { startup: SessionStartup; told: boolean } {
     const read = options.readSession?.(request);
     if (read) return { startup: read, told: true };
+    // Read just now: the files' sizes and times are the baseline a turn's end compares with. (A
+    // reading the host made earlier has none: the first check reads the files again.)
     const config = options.loadConfig(request);
+    readSignature = filesSignature(configFiles(config));
     return { startup: readSession(config, options.cache, options.serverRequests !== undefined), told: false };
   }
 
   function beginSession({ config, cached, catalog }: SessionStartup) {
+    checkedFiles = readSignature;
+    readSignature = undefined;
+    removedTools.clear();
+    beforeEdit = undefined;
     secrets.addDefinitions(config.servers);
     options.auth?.store.useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
     // The same catalog serves registration when the session enters running (same config, same cache).
     built.set(config, { catalogs: cached, catalog });
+  }
+
+  /**
+   * Reads the config files again if they changed (`force`: the watcher saw them change) and tells the
+   * session what to apply: CONFIG_CHANGED with the difference, CONFIG_REJECTED for a bad save (the last
+   * good config stays), nothing when nothing that runs changed.
+   */
+  function checkConfig(context: SessionContext, force = false) {
+    const { config: last, request, generation } = context;
+    if (!last || !request) return;
+    const signature = filesSignature(configFiles(last));
+    if (!force && signature === checkedFiles) return;
+    checkedFiles = signature;
+    const read = (options.reloadConfig ?? options.loadConfig)(request);
+    const errors = newErrors(last, read);
+    if (errors.length > 0) {
+      actor.send({ type: 'CONFIG_REJECTED', generation, message: describeBadSave(errors) });
+      return;
+    }
+    const { diff, config } = diffConfig(last, read);
+    const waitingBefore = new Set((last.pending ?? []).map((p) => p.key));
+    const waiting = (config.pending ?? []).filter((p) => !waitingBefore.has(p.key));
+    if (isEmptyDiff(diff) && waiting.length === 0 && context.configError === undefined) {
+      const watched = actor.getSnapshot().children.configWatch as AnyActorRef | undefined;
+      watched?.send({ type: 'WATCH', files: configFiles(read) });
+      return;
+    }
+    secrets.addDefinitions(config.servers);
+    const fresh = new Set([...diff.added, ...diff.changed].map((d) => d.name));
+    const cached =
+      fresh.size > 0 ? readSession(config, options.cache, options.serverRequests !== undefined).cached : {};
+    const catalogs: SessionContext['catalogs'] = {};
+    for (const d of config.servers) {
+      // A changed server keeps its last known tools until its new process lists them.
+      const known = fresh.has(d.name)
+        ? (cached[d.name] ?? context.catalogs[d.name])
+        : context.catalogs[d.name];
+      if (known) catalogs[d.name] = known;
+    }
+    const before = catalogOf(context);
+    beforeEdit = before;
+    for (const entry of before.entries) {
+      const gone = diff.removed.find((d) => d.name === entry.server);
+      if (gone) removedTools.set(entry.name, { server: gone.name, file: gone.source.file });
+    }
+    for (const d of config.servers) {
+      for (const [name, removed] of removedTools) if (removed.server === d.name) removedTools.delete(name);
+    }
+    const notes = [describeDiff(diff)];
+    for (const p of waiting)
+      notes.push(`${p.name} (${p.source.file}) waits for your consent: /mcp allow ${p.name}`);
+    if (waiting.length > 0 && options.askConsent) {
+      void options
+        .askConsent(waiting, request)
+        .then((allowed) => allowed && actor.send({ type: 'CONFIG_CHECK', force: true }))
+        .catch((error: unknown) => logger.warn(`project consent: ${String(error)}`));
+    }
+    actor.send({
+      type: 'CONFIG_CHANGED',
+      generation,
+      config,
+      added: diff.added.map((d) => d.name),
+      removed: diff.removed.map((d) => d.name),
+      changed: diff.changed.map((d) => d.name),
+      catalogs,
+      // Rebuilt only when the set of servers or a server's own description changed: a restart or a
+      // setting keeps every byte the model reads (prompt caches).
+      toolSearchDescription: summariesChanged(last, diff)
+        ? describeSession(config, catalogs).description
+        : context.toolSearchDescription,
+      note:
+        context.configError !== undefined && isEmptyDiff(diff)
+          ? 'config fixed: nothing changed'
+          : notes.join('; '),
+    });
   }
 
   const logic = sessionMachine.provide({
@@ -313,13 +425,33 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         await Promise.all(Array.from({ length: Math.min(input.limit, queue.length) }, worker));
       }),
       serversClosed: serversClosedLogic,
+      configWatch: configWatchLogic,
+      drainServer: drainServerLogic,
       shutdown: fromPromise<void, ShutdownInput>(({ input }) => recorders.flush(input.recorders)),
       cacheWriter: recorders.cacheWriter,
       trace: recorders.trace,
       stats: recorders.stats,
     },
     actions: {
-      registerToolSearch: ({ context }) => host.registerToolSearch(context.toolSearchDescription),
+      registerToolSearch: ({ context }) => {
+        shownDescription = context.toolSearchDescription;
+        host.registerToolSearch(context.toolSearchDescription);
+      },
+      updateToolSearch: ({ context }) => {
+        if (context.toolSearchDescription === shownDescription) return;
+        shownDescription = context.toolSearchDescription;
+        host.registerToolSearch(context.toolSearchDescription);
+      },
+      checkConfig: ({ context, event }) => checkConfig(context, event.type === 'CONFIG_CHECK' && event.force),
+      notifyConfig: ({ context, event }) => {
+        if (event.type === 'CONFIG_REJECTED') {
+          logger.warn(`MCP ${event.message}`);
+          host.notify(`MCP ${event.message}`, 'error');
+        } else if (event.type === 'CONFIG_CHANGED' && context.configNote) {
+          logger.info(`MCP ${context.configNote}`);
+          host.notify(`MCP ${context.configNote}`, 'info');
+        }
+      },
       registerTools: ({ context }) => {
         const { entries } = catalogOf(context);
         const every = entries.length <= EVERY_TOOL_LIMIT || host.registersEveryTool?.() === true;
@@ -451,10 +583,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   }
 
+  function removedToolNote(name: string): string | undefined {
+    const removed = removedTools.get(name);
+    return removed
+      ? `Tool ${name} is gone: MCP server "${removed.server}" was removed from the config (${removed.file}). Use ToolSearch to find what the config offers now.`
+      : undefined;
+  }
+
   return {
     actor,
     secrets,
     catalog,
+    removedToolNote,
     servers: childRefs,
     signIn(server, io) {
       const def = actor.getSnapshot().context.config?.servers.find((d) => d.name === server);
@@ -462,6 +602,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async toolSearch(query, signal) {
       await started(signal);
+      // An edit since the last turn's end is seen now (the files' sizes and times, read only if changed).
+      actor.send({ type: 'CONFIG_CHECK' });
       const { failed, listing: stillListing } = await waitForUnknownServers(signal);
       const context = actor.getSnapshot().context;
       const outcome = searchCatalog(
@@ -524,6 +666,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async callTool(name, args, signal, onUpdate) {
       await started(signal);
+      actor.send({ type: 'CONFIG_CHECK' });
+      // A server a config edit changed finishes its calls, then restarts: a new call goes to the new one.
+      const server = catalogOf(actor.getSnapshot().context).byName.get(name)?.server;
+      if (server !== undefined && actor.getSnapshot().context.retiring.includes(server))
+        await waitFor(actor, (s) => !s.context.retiring.includes(server), signal ? { signal } : {}).catch(
+          () => undefined,
+        );
       const context = actor.getSnapshot().context;
       const stats = recorders.statsOf(recorder('stats'));
       const result = await executeTool(
@@ -541,6 +690,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           ...(stats ? { stats } : {}),
           ...surface,
           unknownTool: (n) => signInFirst(n, waitingForFirstSignIn(context), options.surface),
+          removedTool: (n) => {
+            const message = removedToolNote(n);
+            return message ? { server: removedTools.get(n)!.server, message } : undefined;
+          },
           approve: (entry, callArgs, signal) => {
             const definition = context.config?.servers.find((d) => d.name === entry.server);
             return definition
@@ -600,6 +753,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     sharedCopies,
     knownSharedCopies: () => knownCopies,
   };
+}
+
+/** Whether an edit changes what ToolSearch's description says of the servers (their set, their own lines). */
+function summariesChanged(last: LoadedConfig, diff: ConfigDiff): boolean {
+  if (diff.added.length > 0 || diff.removed.length > 0) return true;
+  return diff.changed.some((d) => last.servers.find((o) => o.name === d.name)?.description !== d.description);
 }
 
 /** Resolves when the server is listing its tools (its `listing` tag), or once `until` is aborted. */

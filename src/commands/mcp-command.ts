@@ -63,6 +63,9 @@ function renderStatus(runtime: Runtime, warm: Record<string, SharedCopy>): strin
   if (described) lines.push(described);
   for (const name of context.disabled) lines.push(`${name}: disabled for this session (/mcp enable ${name})`);
   for (const s of config.skipped) lines.push(`${s.name}: skipped — ${s.reason}${s.fix ? ` (${s.fix})` : ''}`);
+  if (context.configError) lines.push(`Config: ${context.configError}`);
+  else if (context.configNote) lines.push(`Config: ${context.configNote}`);
+  for (const name of context.retiring) lines.push(`${name}: finishing its calls, then closing (config edit)`);
   const problems = config.diagnostics.filter((d) => d.level !== 'info');
   if (problems.length > 0) {
     lines.push('Config problems:');

@@ -110,6 +110,12 @@ export function statusLine(
   context: SessionContext,
   refs: Record<string, ServerActorRef>,
 ): string | undefined {
+  const edit = context.configError ? 'config edit not applied (/mcp)' : context.configNote;
+  const line = statusOfServers(context, refs);
+  return line && edit ? `${line} · ${edit}` : (line ?? edit);
+}
+
+function statusOfServers(context: SessionContext, refs: Record<string, ServerActorRef>): string | undefined {
   // A config file that could not be read is said, never hidden as "no servers".
   const unreadable = unreadableShort(context.config?.diagnostics);
   if ((context.config?.servers.length ?? 0) === 0) return unreadable && `MCP · ${unreadable}`;

@@ -204,7 +204,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
             call.controller.abort();
             client.calls.delete(id);
           }
-        attachment.instance.detach(attachment);
+        attachment.instance.detach(attachment, message.retire === true);
         return;
       }
       case 'restart': {

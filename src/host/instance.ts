@@ -315,10 +315,12 @@ export class Instance {
     this.actor.send({ type: 'CALL_STARTED' });
   }
 
-  detach(attachment: Attachment): void {
+  detach(attachment: Attachment, retire = false): void {
     if (!this.attachments.delete(attachment)) return;
     this.asks.drop((target) => target === attachment);
     if (!this.gone) this.actor.send({ type: 'CALL_FINISHED' });
+    // Removed from the config by the last session that held it: it stops now, not after its idle time.
+    if (retire && !this.gone && this.attachments.size === 0) this.actor.send({ type: 'CLOSE' });
     this.forgetIfUnused();
   }
 

@@ -104,7 +104,8 @@ export type ClientMessage =
   /** Second, only after the welcome proved the key: the session's proof over both nonces. */
   | { t: 'proof'; proof: string }
   | { t: 'attach'; a: number; request: InstanceRequest }
-  | { t: 'detach'; a: number }
+  /** `retire`: the session's config no longer has the server; with nobody else attached it closes now. */
+  | { t: 'detach'; a: number; retire?: boolean }
   /**
    * `/mcp reconnect` in this session: the host restarts the instance behind this attachment, unless
    * other sessions have calls running on it and `force` is not set (answered with `restart-answer`).

@@ -8,10 +8,12 @@
 import {
   type AnyActorRef,
   assign,
+  cancel,
   type EventObject,
   enqueueActions,
   fromCallback,
   fromPromise,
+  raise,
   setup,
 } from 'xstate';
 import type { Connector, ServerCatalog } from '../adapters/mcp/connection-port.ts';
@@ -75,7 +77,43 @@ export interface SessionContext {
   approved: string[];
   /** A new session asked to start while this one was open: it starts once this one has stopped. */
   restart?: StartRequest;
+  /** Servers removed or changed by a config edit: they finish their calls in flight, then close. */
+  retiring: string[];
+  /** What the last config edit did (`config changed: +beta −alpha`), for the status line and /mcp. */
+  configNote?: string;
+  /** The last save that was not applied and why (told once); cleared by the next good one. */
+  configError?: string;
 }
+
+/** The config files to watch (src/actors/config-watch.ts). */
+export interface ConfigWatchInput {
+  files: string[];
+}
+export type ConfigWatchEvent = { type: 'WATCH'; files: string[] };
+
+/** A server actor to drain: when it has no call in flight, it is closed; then DRAINED is sent back. */
+export interface DrainInput {
+  name: string;
+  server: AnyActorRef;
+  generation: number;
+  parentRef: AnyActorRef;
+}
+
+/** A config edit, checked and diffed by the runtime (src/config/config-diff.ts): what to apply. */
+export interface ConfigChange {
+  config: LoadedConfig;
+  added: string[];
+  removed: string[];
+  changed: string[];
+  /** Known catalogs for the new config (the removed and changed servers' dropped, the cache's added). */
+  catalogs: Record<string, KnownCatalog>;
+  toolSearchDescription: string;
+  /** `config changed: +beta −alpha, notes restarted` */
+  note: string;
+}
+
+/** How long the watcher's burst of events (an editor's write, rename, several writes) settles. */
+export const CONFIG_DEBOUNCE_MS = 150;
 
 /** What the session's recorders (metadata-cache writer, protocol trace, call statistics) start from. */
 export interface RecorderInput {
@@ -107,6 +145,14 @@ export type SessionEvent =
   | { type: 'SESSION_START'; request: StartRequest }
   | { type: 'SESSION_SHUTDOWN' }
   | { type: 'TURN_END' }
+  /** A file the config came from may have changed (the watcher): the check waits for `configDebounce`. */
+  | { type: 'CONFIG_TOUCHED' }
+  /** Read the config files again now (`force`: even when their size and times look unchanged). */
+  | { type: 'CONFIG_CHECK'; force?: boolean }
+  | ({ type: 'CONFIG_CHANGED'; generation: number } & ConfigChange)
+  /** A save that does not parse or validate: the last good config stays; `message` says why. */
+  | { type: 'CONFIG_REJECTED'; generation: number; message: string }
+  | { type: 'SERVER.DRAINED'; name: string; generation: number }
   | { type: 'SERVER.STATUS'; name: string; generation: number; state: string; lastError?: unknown }
   | { type: 'SERVER.CATALOG'; name: string; generation: number; catalog: ServerCatalog }
   /** `pinned`: made direct for the session by the user (the /mcp panel's `d`), not loaded by ToolSearch. */
@@ -122,6 +168,7 @@ export type SessionEvent =
   | { type: 'APPROVED'; grant: string; generation: number };
 
 export const serverId = (name: string) => `server:${name}`;
+const drainId = (name: string) => `drain:${name}`;
 /** At most this many servers connect at once at session start. */
 export const WARMUP_CONCURRENCY = 10;
 
@@ -140,6 +187,9 @@ function freshGeneration() {
     troublesTold: [],
     instructionsTold: [],
     approved: [],
+    retiring: [],
+    configNote: undefined,
+    configError: undefined,
   } satisfies Partial<SessionContext>;
 }
 
@@ -194,6 +244,14 @@ export const sessionMachine = setup({
     warmup: fromPromise<void, { servers: AnyActorRef[]; limit: number }>(async () => {
       throw new Error('warmup not provided');
     }),
+    /** Watches the config's files (CONFIG_TOUCHED); WATCH replaces the list. */
+    configWatch: fromCallback<ConfigWatchEvent, ConfigWatchInput>(() => {
+      throw new Error('configWatch not provided');
+    }),
+    /** Waits until the server has no call in flight, closes it, and sends SERVER.DRAINED. */
+    drainServer: fromPromise<void, DrainInput>(async () => {
+      throw new Error('drainServer not provided');
+    }),
     /** Waits until none of the servers told to CLOSE is closing any more (their processes ended). */
     serversClosed: fromPromise<void, ServersClosedInput>(async () => {
       throw new Error('serversClosed not provided');
@@ -235,6 +293,83 @@ export const sessionMachine = setup({
       } as CacheWrite);
     }),
     reportDiagnostics: () => {},
+    /** On CONFIG_CHECK and TURN_END: the runtime reads the config again if its files changed, and answers
+     * CONFIG_CHANGED or CONFIG_REJECTED (nothing when nothing changed). */
+    checkConfig: () => {},
+    /** On CONFIG_CHANGED and CONFIG_REJECTED: tell the user what the edit did (once). */
+    notifyConfig: () => {},
+    /** On CONFIG_CHANGED: ToolSearch is registered again if its description changed (between turns). */
+    updateToolSearch: () => {},
+    /** On CONFIG_CHANGED: the watcher follows the new list of files. */
+    watchConfigFiles: enqueueActions(({ context, enqueue }) => {
+      enqueue.sendTo('configWatch', {
+        type: 'WATCH',
+        files: (context.config?.files ?? []).map((f) => f.file),
+      } satisfies ConfigWatchEvent);
+    }),
+    /** The watcher's burst settles before the files are read. */
+    debounceConfigCheck: enqueueActions(({ enqueue }) => {
+      enqueue(cancel('configCheck'));
+      enqueue(raise({ type: 'CONFIG_CHECK', force: true }, { id: 'configCheck', delay: 'configDebounce' }));
+    }),
+    /**
+     * An edit applied: added servers are spawned; removed and changed ones drain (finish their calls,
+     * close, stop: SERVER.DRAINED), and a changed one starts again from the new definition then.
+     */
+    applyConfig: enqueueActions(({ context, event, enqueue, self }) => {
+      if (event.type !== 'CONFIG_CHANGED') return;
+      const children: Record<string, AnyActorRef | undefined> = self.getSnapshot()?.children ?? {};
+      const retiring = [...context.retiring];
+      for (const name of [...event.removed, ...event.changed]) {
+        const child = children[serverId(name)];
+        if (!child || retiring.includes(name)) continue;
+        retiring.push(name);
+        enqueue.spawnChild('drainServer', {
+          id: drainId(name),
+          input: { name, server: child, generation: context.generation, parentRef: self },
+        });
+      }
+      const next: SessionContext = {
+        ...context,
+        config: event.config,
+        catalogs: event.catalogs,
+        fromCache: context.fromCache.filter((n) => n in event.catalogs && !event.changed.includes(n)),
+        toolSearchDescription: event.toolSearchDescription,
+        retiring,
+        configNote: event.note,
+        configError: undefined,
+      };
+      enqueue.assign({
+        config: next.config,
+        catalogs: next.catalogs,
+        fromCache: next.fromCache,
+        toolSearchDescription: next.toolSearchDescription,
+        retiring: next.retiring,
+        configNote: next.configNote,
+        configError: undefined,
+      });
+      for (const definition of definitions(next)) {
+        if (!event.added.includes(definition.name) || children[serverId(definition.name)]) continue;
+        enqueue.spawnChild('server', serverSpawn(next, definition, self));
+        if (definition.lifecycle !== 'lazy') enqueue.sendTo(serverId(definition.name), { type: 'CONNECT' });
+      }
+    }),
+    /** A drained server stops; if the config still has it (changed), it starts again from its new definition. */
+    replaceDrained: enqueueActions(({ context, event, enqueue, self }) => {
+      if (event.type !== 'SERVER.DRAINED') return;
+      enqueue.stopChild(serverId(event.name));
+      enqueue.stopChild(drainId(event.name));
+      enqueue.assign({ retiring: context.retiring.filter((n) => n !== event.name) });
+      const definition = definitions(context).find((d) => d.name === event.name);
+      if (!definition) return;
+      enqueue.spawnChild('server', serverSpawn(context, definition, self));
+      if (definition.lifecycle !== 'lazy') enqueue.sendTo(serverId(definition.name), { type: 'CONNECT' });
+    }),
+    rememberConfigError: assign(({ context, event }) =>
+      event.type === 'CONFIG_REJECTED'
+        ? { configError: event.message }
+        : { configError: context.configError },
+    ),
     /** Loading config or cache failed unexpectedly: tell the user; MCP stays off this session. */
     reportLoadFailure: () => {},
 
@@ -307,7 +442,7 @@ export const sessionMachine = setup({
     }),
     stopServers: enqueueActions(({ enqueue, self }) => {
       for (const id of Object.keys(self.getSnapshot()?.children ?? {})) {
-        if (id.startsWith('server:')) enqueue.stopChild(id);
+        if (id.startsWith('server:') || id.startsWith('drain:')) enqueue.stopChild(id);
       }
     }),
     /** The connections close through their actors' `closing` state, which the shutdown can wait for. */
@@ -369,6 +504,11 @@ export const sessionMachine = setup({
   },
   guards: {
     isRestartPending: ({ context }) => context.restart !== undefined,
+    /** A rejected save the user has not been told of yet (the same error again is not told twice). */
+    isNewConfigError: ({ context, event }) =>
+      event.type === 'CONFIG_REJECTED' &&
+      event.generation === context.generation &&
+      event.message !== context.configError,
     isCurrentGeneration: ({ context, event }) =>
       'generation' in event && event.generation === context.generation,
     isActiveServer: ({ context, event }) =>
@@ -391,6 +531,9 @@ export const sessionMachine = setup({
       event.generation === context.generation &&
       (event.state === 'needsAuth' || event.state === 'backoff') &&
       !context.notified.includes(troubleKey(event)),
+  },
+  delays: {
+    configDebounce: CONFIG_DEBOUNCE_MS,
   },
 }).createMachine({
   id: 'session',
@@ -437,17 +580,24 @@ export const sessionMachine = setup({
             'publishStatus',
             'reportDiagnostics',
           ],
-          invoke: {
-            id: 'warmup',
-            src: 'warmup',
-            input: ({ context, self }) => ({
-              // Children spawned on the way into this state are not in the snapshot yet; the system knows them.
-              servers: warmupServers(context)
-                .map((name) => self.system.get(serverId(name)) as AnyActorRef | undefined)
-                .filter((ref): ref is AnyActorRef => ref !== undefined),
-              limit: WARMUP_CONCURRENCY,
-            }),
-          },
+          invoke: [
+            {
+              id: 'warmup',
+              src: 'warmup',
+              input: ({ context, self }) => ({
+                // Children spawned on the way into this state are not in the snapshot yet; the system knows them.
+                servers: warmupServers(context)
+                  .map((name) => self.system.get(serverId(name)) as AnyActorRef | undefined)
+                  .filter((ref): ref is AnyActorRef => ref !== undefined),
+                limit: WARMUP_CONCURRENCY,
+              }),
+            },
+            {
+              id: 'configWatch',
+              src: 'configWatch',
+              input: ({ context }) => ({ files: (context.config?.files ?? []).map((f) => f.file) }),
+            },
+          ],
           on: {
             'SERVER.CATALOG': {
               guard: 'isCurrentGeneration',
@@ -476,7 +626,29 @@ export const sessionMachine = setup({
               guard: 'isDisabledServer',
               actions: ['enableServer', 'syncActiveTools', 'publishStatus'],
             },
-            TURN_END: { actions: 'reviveServers' },
+            TURN_END: { actions: ['reviveServers', 'checkConfig'] },
+            CONFIG_TOUCHED: { actions: 'debounceConfigCheck' },
+            CONFIG_CHECK: { actions: 'checkConfig' },
+            CONFIG_CHANGED: {
+              guard: 'isCurrentGeneration',
+              actions: [
+                'applyConfig',
+                'updateToolSearch',
+                'registerTools',
+                'syncActiveTools',
+                'watchConfigFiles',
+                'publishStatus',
+                'notifyConfig',
+              ],
+            },
+            CONFIG_REJECTED: {
+              guard: 'isNewConfigError',
+              actions: ['rememberConfigError', 'publishStatus', 'notifyConfig'],
+            },
+            'SERVER.DRAINED': {
+              guard: 'isCurrentGeneration',
+              actions: ['replaceDrained', 'publishStatus'],
+            },
             SESSION_SHUTDOWN: { target: 'stopping' },
             // Pi's /new, /reload, /resume: the old generation stops as at a shutdown, then the new one starts.
             SESSION_START: { target: 'stopping', actions: 'rememberRestart' },

@@ -43,6 +43,8 @@ export interface ExecutorDeps {
   surface?: Surface;
   /** Why a name is in no catalog when a server that waits for a sign-in may be the one to offer it. */
   unknownTool?(name: string): { server: string; message: string } | undefined;
+  /** Why a name is in no catalog when a config edit removed its server this session. */
+  removedTool?(name: string): { server: string; message: string } | undefined;
   /** Paces progress updates (default: real timers, unref()'d). */
   clock?: Clock;
   /** The `approveTools` gate: undefined lets the call run, a text refuses it (src/tools/approval.ts). */
@@ -148,6 +150,8 @@ export async function executeTool(
 ): Promise<ToolResult> {
   const words = wordsFor(deps.surface);
   const entry = deps.entry(name);
+  const removed = entry ? undefined : deps.removedTool?.(name);
+  if (removed) return errorResult(removed.message, deps.secrets, { server: removed.server });
   const waiting = entry ? undefined : deps.unknownTool?.(name);
   if (waiting)
     return errorResult(waiting.message, deps.secrets, { server: waiting.server, unavailable: 'needs-auth' });

@@ -91,6 +91,7 @@ function harness(options: { realWriteCache?: boolean; closeAtOnce?: boolean; flu
           recorded.push('flushed');
         }
       }),
+      configWatch: fromCallback(() => undefined),
       cacheWriter: recorder('cacheWriter', recorded),
       trace: recorder('trace', recorded) as never,
       stats: recorder('stats', recorded) as never,

@@ -228,10 +228,11 @@ export class HostClient {
     });
   }
 
-  detach(a: number): void {
+  /** `retire`: the session's config no longer has the server (the host stops it if nobody else holds it). */
+  detach(a: number, retire = false): void {
     if (!this.attachments.delete(a)) return;
     this.servers.delete(a);
-    this.channel.send({ t: 'detach', a });
+    this.channel.send({ t: 'detach', a, ...(retire ? { retire } : {}) });
     for (const call of [...this.calls.values()])
       if (call.a === a) call.reject(new CallError('closed', 'The shared server connection was closed.'));
     if (this.attachmentCount === 0) this.close();

@@ -72,6 +72,7 @@ export class HostConnection implements Connection {
       pid: this.host.hostPid,
       instance: this.instanceState,
       restart: (force) => this.host.restart(this.attached.a, force),
+      retire: () => this.host.detach(this.attached.a, true),
     };
   }
 

@@ -144,6 +144,8 @@ export interface SharedHostView {
    * restarts anyway); undefined once it restarted.
    */
   restart?(force?: boolean): Promise<OthersInFlight | undefined>;
+  /** A config edit removed or changed the server: this session lets it go, and the host stops it if nobody else holds it. */
+  retire?(): void;
 }
 
 export interface Connection {

@@ -97,7 +97,11 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     phase = next(phase, event);
     alarm.follow(wakeOf(phase));
   };
-  const configOf = () => (phase.kind === 'closed' ? undefined : phase.config);
+  // The runtime's config once it runs: a config edit applied there reaches the tools' registration too.
+  const configOf = (): LoadedConfig | undefined =>
+    phase.kind === 'closed'
+      ? undefined
+      : (piRuntime.made()?.runtime.actor.getSnapshot().context.config ?? phase.config);
 
   const fullStart = fullStartLoader(agentDir, cacheFile);
   const loadFullStart = fullStart.get;
@@ -155,6 +159,17 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       agentDir,
       currentContext: context,
       loadConfig: (r) => load(r).config,
+      // A project entry that a config edit brought is asked about again (Pi's terminal UI), or waits.
+      askConsent: async (pending, request): Promise<boolean> => {
+        const config = configOf();
+        return ctx && config ? settleConsent(ctx, request, { ...config, pending }) : false;
+      },
+      // An edit while the session runs: the files as they are now (never the start record's texts).
+      reloadConfig: (r) => {
+        const made = fullStart.made();
+        if (!made) throw new Error('the config loader is not loaded yet');
+        return loadSessionConfig(made, { pi, agentDir, homeDir, env, texts: undefined }, r).config;
+      },
       readSession: (r) => {
         const read = isCurrent(phase, r) && phase.kind !== 'closed' ? phase.startup : undefined;
         if (read) dispatch({ type: 'startup_taken' });
@@ -322,10 +337,17 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   pi.on('mcp_servers_change', async () => {
     if (phase.kind !== 'closed') await restart();
   });
-  loadToolsCalledUnloaded(pi, tools.isMcpTool, ready);
+  loadToolsCalledUnloaded(pi, tools.isMcpTool, ready, (name) =>
+    piRuntime.made()?.runtime.removedToolNote?.(name),
+  );
+  // Turn boundaries: a config edit reaches the next model request (DESIGN.md rule 14).
   pi.on('turn_end', (_event, eventCtx) => {
     ctx = eventCtx;
     safely(() => piRuntime.made()?.runtime.actor.send({ type: 'TURN_END' }));
+  });
+  pi.on('before_agent_start', () => {
+    safely(() => piRuntime.made()?.runtime.actor.send({ type: 'CONFIG_CHECK' }));
+    return undefined;
   });
   pi.on('session_shutdown', async (event) => {
     // A runtime that was never started has nothing to close (its stop returns at once); one still
