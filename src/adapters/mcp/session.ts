@@ -143,13 +143,14 @@ export class SessionOpener {
     if (kind === 'stdio' && def.cwd !== undefined && !isDirectory(def.cwd)) {
       throw new ConnectError('config', `Server "${def.name}" has a cwd that is not a directory: ${def.cwd}`);
     }
+    // Each connect starts anew: its stderr replaces the last one's.
+    this.tail.clear();
     return connectInEra(def, kind, this.eras, (plan) => this.attemptIn(kind, signal, plan));
   }
 
   private async attemptIn(kind: TransportKind, signal: AbortSignal, plan: EraPlan): Promise<Session> {
     const def = this.def;
-    // Each attempt (another era's, a reconnect's) starts a new process: its stderr replaces the last one's.
-    this.tail.clear();
+    this.tail.nextProcess();
     const session = this.createSession(kind, plan);
     if (plan.prior?.kind === 'modern') session.priorModern = true;
     const { client, transport } = session;

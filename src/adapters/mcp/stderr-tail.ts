@@ -13,6 +13,8 @@ export class StderrTail {
   private readonly maxBytes: number;
   private readonly maxLineLength: number;
   private readonly lines: string[] = [];
+  /** Lines an earlier process of the same start said: a retry's identical line is not kept twice. */
+  private readonly earlier = new Set<string>();
   private bytes = 0;
   private partial = '';
 
@@ -50,7 +52,17 @@ export class StderrTail {
   /** Forgets what was kept: a new start's stderr replaces the last one's. */
   clear(): void {
     this.lines.length = 0;
+    this.earlier.clear();
     this.bytes = 0;
+    this.partial = '';
+  }
+
+  /**
+   * Another process of the same start (the other protocol era's try): what the earlier one said stays,
+   * and a line it said already is not kept again.
+   */
+  nextProcess(): void {
+    for (const line of this.lines) this.earlier.add(line);
     this.partial = '';
   }
 
@@ -67,6 +79,7 @@ export class StderrTail {
   }
 
   private add(line: string): void {
+    if (this.earlier.has(line)) return;
     this.lines.push(line);
     this.bytes += Buffer.byteLength(line) + 1;
     while (this.lines.length > this.maxLines || (this.bytes > this.maxBytes && this.lines.length > 1)) {

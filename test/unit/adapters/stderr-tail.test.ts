@@ -38,4 +38,16 @@ describe('StderrTail', () => {
     tail.addLine('[stdout] banner');
     expect(tail.text()).toBe('[stdout] banner');
   });
+
+  test("another process of the same start keeps the earlier one's lines and says each line once", () => {
+    const tail = new StderrTail();
+    tail.nextProcess();
+    tail.write('exiting: server/discover before initialize\nboom\n');
+    tail.nextProcess();
+    tail.write('boom\nserving\n');
+    expect(tail.text()).toBe('exiting: server/discover before initialize\nboom\nserving');
+    tail.clear();
+    tail.write('boom\n');
+    expect(tail.text()).toBe('boom');
+  });
 });
