@@ -528,10 +528,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const refs = childRefs();
     return (context.config?.servers ?? [])
       .filter((d) => !context.catalogs[d.name] && refs[d.name]?.getSnapshot().hasTag('needsSignIn'))
-      .map((d) => ({
-        name: d.name,
-        prefix: d.toolPrefix ?? context.config?.settings.toolPrefix ?? 'server',
-      }));
+      .map((d) => {
+        const lastError = refs[d.name]?.getSnapshot().context.lastError;
+        return {
+          name: d.name,
+          prefix: d.toolPrefix ?? context.config?.settings.toolPrefix ?? 'server',
+          ...(lastError ? { lastError } : {}),
+        };
+      });
   }
 
   /**

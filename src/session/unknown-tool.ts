@@ -4,11 +4,15 @@
 import { type Surface, signInSentence } from '../auth/sign-in-advice.ts';
 import { serverPrefix } from '../catalog/naming.ts';
 import type { ToolPrefix } from '../config/types.ts';
+import type { ServerContext } from '../machines/server.machine.ts';
+import { needsAuthText } from './ensure-connected.ts';
 
 export interface WaitingServer {
   name: string;
   /** The server's tool prefix mode (its own, else the setting). */
   prefix: ToolPrefix;
+  /** Why it needs a sign-in, when a try said (a refused refresh token). */
+  lastError?: ServerContext['lastError'];
 }
 
 export function signInFirst(
@@ -23,7 +27,11 @@ export function signInFirst(
   if (!owner) return undefined;
   return {
     server: owner.name,
-    message: `Tool ${tool} is not known yet: MCP server "${owner.name}" lists its tools once you are signed in. ${signInSentence(owner.name, surface)}, then try again.`,
+    message: `Tool ${tool} is not known yet: MCP server "${owner.name}" lists its tools once you are signed in. ${
+      owner.lastError
+        ? needsAuthText({ name: owner.name, lastError: owner.lastError }, surface)
+        : `${signInSentence(owner.name, surface)}, then try again.`
+    }`,
   };
 }
 
