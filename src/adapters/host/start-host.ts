@@ -3,6 +3,7 @@
 // that won the socket (src/host/exclusive-listen.ts); the loser exits by itself.
 
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { basename } from 'node:path';
 import { hostSocketPath, packageVersion } from '../../host/paths.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
@@ -35,15 +36,20 @@ export async function attachToHost(address: HostAddress): Promise<HostClient> {
   const socket = hostSocketPath(address.agentDir, version);
   const label = address.label ?? defaultLabel();
   try {
-    return await HostClient.open(socket, version, label, address);
+    return hostUp(socket, await HostClient.open(socket, version, label, address));
   } catch (error) {
     if (isOtherVersion(error)) throw error;
   }
-  spawnHost(address.agentDir, version);
   const deadline = Date.now() + HOST_START_TIMEOUT_MS;
+  let spawnedHere = false;
   for (;;) {
+    // Not over a host this process started moments ago (startHostSoon) that is still coming up.
+    if (!spawnedHere && !startingHost(socket)) {
+      spawnHost(address.agentDir, version);
+      spawnedHere = true;
+    }
     try {
-      return await HostClient.open(socket, version, label, address);
+      return hostUp(socket, await HostClient.open(socket, version, label, address));
     } catch (error) {
       if (isOtherVersion(error) || Date.now() > deadline) throw error;
     }
@@ -51,8 +57,41 @@ export async function attachToHost(address: HostAddress): Promise<HostClient> {
   }
 }
 
+/**
+ * Starts the host in the background when none listens (the session's first request is on its way;
+ * its first call then finds the host up). Nothing is attached: an unused host idles out as ever.
+ */
+export function startHostSoon(agentDir: string, version = packageVersion()): void {
+  const socket = hostSocketPath(agentDir, version);
+  const probe = connect(socket);
+  probe.unref();
+  probe.once('connect', () => {
+    spawned.delete(socket);
+    probe.destroy();
+  });
+  probe.once('error', () => {
+    if (!startingHost(socket)) spawnHost(agentDir, version);
+  });
+}
+
+/** When this process started a host that still runs and was not yet seen answering, per socket. */
+const spawned = new Map<string, number>();
+
+function hostUp(socket: string, client: HostClient): HostClient {
+  spawned.delete(socket);
+  return client;
+}
+
+function startingHost(socket: string): boolean {
+  const at = spawned.get(socket);
+  return at !== undefined && Date.now() - at < HOST_START_TIMEOUT_MS;
+}
+
 /** Runs `pi-mcp-actors host serve` detached; it exits by itself if another host already answers. */
 export function spawnHost(agentDir: string, version: string): number | undefined {
+  const socket = hostSocketPath(agentDir, version);
+  const at = Date.now();
+  spawned.set(socket, at);
   const child = spawn(process.execPath, [packageFile('bin', 'pi-mcp-actors.mjs'), 'host', 'serve'], {
     detached: true,
     stdio: 'ignore',
@@ -60,6 +99,9 @@ export function spawnHost(agentDir: string, version: string): number | undefined
     env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_MCP_ACTORS_HOST_VERSION: version },
   });
   child.on('error', () => {});
+  child.once('exit', () => {
+    if (spawned.get(socket) === at) spawned.delete(socket);
+  });
   child.unref();
   return child.pid;
 }
