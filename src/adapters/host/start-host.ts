@@ -4,8 +4,8 @@
 
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { basename } from 'node:path';
-import { hostSocketPath, packageVersion } from '../../host/paths.ts';
+import { basename, dirname, join } from 'node:path';
+import { ensurePrivateDir, hostSocketPath, packageVersion } from '../../host/paths.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
 import { packageFile } from '../../package-files.ts';
 import type { Surface } from '../../tools/surface-words.ts';
@@ -96,7 +96,12 @@ export function spawnHost(agentDir: string, version: string): number | undefined
     detached: true,
     stdio: 'ignore',
     cwd: agentDir,
-    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_MCP_ACTORS_HOST_VERSION: version },
+    env: {
+      ...process.env,
+      PI_CODING_AGENT_DIR: agentDir,
+      PI_MCP_ACTORS_HOST_VERSION: version,
+      ...compileCache(socket),
+    },
   });
   child.on('error', () => {});
   child.once('exit', () => {
@@ -104,6 +109,20 @@ export function spawnHost(agentDir: string, version: string): number | undefined
   });
   child.unref();
   return child.pid;
+}
+
+/**
+ * Node's compile cache (Node 22.1+; older ones ignore it) in the socket's private folder: a host's start
+ * is mostly compiling its bundle, and the next host reads it compiled (each host writes it as it exits).
+ */
+function compileCache(socket: string): { NODE_COMPILE_CACHE?: string } {
+  if (process.env.NODE_COMPILE_CACHE !== undefined) return {};
+  try {
+    ensurePrivateDir(dirname(socket));
+    return { NODE_COMPILE_CACHE: join(dirname(socket), 'compile-cache') };
+  } catch {
+    return {};
+  }
 }
 
 function isOtherVersion(error: unknown): boolean {
