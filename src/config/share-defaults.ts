@@ -4,7 +4,7 @@
 // session. The user's own `share` always wins. Why each is here: docs/shared-host.md.
 
 import { SERVER_DEFAULTS } from './defaults.ts';
-import type { ServerDefinition, ShareScope } from './types.ts';
+import type { LoadedConfig, ServerDefinition, ShareScope } from './types.ts';
 
 /** npm packages (and the commands they install) that keep per-client state, with what that state is. */
 export const PER_CLIENT_SERVERS: ReadonlyArray<{ packages: string[]; keeps: string }> = [
@@ -35,6 +35,18 @@ const PER_CLIENT = new Set(PER_CLIENT_SERVERS.flatMap((s) => s.packages));
 export function shareScopeOf(definition: ServerDefinition): ShareScope {
   if (definition.share) return definition.share;
   return keepsPerClientState(definition) ? 'session' : SERVER_DEFAULTS.share;
+}
+
+/** Where this server runs: its `share`; in the session when its connect needs the session's process. */
+export function shareOf(definition: ServerDefinition): ShareScope {
+  if (definition.trace || definition.commandValues?.length || definition.requestHeadersCommand)
+    return 'session';
+  return shareScopeOf(definition);
+}
+
+/** Whether a session with this config runs any server in the shared host. */
+export function usesSharedHost(config: Pick<LoadedConfig, 'settings' | 'servers'>): boolean {
+  return config.settings.sharedHost && config.servers.some((d) => shareOf(d) !== 'session');
 }
 
 /** A stdio server whose command line runs one of PER_CLIENT_SERVERS (`npx -y @playwright/mcp@latest`…). */

@@ -5,7 +5,7 @@
 // headers command), run in the session as before; so does every server when no host can be used.
 
 import { homedir } from 'node:os';
-import { shareScopeOf } from '../../config/share-defaults.ts';
+import { shareOf } from '../../config/share-defaults.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import { endOrphansIfGone } from '../../host/orphans.ts';
 import type { InstanceRequest, InstanceState, ShareScope } from '../../host/protocol.ts';
@@ -15,6 +15,8 @@ import { type HostClient, HostUnavailable } from './host-client.ts';
 import { HostConnection } from './host-connection.ts';
 import { HOST_RETRY_AFTER_MS } from './link-deadlines.ts';
 import { attachToHost, type HostAddress } from './start-host.ts';
+
+export { shareOf };
 
 /**
  * What the SDK copies from the session's environment when `inheritEnv` is false (its POSIX default set):
@@ -139,13 +141,6 @@ export function sharedHostConnector(
       }
     }
   };
-}
-
-/** Where this server runs: its `share` (src/config/share-defaults.ts); in the session when its connect needs this process. */
-export function shareOf(definition: ServerDefinition): ShareScope {
-  if (definition.trace || definition.commandValues?.length || definition.requestHeadersCommand)
-    return 'session';
-  return shareScopeOf(definition);
 }
 
 /** What the session asks the host to run: the definition as it would run here, env values included. */

@@ -18,6 +18,7 @@ import type { Runtime } from '../../actors/session-actor.ts';
 import { type Clock, unrefClock } from '../../actors/unref-clock.ts';
 import { agentDirFrom } from '../../config/agent-dir.ts';
 import { CACHE_FILE_NAME } from '../../config/defaults.ts';
+import { usesSharedHost } from '../../config/share-defaults.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
 import { plainText } from '../../terminal-text.ts';
@@ -278,7 +279,13 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       ? undefined
       : safelyReturn(() => startRecords.match(key, env, Date.now()));
     if (remembered) {
-      dispatch({ type: 'session_start', request: current, from: 'record', texts: remembered.texts });
+      dispatch({
+        type: 'session_start',
+        request: current,
+        from: 'record',
+        texts: remembered.texts,
+        ...(remembered.sharedHost ? { sharedHost: true } : {}),
+      });
       safely(() => {
         tools.registerToolSearch(remembered.description);
         host.setActiveMcpTools([]);
@@ -320,7 +327,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     const registeredAs = description;
     const saveRecord =
       inputs && seenCache && registeredAs !== undefined && startNeedsOnlyToolSearch(read, pi.getActiveTools())
-        ? () => startRecords.save(key, inputs, seenCache, registeredAs)
+        ? () => startRecords.save(key, inputs, seenCache, registeredAs, usesSharedHost(read.config))
         : undefined;
     dispatch({ type: 'declared', ...(saveRecord ? { saveRecord } : {}) });
   });
@@ -328,8 +335,17 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   pi.on('agent_start', () => dispatch({ type: 'agent_start' }));
   pi.on('before_provider_request', () => {
     const save = phase.kind === 'closed' ? undefined : phase.saveRecord;
+    // The first request's: the host starts while the model thinks, as a server starts at ToolSearch.
+    const startHost =
+      phase.kind === 'declared' && (phase.config ? usesSharedHost(phase.config) : phase.sharedHost === true);
     dispatch({ type: 'provider_request' });
     if (save) setImmediate(() => void save());
+    if (startHost)
+      setImmediate(() =>
+        import('../host/start-host.ts')
+          .then(({ startHostSoon }) => startHostSoon(agentDir))
+          .catch((e: unknown) => log('warn', `starting the shared host: ${String(e)}`)),
+      );
     return undefined;
   });
   // Another extension registered or removed an MCP server (pi.registerMcpServer): we connect those

@@ -44,6 +44,8 @@ export interface SessionFacts {
   config?: LoadedConfig;
   /** Config texts the start record read: the session's first full load takes them instead of reading. */
   texts?: ConfigTexts;
+  /** The start record says its servers run in the shared host (a loaded config says so itself). */
+  sharedHost?: boolean;
   /** Config and cache read at session_start: the runtime's start for the same request takes them. */
   startup?: SessionStartup;
   /** Saves this session's start record once its first request is on its way. */
@@ -61,7 +63,13 @@ export type StartPhase =
   | ({ kind: 'started'; runtime: Promise<Runtime> } & SessionFacts);
 
 export type StartEvent =
-  | { type: 'session_start'; request: StartRequest; from: SessionFacts['from']; texts?: ConfigTexts }
+  | {
+      type: 'session_start';
+      request: StartRequest;
+      from: SessionFacts['from'];
+      texts?: ConfigTexts;
+      sharedHost?: boolean;
+    }
   /** A full config load for this session ran (it took the record's texts). */
   | { type: 'loaded'; config: LoadedConfig }
   | { type: 'read'; startup: SessionStartup }
@@ -82,8 +90,14 @@ export const closed: StartPhase = { kind: 'closed' };
 
 export function next(phase: StartPhase, event: StartEvent): StartPhase {
   if (event.type === 'session_start') {
-    const { request, from, texts } = event;
-    return { kind: 'preparing', request, from, ...(texts ? { texts } : {}) };
+    const { request, from, texts, sharedHost } = event;
+    return {
+      kind: 'preparing',
+      request,
+      from,
+      ...(texts ? { texts } : {}),
+      ...(sharedHost ? { sharedHost } : {}),
+    };
   }
   if (phase.kind === 'closed') return phase;
   const facts = factsOf(phase);

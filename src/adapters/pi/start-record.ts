@@ -41,6 +41,8 @@ interface StartRecord {
   freshUntil: number | null;
   /** ToolSearch's description exactly as registered. */
   description: string;
+  /** The start runs servers in the shared host (which is started once its request is on its way). */
+  sharedHost?: boolean;
   savedAt: number;
 }
 
@@ -129,6 +131,8 @@ export function recordingInputs(
 
 interface RememberedStart {
   description: string;
+  /** Its servers run in the shared host. */
+  sharedHost: boolean;
   /** The config texts read to check the record; the session's full load reuses them. */
   texts: Map<string, string | undefined>;
   /** Set when the cache file was rewritten with the same entries: saves its new signature. */
@@ -154,11 +158,12 @@ export function createStartRecords(file: string, cacheFile: string) {
       if (digestOf(stored.salt, [inputs.files, inputs.env]) !== record.digest) return undefined;
       const untouched =
         signatureOf(cacheFile) === record.cacheSignature && (record.freshUntil ?? Infinity) > now;
-      if (untouched) return { description: record.description, texts };
+      const sharedHost = record.sharedHost === true;
+      if (untouched) return { description: record.description, sharedHost, texts };
       const cache = readCache(record.servers, now);
       if (digestOf(stored.salt, cache.contents) !== record.cacheDigest) return undefined;
       const refreshed = { ...record, cacheSignature: cache.signature, freshUntil: cache.freshUntil };
-      return { description: record.description, texts, refresh: () => store(key, refreshed) };
+      return { description: record.description, sharedHost, texts, refresh: () => store(key, refreshed) };
     } catch {
       return undefined;
     }
@@ -199,7 +204,13 @@ export function createStartRecords(file: string, cacheFile: string) {
    * only if it is still the file the start read (`seen`, taken before), so the record pairs the
    * description with the entries it was built from. A failure only means the next start takes longer.
    */
-  async function save(key: string, inputs: StartInputs, seen: SeenCache, description: string): Promise<void> {
+  async function save(
+    key: string,
+    inputs: StartInputs,
+    seen: SeenCache,
+    description: string,
+    sharedHost = false,
+  ): Promise<void> {
     const cache = readCache(seen.servers, seen.at);
     if (cache.signature !== seen.signature || signatureOf(cacheFile) !== seen.signature) return;
     const salt = readRecords()?.salt ?? randomBytes(16).toString('base64url');
@@ -214,6 +225,7 @@ export function createStartRecords(file: string, cacheFile: string) {
         cacheSignature: cache.signature,
         freshUntil: cache.freshUntil,
         description,
+        ...(sharedHost ? { sharedHost } : {}),
         savedAt: Date.now(),
       },
       salt,

@@ -1,0 +1,109 @@
+// A cold host never makes a first call slower (issue 35): the real Pi, a model that answers at once
+// (ToolSearch for `echo`, then the call, then its answer), one stdio server (the test fixture). The
+// call turn (from the model's answer naming the call to the request carrying its result; the
+// server's own start included) with:
+//   inSession  `sharedHost: false`: the server starts in the session at the search, as before the host;
+//   hostCold   the shared host, not running when Pi starts (each run stops it first);
+//   hostWarm   the shared host and its server left running by the run before;
+//   builtin    Pi's built-in MCP (exposure `deferred`, its `tool_search`), no extension.
+// Runs go round-robin (one warm-up round, not counted), all in one run of this script:
+//   npx tsx bench/cold-host.ts [--runs=6] [--variants=inSession,hostCold,hostWarm,builtin]
+// BENCH_ENTRY=source loads the checkout's sources instead of the built bundle (bench/support/installed.ts).
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
+import { type ChatRequestBody, toolResultMessages } from '../test/e2e/harness/fake-llm.ts';
+import { stdioFixture } from '../test/fixtures/servers/spawn.ts';
+import { stopHostsUnder } from '../test/support/hosts.ts';
+import { extensionEntry } from './support/installed.ts';
+import { runPiTimed, type Step } from './support/pi-run.ts';
+import { median, round } from './support/stats.ts';
+
+const VARIANTS = ['inSession', 'hostCold', 'hostWarm', 'builtin'] as const;
+type Variant = (typeof VARIANTS)[number];
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const RUNS = Number(arg('runs') ?? 6);
+const chosen = (arg('variants')?.split(',') ?? VARIANTS) as Variant[];
+const ECHO_TEXT = 'cold host 42';
+
+function config(variant: Variant) {
+  return {
+    ...(variant === 'inSession' ? { settings: { sharedHost: false } } : {}),
+    mcpServers: {
+      fixture: { ...stdioFixture(), ...(variant === 'builtin' ? { exposure: 'deferred' } : {}) },
+    },
+  };
+}
+
+const toolNames = (body: ChatRequestBody) => (body.tools ?? []).map((t) => t.function.name);
+
+function script(variant: Variant, problems: string[]): Step {
+  return (body, index) => {
+    if (index === 0) {
+      const name = variant === 'builtin' ? 'tool_search' : 'ToolSearch';
+      return { toolCalls: [{ id: 'call_search', name, arguments: { query: 'echo' } }] };
+    }
+    if (index === 1) {
+      const name = toolNames(body).find((n) => n.includes('fixture') && n.endsWith('echo'));
+      if (!name) {
+        problems.push(`no echo tool after the search (tools: ${toolNames(body).join(', ')})`);
+        return { text: 'none' };
+      }
+      return { toolCalls: [{ id: 'call_echo', name, arguments: { text: ECHO_TEXT } }] };
+    }
+    return { text: 'The echo tool answered.' };
+  };
+}
+
+const dirs = new Map<Variant, AgentDir>();
+const samples = new Map<Variant, { call: number[]; search: number[] }>();
+const failures: string[] = [];
+try {
+  for (const v of chosen) {
+    const dir = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1' });
+    writeFileSync(join(dir.agentDir, 'mcp.json'), JSON.stringify(config(v), null, 2));
+    dirs.set(v, dir);
+    samples.set(v, { call: [], search: [] });
+  }
+  for (let r = 0; r <= RUNS; r++) {
+    for (const v of chosen.map((_, i) => chosen[(i + r) % chosen.length]!)) {
+      const dir = dirs.get(v)!;
+      if (v === 'hostCold') await stopHostsUnder(dir.root);
+      const problems: string[] = [];
+      const run = await runPiTimed({
+        dir,
+        extensions: v === 'builtin' ? [] : [extensionEntry()],
+        prompt: 'Find the echo tool, call it, and tell me what it said.',
+        step: script(v, problems),
+        timeoutMs: 120_000,
+      });
+      const echoed = toolResultMessages(run.bodies[2] ?? { model: '', messages: [] }).some((m) =>
+        m.content.includes(ECHO_TEXT),
+      );
+      if (run.code !== 0 || run.bodies.length !== 3 || !echoed || problems.length > 0) {
+        failures.push(
+          `${v} round ${r}: exit ${run.code}, ${run.bodies.length} requests; ${problems.join('; ')}`,
+        );
+        continue;
+      }
+      if (r === 0) continue; // warm-up: fills the metadata cache and the start record
+      const s = samples.get(v)!;
+      s.call.push(round(run.arrivals[2]! - run.answered[1]!, 1));
+      s.search.push(round(run.arrivals[1]! - run.answered[0]!, 1));
+    }
+  }
+} finally {
+  for (const dir of dirs.values()) {
+    await stopHostsUnder(dir.root);
+    dir.cleanup();
+  }
+}
+console.log(`${RUNS} runs per variant, round-robin, model answers at once`);
+for (const v of chosen) {
+  const s = samples.get(v)!;
+  console.log(
+    `${v.padEnd(10)} call turn median ${round(median(s.call), 1)} ms [${s.call.join(', ')}]; search turn median ${round(median(s.search), 1)} ms`,
+  );
+}
+for (const f of failures) console.log(`failed: ${f}`);
