@@ -26,16 +26,7 @@ const MODERN_WIRE = '2026-07-28';
  * Scenarios that cannot pass yet, by `scenario@era` (era `legacy`, `modern` or `default`), and why. The
  * run fails if one passes: the note is stale.
  */
-const EXPECTED_FAILURES = {
-  'auth/enterprise-managed-authorization@default':
-    'extension (enterprise-managed authorization / cross-app access): needs the RFC 8693 token exchange and the RFC 7523 JWT bearer grant at sign-in, which our sign-in does not do',
-  'auth/dpop@default':
-    'extension (SEP-1932 DPoP): our sign-in and requests send Bearer tokens; DPoP-bound tokens and proofs are not implemented',
-  'auth/dpop-nonce@default':
-    'extension (SEP-1932 DPoP with server nonces): DPoP is not implemented (see auth/dpop)',
-  'auth/wif-jwt-bearer@default':
-    'extension (workload identity federation): needs the urn:ietf:params:oauth:grant-type:jwt-bearer grant with an external identity token, which oauth.grantType does not offer',
-};
+const EXPECTED_FAILURES = {};
 
 function findNode22() {
   const candidates = [process.env.NODE22, node22Path, join(repoRoot, '.cache', 'node22', 'bin', 'node')];

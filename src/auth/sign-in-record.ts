@@ -26,6 +26,8 @@ export interface SignInRecord {
   clientInformation?: Record<string, unknown>;
   /** Discovery results (public metadata), so a refresh need not discover again. */
   discovery?: Record<string, unknown>;
+  /** The DPoP key pair the tokens are bound to (RFC 9449; `oauth.dpop`): its private JWK. */
+  dpopKey?: { alg: 'ES256'; privateJwk: Record<string, unknown> };
   /** Scope the server asked for (WWW-Authenticate / step-up), requested at the next sign-in. */
   scope?: string;
   /** Where the record came from when it was read: Pi's built-in mcp-auth.json, or pi-mcp-adapter's store. */

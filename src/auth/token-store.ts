@@ -296,6 +296,7 @@ function recordSecrets(records: SignInRecord[]): string[] {
       record.tokens?.refresh_token,
       record.clientInformation?.client_secret,
       record.clientInformation?.registration_access_token,
+      record.dpopKey?.privateJwk.d,
     ]) {
       if (typeof value === 'string') out.push(value);
     }

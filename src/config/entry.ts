@@ -281,6 +281,25 @@ function checkOAuth(
       `Add clientId and clientSecret (e.g. "clientSecret": "\${MY_CLIENT_SECRET}"), or a private key for private_key_jwt.`,
     );
   }
+  checkJwtBearer(oauth, report, at(originOf('oauth')));
+}
+
+function checkJwtBearer(oauth: Record<string, unknown>, report: Report, where: string) {
+  if (oauth.grantType !== 'jwt-bearer') return;
+  const identity = oauth.identityToken;
+  const sources =
+    identity && typeof identity === 'object'
+      ? ['env', 'file', 'command'].filter((key) => key in identity).length
+      : 0;
+  if (sources !== 1) {
+    report(
+      'error',
+      'invalid-server',
+      'oauth.grantType "jwt-bearer" needs oauth.identityToken with exactly one of env, file or command',
+      where,
+      'Add e.g. "identityToken": { "file": "/var/run/secrets/tokens/mcp" }.',
+    );
+  }
 }
 
 function checkAliases(fields: ServerFields, originOf: (k: string) => string, report: Report, at: At) {

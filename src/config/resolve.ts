@@ -245,8 +245,37 @@ function resolveAuth(
   if (auth === 'oauth') {
     const raw = fields.oauth ?? {};
     const oauth: OAuthConfig = {
-      grantType: raw.grantType === 'client_credentials' ? 'client_credentials' : OAUTH_DEFAULTS.grantType,
+      grantType:
+        raw.grantType === 'client_credentials' || raw.grantType === 'jwt-bearer'
+          ? raw.grantType
+          : OAUTH_DEFAULTS.grantType,
     };
+    if (raw.dpop === true || raw.dpop === 'required') oauth.dpop = raw.dpop;
+    const identity = raw.identityToken as Record<string, unknown> | undefined;
+    if (identity && typeof identity === 'object') {
+      const source: NonNullable<OAuthConfig['identityToken']> = {};
+      if (typeof identity.env === 'string') source.env = identity.env;
+      if (typeof identity.file === 'string') {
+        const file = text(identity.file, 'oauth', ['identityToken', 'file'], true);
+        if (file !== undefined) source.file = isAbsolute(file) ? file : resolve(context.cwd, file);
+      }
+      const command = identity.command;
+      if (Array.isArray(command) && command.every((part): part is string => typeof part === 'string'))
+        source.command = command;
+      oauth.identityToken = source;
+    }
+    const exchange = raw.tokenExchange as Record<string, unknown> | undefined;
+    if (exchange && typeof exchange.tokenEndpoint === 'string' && typeof exchange.clientId === 'string') {
+      const secret =
+        typeof exchange.clientSecret === 'string'
+          ? text(exchange.clientSecret, 'oauth', ['tokenExchange', 'clientSecret'])
+          : undefined;
+      oauth.tokenExchange = {
+        tokenEndpoint: exchange.tokenEndpoint,
+        clientId: exchange.clientId,
+        ...(secret !== undefined ? { clientSecret: secret } : {}),
+      };
+    }
     const strings = [
       'clientId',
       'clientSecret',

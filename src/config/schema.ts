@@ -29,11 +29,42 @@ const StringList = Type.Array(Type.String());
 
 export const OAuthSchema = Type.Object(
   optional({
-    grantType: Type.Enum(['authorization_code', 'client_credentials'], {
+    grantType: Type.Enum(['authorization_code', 'client_credentials', 'jwt-bearer'], {
       description:
-        '`authorization_code`: you sign in once in a browser (`/mcp-auth <server>` or `pi-mcp-actors login <server>`). `client_credentials`: a machine client; tokens are fetched on connect, no browser; needs `clientId` and either `clientSecret` or a private key (`privateKey` / `privateKeyFile`).',
+        '`authorization_code`: you sign in once in a browser (`/mcp-auth <server>` or `pi-mcp-actors login <server>`). `client_credentials`: a machine client; tokens are fetched on connect, no browser; needs `clientId` and either `clientSecret` or a private key (`privateKey` / `privateKeyFile`). `jwt-bearer` (RFC 7523): tokens are fetched on connect with an identity token as the assertion, no browser; needs `identityToken` (workload identity federation), and `tokenExchange` to trade it for an ID-JAG first (enterprise-managed authorization).',
       default: OAUTH_DEFAULTS.grantType,
     }),
+    dpop: Type.Union([Type.Boolean(), Type.Literal('required')], {
+      description:
+        'DPoP (RFC 9449, SEP-1932): `true` asks for sender-constrained tokens when the authorization server advertises DPoP, `"required"` always does and refuses a Bearer token. The token is presented as `Authorization: DPoP` with a fresh proof per request; server nonces (`use_dpop_nonce`) are answered. The key pair is kept with the sign-in.',
+      default: false,
+    }),
+    identityToken: Type.Object(
+      optional({
+        env: Type.String({ description: 'Environment variable holding the token.' }),
+        file: Type.String({
+          description: 'File holding the token (absolute, or from the working directory).',
+        }),
+        command: StringList,
+      }),
+      {
+        description:
+          'With `grantType: "jwt-bearer"`: where the identity token comes from, read at every token request (exactly one of `env`, `file`, `command`; `command` is an argv list run without a shell, its stdout is the token). A secret: never shown or logged.',
+        additionalProperties: false,
+      },
+    ),
+    tokenExchange: Type.Object(
+      {
+        tokenEndpoint: Type.String({ description: "The identity provider's token endpoint." }),
+        clientId: Type.String({ description: "This client's `client_id` at the identity provider." }),
+        clientSecret: Type.Optional(Type.String({ description: 'Its secret there (interpolated).' })),
+      },
+      {
+        description:
+          "Enterprise-managed authorization (SEP-990): the `identityToken` (an OpenID ID token) is first exchanged at this identity provider (RFC 8693, for an ID-JAG whose audience is the MCP server's authorization server and resource the MCP server), and the ID-JAG is the jwt-bearer assertion.",
+        additionalProperties: false,
+      },
+    ),
     clientId: Type.String({
       description:
         'A client registered with the authorization server beforehand (interpolated). Without it: the client ID metadata document (`clientMetadataUrl`), else dynamic client registration (kept and reused).',

@@ -22,8 +22,32 @@ export interface SourceRef {
   keyPath: string;
 }
 
+/** Where an external identity token comes from, read at each token request (it may rotate). */
+export interface IdentityTokenSource {
+  /** Environment variable holding the token. */
+  env?: string;
+  /** Absolute path of a file holding the token (e.g. a projected service-account token). */
+  file?: string;
+  /** Command (argv, no shell) that prints the token on stdout. */
+  command?: string[];
+}
+
+/** RFC 8693 token exchange at the enterprise identity provider: identity token in, ID-JAG out. */
+export interface TokenExchangeConfig {
+  tokenEndpoint: string;
+  /** This client's `client_id` at the identity provider. */
+  clientId: string;
+  clientSecret?: string;
+}
+
 export interface OAuthConfig {
-  grantType: 'authorization_code' | 'client_credentials';
+  grantType: 'authorization_code' | 'client_credentials' | 'jwt-bearer';
+  /** SEP-1932 / RFC 9449: DPoP-bound tokens when the server offers them (true), or always ("required"). */
+  dpop?: boolean | 'required';
+  /** jwt-bearer: the identity token (workload identity, or the user's ID token to exchange). */
+  identityToken?: IdentityTokenSource;
+  /** jwt-bearer, enterprise-managed: exchange the identity token for an ID-JAG first. */
+  tokenExchange?: TokenExchangeConfig;
   clientId?: string;
   clientSecret?: string;
   /** PKCS#8 PEM private key for `private_key_jwt` client authentication (RFC 7523); a secret. */

@@ -131,6 +131,7 @@ export function secretsOfDefinition(def: ServerDefinition): string[] {
   }
   if (def.bearerToken !== undefined) found.push(def.bearerToken);
   if (def.oauth?.clientSecret !== undefined) found.push(def.oauth.clientSecret);
+  if (def.oauth?.tokenExchange?.clientSecret !== undefined) found.push(def.oauth.tokenExchange.clientSecret);
   if (def.oauth?.privateKey !== undefined) found.push(...pemSecrets(def.oauth.privateKey));
   if (def.url !== undefined) found.push(...urlSecrets(def.url));
   found.push(...argSecrets(def.args ?? []));

@@ -42,6 +42,18 @@ function oauthConfig(): OAuthConfig {
   if (context.private_key_pem) oauth.privateKey = context.private_key_pem;
   if (context.signing_algorithm) oauth.signingAlgorithm = context.signing_algorithm;
   if (scenario.startsWith('auth/client-credentials')) oauth.grantType = 'client_credentials';
+  // SEP-1932: DPoP when the authorization server offers it.
+  if (scenario.startsWith('auth/dpop')) oauth.dpop = true;
+  // The identity token as a workload gets it: from its environment.
+  const identityToken = context.valid_jwt ?? context.idp_id_token;
+  if (identityToken) {
+    process.env.CONFORMANCE_IDENTITY_TOKEN = identityToken;
+    oauth.grantType = 'jwt-bearer';
+    oauth.identityToken = { env: 'CONFORMANCE_IDENTITY_TOKEN' };
+  }
+  // Enterprise-managed authorization: the ID token is exchanged at the IdP for an ID-JAG first.
+  if (context.idp_token_endpoint && context.idp_client_id)
+    oauth.tokenExchange = { tokenEndpoint: context.idp_token_endpoint, clientId: context.idp_client_id };
   return oauth;
 }
 

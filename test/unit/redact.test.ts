@@ -43,6 +43,24 @@ const secretive: ServerDefinition = definition({
 });
 
 describe('secretsOfDefinition', () => {
+  it("includes the identity provider's client secret of an enterprise-managed sign-in", () => {
+    const enterprise = definition({
+      transport: 'http',
+      url: 'https://mcp.example.com/mcp',
+      auth: 'oauth',
+      oauth: {
+        grantType: 'jwt-bearer',
+        identityToken: { env: 'ID_TOKEN' },
+        tokenExchange: {
+          tokenEndpoint: 'https://idp.example.com/token',
+          clientId: 'c',
+          clientSecret: 'idp-secret-9',
+        },
+      },
+    });
+    expect(secretsOfDefinition(enterprise)).toContain('idp-secret-9');
+  });
+
   it('lists every secret string, without harmless env values (flags, levels, paths, words)', () => {
     expect(secretsOfDefinition(secretive).sort()).toEqual(
       [

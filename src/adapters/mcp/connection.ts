@@ -63,6 +63,15 @@ export class McpConnection implements Connection {
   private readonly lifetime = new AbortController();
   private closing?: Promise<void>;
   private lostError?: string;
+  /** close() was called on a live connection: the owner ends it, tasks included. */
+  private closedByOwner = false;
+  /**
+   * After an HTTP connection was lost: the next connection to the server, opened for the tasks still
+   * followed, which are polled there by their ids. Closed when the last of them ends.
+   */
+  private taskSession?: Promise<Session>;
+  private readonly afterLoss = new AbortController();
+  private followers = 0;
   private readonly taskRequired = new Set<string>();
   /** What callTool gives the SDK for the 2026-07-28 `Mcp-Param-*` headers (no outputSchema: see index.ts). */
   private readonly callDefinitions = new Map<string, SdkTool>();
@@ -184,7 +193,9 @@ export class McpConnection implements Connection {
   /** A task-required tool on a 2025-11-25 server. */
   private async callAsTask(name: string, args: Record<string, unknown>, options: CallOptions) {
     try {
-      return await callAsTask(this.send, this.poll, name, args, this.followOptions(options));
+      return await this.following(() =>
+        callAsTask(this.send, this.poll, name, args, this.followOptions(options)),
+      );
     } catch (error) {
       throw this.toCallError(error, `tools/call ${name}`, options.signal);
     }
@@ -216,16 +227,72 @@ export class McpConnection implements Connection {
     if (answer) return answer;
     if (!task) throw new CallError('protocol', `tools/call ${name} on "${this.def.name}" got no answer`);
     try {
-      const result = await followExtensionTask(
-        this.poll,
-        name,
-        task,
-        this.followOptions(options),
-        answerInput,
+      const created = task;
+      const result = await this.following(() =>
+        followExtensionTask(this.poll, name, created, this.followOptions(options), answerInput),
       );
       return result as { content?: unknown[]; structuredContent?: unknown; isError?: boolean };
     } catch (error) {
       throw this.toCallError(error, `tools/call ${name}`, options.signal);
+    }
+  }
+
+  /** Follows one task; the next connection opened for tasks after a loss lives while any is followed. */
+  private async following<T>(follow: () => Promise<T>): Promise<T> {
+    this.followers++;
+    try {
+      return await follow();
+    } finally {
+      if (--this.followers === 0) this.closeTaskSession();
+    }
+  }
+
+  private closeTaskSession(): void {
+    const opened = this.taskSession;
+    this.taskSession = undefined;
+    void opened?.then((session) => closeSession(session, this.options, false)).catch(() => {});
+  }
+
+  /**
+   * A task's request once this connection is lost: on HTTP it goes to the next connection (opened once,
+   * shared by the tasks still followed); a failure to reach the server there is a drop the poller may
+   * ask again after. A stdio or socket server's tasks cannot be followed elsewhere: the call is told so.
+   */
+  private async runAfterLoss<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    request: (client: Client) => Promise<T>,
+  ): Promise<T> {
+    const kind = this.session.kind;
+    if (this.closedByOwner || (kind !== 'streamable-http' && kind !== 'sse')) {
+      throw new CallError(
+        'closed',
+        `${what} failed: the connection to "${this.def.name}" ${this.lostError === 'closed' ? 'is closed' : `is gone: ${this.lostError}`}; its task cannot be followed on another connection${kind === 'stdio' ? " (a stdio server's tasks end with its process)" : ''}`,
+      );
+    }
+    if (!this.taskSession) {
+      const opening = this.opener.open(this.afterLoss.signal, kind);
+      this.taskSession = opening;
+      opening.catch(() => {
+        if (this.taskSession === opening) this.taskSession = undefined;
+      });
+    }
+    let session: Session;
+    try {
+      session = await this.taskSession;
+    } catch (error) {
+      if (error instanceof ConnectError && error.kind === 'auth')
+        throw new CallError('auth', this.authMessage(error.status), { cause: error });
+      const reason = error instanceof ConnectError ? error.message : describe(error);
+      throw new CallError('network', `${what} on "${this.def.name}": reconnecting failed: ${reason}`, {
+        cause: error,
+      });
+    }
+    try {
+      return await request(session.client);
+    } catch (error) {
+      if (isConnectionClosed(error) || networkCode(error) !== undefined) this.closeTaskSession();
+      throw this.toCallError(error, what, signal, true);
     }
   }
 
@@ -276,6 +343,11 @@ export class McpConnection implements Connection {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      if (this.lostError === undefined) {
+        this.closedByOwner = true;
+        this.afterLoss.abort();
+        this.closeTaskSession();
+      }
       this.lostError ??= 'closed';
       this.lifetime.abort();
       const renewing = this.renewing;
@@ -330,12 +402,16 @@ export class McpConnection implements Connection {
     polling = false,
   ): Promise<T> {
     if (signal?.aborted) throw this.toCallError(signal.reason, what, signal);
+    if (this.lostError !== undefined && polling) return this.runAfterLoss(what, signal, request);
     if (this.lostError !== undefined) throw this.closedError(what);
     let session = this.renewing ? await this.renewing.catch(() => this.session) : this.session;
     if (this.lostError !== undefined) throw this.closedError(what);
     try {
       return await request(session.client);
     } catch (error) {
+      // The connection was lost under a task's request: ask on the next one.
+      if (polling && !signal?.aborted && this.lostError !== undefined)
+        return this.runAfterLoss(what, signal, request);
       if (signal?.aborted || this.lostError !== undefined) throw this.toCallError(error, what, signal);
       // Expired, or in flight on a session that a concurrent request's renewal has just replaced.
       const replaced = session.retired === true && isConnectionClosed(error);
@@ -428,12 +504,12 @@ export class McpConnection implements Connection {
     return `Server "${this.def.name}" needs authentication${status ? ` (HTTP ${status})` : ''}: check its bearer token / Authorization header`;
   }
 
-  private toCallError(error: unknown, what: string, signal?: AbortSignal): CallError {
+  private toCallError(error: unknown, what: string, signal?: AbortSignal, afterLoss = false): CallError {
     if (error instanceof CallError) return error;
     if (signal?.aborted) {
       return new CallError('aborted', `${what} on "${this.def.name}" was cancelled`, { cause: error });
     }
-    if (this.lostError !== undefined) return this.closedError(what);
+    if (this.lostError !== undefined && !afterLoss) return this.closedError(what);
     if (isAuthError(error))
       return new CallError('auth', this.authMessage(httpStatus(error)), { cause: error });
     if (httpStatus(error) === 403 && this.session.oauth?.signInNeed()?.kind === 'scope') {

@@ -9,7 +9,8 @@
 // The SDK's v2 client refuses a `resultType` it does not know, so a task answer is turned, as it
 // arrives and before the SDK reads it, into a JSON-RPC error of our own carrying the task; the call
 // catches that error and follows the task. `tasks/get` and `tasks/cancel` go through the client's
-// generic request method with our own result schemas.
+// generic request method; what the server sends is checked against the extension's published wire
+// schemas (@modelcontextprotocol/ext-tasks, core/v2).
 
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -17,12 +18,13 @@ import {
   ProtocolError,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { isDetailedTaskV2, TASKS_EXTENSION_ID_V2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { isPlainObject } from '../../plain-object.ts';
 import { CallError } from './call-error.ts';
 import { type AnswerInput, unanswerable } from './input-rounds.ts';
 import { type FollowOptions, followTask, type Send, type TaskStatus } from './task-polling.ts';
 
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export const TASKS_EXTENSION = TASKS_EXTENSION_ID_V2;
 /** A JSON-RPC error code of our own (implementation-defined range): the server answered with a task. */
 export const TASK_CREATED_CODE = -32_098;
 const CANCEL_TIMEOUT_MS = 5_000;
@@ -145,13 +147,13 @@ function fail(
   throw new CallError(kind, message, extra);
 }
 
-function parseTask(value: unknown): ExtensionTask | undefined {
-  if (!isPlainObject(value) || typeof value.taskId !== 'string' || typeof value.status !== 'string') {
-    return undefined;
-  }
+/** A task as the extension's schema defines it (ids, times, status and what each status carries). */
+function parseTask(task: unknown): ExtensionTask | undefined {
+  if (!isPlainObject(task) || !isDetailedTaskV2(task)) return undefined;
+  const value: Record<string, unknown> = task;
   return {
-    taskId: value.taskId,
-    status: value.status,
+    taskId: task.taskId,
+    status: task.status,
     ...(typeof value.statusMessage === 'string' ? { statusMessage: value.statusMessage } : {}),
     ...(typeof value.pollIntervalMs === 'number' ? { pollMs: value.pollIntervalMs } : {}),
     ...(isPlainObject(value.result) ? { result: value.result } : {}),

@@ -158,6 +158,62 @@ describe('2026-07-28: the Tasks extension', () => {
     expect(textOf(await connection.callTool('add', { a: 2, b: 2 }))).toBe('4');
   });
 
+  test('HTTP: the connection lost mid-task (a request refused while the server was away): the task is polled by its id on the next connection and its result delivered', async () => {
+    const { modern, proxy } = await cutModern(() => false);
+    const connection = await harness.connect(httpDefinition(proxy.url, { name: 'modern-lost' }));
+    const events: string[] = [];
+    connection.onEvent((event) => events.push(event.type));
+    let lost: Promise<void> | undefined;
+    const result = await connection.callTool(
+      'research',
+      { topic: 'recovery', steps: 8, ms: 100 },
+      {
+        timeoutMs: 10_000,
+        onProgress: (p) => {
+          // The first status seen takes the server away; a request refused meanwhile loses the connection.
+          if (!p.message?.startsWith('step ')) return;
+          lost ??= (async () => {
+            await proxy.pause();
+            // (A pooled socket the proxy dropped fails first; a new one is refused.)
+            for (let i = 0; i < 5 && !events.includes('closed'); i++)
+              await connection.callTool('add', { a: 1, b: 2 }).catch(() => {});
+            await proxy.resume();
+          })();
+        },
+      },
+    );
+    await lost;
+    expect(events).toContain('closed');
+    expect(textOf(result)).toBe('researched recovery in 8 steps');
+    // One task, created once and followed to its end (not started again).
+    expect(modern.requests().filter((line) => line.startsWith('POST tools/call ')).length).toBe(1);
+    expect(modern.stderr().match(/TASK \S+ completed/g)).toHaveLength(1);
+    // A lost connection takes no new calls: the owner reconnects for those.
+    expect((await rejectionOf(connection.callTool('add', { a: 1, b: 1 }))).kind).toBe('closed');
+  });
+
+  test('stdio: a server that exits mid-task: the call is told its task cannot be followed elsewhere', async () => {
+    const connection = await harness.connect(
+      serverDefinition({ name: 'modern', transport: 'stdio', ...modernStdioFixture() }),
+    );
+    const error = await rejectionOf(
+      connection.callTool(
+        'research',
+        { topic: 'exit', steps: 100, ms: 100 },
+        {
+          onProgress: (p) => {
+            if (p.message?.startsWith('step ')) process.kill(connection.pid!, 'SIGKILL');
+          },
+        },
+      ),
+    );
+    expect(error).toBeInstanceOf(CallError);
+    expect(error.kind).toBe('closed');
+    expect(error.message).toMatch(
+      /its task cannot be followed on another connection \(a stdio server's tasks end with its process\)/,
+    );
+  });
+
   test('HTTP: a call that is not a task still fails at once when its stream is cut (it may have run)', async () => {
     const { proxy } = await cutModern((method) => method === 'tools/call');
     const connection = await harness.connect(httpDefinition(proxy.url, { name: 'modern-plain' }));

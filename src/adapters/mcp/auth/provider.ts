@@ -21,6 +21,7 @@ import type {
 import {
   type AddClientAuthentication,
   auth,
+  type DpopSession,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
 } from '@modelcontextprotocol/client';
@@ -36,6 +37,8 @@ import {
 import type { SignInRecord, StoredTokens, TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import { privateKeyJwtAuth, usesPrivateKey } from './client-assertion.ts';
+import { dpopSessionOf, newDpopKey } from './dpop-key.ts';
+import { JWT_BEARER_GRANT, jwtBearerRequest } from './jwt-bearer.ts';
 import { isLoopbackHttp } from './loopback.ts';
 
 export const CLIENT_NAME = 'pi-mcp-actors';
@@ -78,6 +81,8 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   private readonly settings: string;
   /** The token endpoint that last refused a token request (only its refusal may drop the tokens). */
   private refusedBy: string | undefined;
+  /** This sign-in's DPoP session (its key from the store; its server nonces for this process). */
+  private dpopSession: Promise<DpopSession> | undefined;
 
   constructor(
     private readonly def: ServerDefinition,
@@ -91,7 +96,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   get redirectUrl(): string | undefined {
-    if (this.clientCredentials) return undefined;
+    if (this.machineGrant) return undefined;
     return this.interactive?.redirectUrl ?? this.def.oauth?.redirectUri ?? 'http://127.0.0.1/callback';
   }
 
@@ -108,8 +113,10 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       application_type: 'native',
       client_name: oauth?.clientName ?? CLIENT_NAME,
       redirect_uris: redirect ? [redirect] : [],
-      grant_types: this.clientCredentials ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
-      response_types: this.clientCredentials ? [] : ['code'],
+      grant_types: this.machineGrant
+        ? [this.jwtBearer ? JWT_BEARER_GRANT : 'client_credentials']
+        : ['authorization_code', 'refresh_token'],
+      response_types: this.machineGrant ? [] : ['code'],
       token_endpoint_auth_method: usesPrivateKey(oauth)
         ? 'private_key_jwt'
         : oauth?.clientSecret
@@ -141,8 +148,43 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return metadata?.authorization_response_iss_parameter_supported === true;
   }
 
-  private get clientCredentials(): boolean {
-    return this.def.oauth?.grantType === 'client_credentials';
+  /** A grant with no user at a browser: tokens are fetched whenever needed. */
+  private get machineGrant(): boolean {
+    return this.def.oauth?.grantType === 'client_credentials' || this.jwtBearer;
+  }
+
+  private get jwtBearer(): boolean {
+    return this.def.oauth?.grantType === 'jwt-bearer';
+  }
+
+  /**
+   * SEP-1932: the sign-in's DPoP session, when `oauth.dpop` asks for one: the stored key, else a new
+   * one (with `true`, only once the authorization server advertises DPoP). Undefined = Bearer.
+   */
+  async dpop(): Promise<DpopSession | undefined> {
+    const mode = this.def.oauth?.dpop;
+    if (!mode) return undefined;
+    if (this.dpopSession) return this.dpopSession;
+    const stored = this.record()?.dpopKey;
+    const metadata = this.discovered?.authorizationServerMetadata as Record<string, unknown> | undefined;
+    if (!stored && mode !== 'required' && !Array.isArray(metadata?.dpop_signing_alg_values_supported))
+      return undefined;
+    this.dpopSession = (async () => {
+      let key = stored;
+      if (!key) {
+        const fresh = await newDpopKey();
+        const saved = await this.update((current) => ({
+          ...base(current, this.def, this.serverUrl),
+          dpopKey: current?.dpopKey ?? fresh,
+        }));
+        key = saved?.dpopKey ?? fresh;
+      }
+      return dpopSessionOf(key);
+    })();
+    this.dpopSession.catch(() => {
+      this.dpopSession = undefined;
+    });
+    return this.dpopSession;
   }
 
   private record(): SignInRecord | undefined {
@@ -203,7 +245,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     }
     const record = this.record();
     // Connecting without any sign-in: do not register a client nobody asked for.
-    if (!this.interactive && !this.clientCredentials && !record?.tokens) {
+    if (!this.interactive && !this.machineGrant && !record?.tokens) {
       if (this.need?.kind !== 'refresh-refused') {
         this.need = record?.scope ? { kind: 'scope', scope: record.scope } : this.signInNeeded(record);
       }
@@ -267,7 +309,13 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    const fresh = !!this.interactive || this.clientCredentials;
+    if (this.def.oauth?.dpop === 'required' && tokens.token_type?.toLowerCase() !== 'dpop') {
+      this.need = { kind: 'sign-in' };
+      throw new Error(
+        `OAuth for "${this.def.name}": the authorization server issued a ${tokens.token_type} token, not a DPoP-bound one, and oauth.dpop is "required"`,
+      );
+    }
+    const fresh = !!this.interactive || this.machineGrant;
     const binding = this.bindingNow();
     await this.update((current) => {
       const next = withTokens(
@@ -318,7 +366,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
    */
   private withOfflineAccess(scope: string | undefined): string | undefined {
     const supported = this.discovered?.authorizationServerMetadata?.scopes_supported;
-    if (this.clientCredentials || !supported?.includes(OFFLINE_ACCESS)) return scope;
+    if (this.machineGrant || !supported?.includes(OFFLINE_ACCESS)) return scope;
     const words = (scope ?? '').split(' ').filter(Boolean);
     return words.includes(OFFLINE_ACCESS) ? scope : [...words, OFFLINE_ACCESS].join(' ');
   }
@@ -469,7 +517,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     // Connecting, not signed in under this entry's settings while another entry of its name and URL
     // is: say so before anything is fetched from where this entry's settings point.
-    if (!this.interactive && !this.clientCredentials && !this.record()?.tokens) {
+    if (!this.interactive && !this.machineGrant && !this.record()?.tokens) {
       const need = this.signInNeeded(this.record());
       if (need.kind === 'other-server') {
         this.need = need;
@@ -512,8 +560,18 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return { authorizationServerUrl: issuer, authorizationServerMetadata: metadata };
   }
 
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
-    if (!this.clientCredentials) return undefined;
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
+    if (!this.machineGrant) return undefined;
+    if (this.jwtBearer) {
+      const state = this.discovered;
+      return jwtBearerRequest(this.def.oauth!, {
+        authorizationServer: this.issuer() ?? String(state?.authorizationServerUrl ?? this.serverUrl),
+        resource: String(state?.resourceMetadata?.resource ?? this.serverUrl),
+        ...(scope ? { scope } : {}),
+        fetchFn: this.baseFetch,
+        learnSecret: (value) => this.store.learnSecrets([value]),
+      });
+    }
     const params = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scope) params.set('scope', scope);
     return params;

@@ -40,11 +40,15 @@ export async function signInServer(
   const serverUrl = def.url;
   try {
     const baseFetch = options.fetch ?? serverFetch(def, (values) => store.learnSecrets(values));
-    if (def.oauth?.grantType === 'client_credentials') {
+    const grant = def.oauth?.grantType;
+    if (grant === 'client_credentials' || grant === 'jwt-bearer') {
       const provider = new StoreOAuthProvider(def, store, undefined, baseFetch);
       const result = await auth(provider, { serverUrl, fetchFn: provider.fetch });
       return result === 'AUTHORIZED'
-        ? { ok: true, message: `${name}: signed in with its client credentials.` }
+        ? {
+            ok: true,
+            message: `${name}: signed in with its ${grant === 'jwt-bearer' ? 'identity token' : 'client credentials'}.`,
+          }
         : { ok: false, message: `${name}: the authorization server did not issue a token.` };
     }
     const challenge = await probeChallenge(serverUrl, baseFetch);
