@@ -48,9 +48,22 @@ export function stateOf(ref: ServerActorRef): ServerState {
   return serverStateOf(ref.getSnapshot());
 }
 
-/** The shared host running this server's live connection (the snapshot's `connection`), if any. */
+/**
+ * The shared host running this server (its live connection's, or the one it is attaching to), with its
+ * copy's state as the host last pushed it (the snapshot's `hostCopy`, HOST_STATE); undefined when the
+ * server runs in the session or nothing is attached.
+ */
 export function sharedHostOf(ref: ServerActorRef): SharedHostView | undefined {
-  return ref.getSnapshot().context.connection?.sharedHost;
+  const { connection, hostCopy } = ref.getSnapshot().context;
+  const host = connection?.sharedHost;
+  // While this session attaches (connecting), the host's pushes are all it knows of the copy.
+  const pid = host?.pid ?? hostCopy?.hostPid;
+  if (pid === undefined) return undefined;
+  return {
+    pid,
+    ...(host?.restart ? { restart: host.restart } : {}),
+    ...(hostCopy ? { instance: hostCopy } : {}),
+  };
 }
 
 /**
