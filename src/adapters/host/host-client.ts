@@ -75,10 +75,7 @@ type Link = ActorRefFrom<typeof hostLinkMachine>;
 
 export class HostClient {
   private nextId = 1;
-  private readonly attaching = new Map<
-    number,
-    { handlers: AttachmentHandlers; resolve(a: Attached): void; reject(e: Error): void }
-  >();
+  /** Who hears each attachment's pushes: from its attach on (its `attach:<a>` request in flight) until its end. */
   private readonly attachments = new Map<number, AttachmentHandlers>();
   private readonly asks = new Map<number, AbortController>();
   /** The server of each attachment, for the words of its errors. */
@@ -198,7 +195,12 @@ export class HostClient {
   }
 
   get attachmentCount(): number {
-    return this.attachments.size + this.attaching.size;
+    return this.attachments.size;
+  }
+
+  /** An attachment the host has made (its attach answered), else undefined. */
+  private live(a: number): AttachmentHandlers | undefined {
+    return this.link.getSnapshot().children[`attach:${a}`] ? undefined : this.attachments.get(a);
   }
 
   onClosed(listener: () => void): void {
@@ -214,34 +216,26 @@ export class HostClient {
     }
     const a = this.nextId++;
     this.servers.set(a, request.definition.name);
-    return new Promise<Attached>((resolve, reject) => {
-      const onAbort = () => {
-        this.attaching.delete(a);
-        this.servers.delete(a);
-        this.channel.send({ t: 'detach', a });
-        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-        // As after a detach: a line with nothing attached closes (an open one holds a CLI open forever).
-        if (this.attachmentCount === 0) this.close();
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.attaching.set(a, {
-        handlers,
-        resolve: (attached) => {
-          signal.removeEventListener('abort', onAbort);
-          this.attachments.set(a, handlers);
-          resolve(attached);
-        },
-        reject: (error) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      });
-      this.channel.send({ t: 'attach', a, request });
+    this.attachments.set(a, handlers);
+    const answer = this.request(`attach:${a}`, {}, { signal });
+    this.channel.send({ t: 'attach', a, request });
+    return answer.then((outcome) => {
+      if (outcome.outcome === 'answered') return outcome.value as Attached;
+      this.attachments.delete(a);
+      this.servers.delete(a);
+      if (outcome.outcome === 'dropped')
+        throw new HostUnavailable(`the shared MCP host (pid ${this.hostPid}) went away`);
+      if (outcome.outcome === 'cancelled') this.channel.send({ t: 'detach', a });
+      // As after a detach: a line with nothing attached closes (an open one holds a CLI open forever).
+      if (this.attachmentCount === 0) this.close();
+      if (outcome.outcome === 'failed') throw outcome.error;
+      throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
     });
   }
 
   detach(a: number): void {
-    if (!this.attachments.delete(a)) return;
+    if (!this.live(a)) return;
+    this.attachments.delete(a);
     this.servers.delete(a);
     this.channel.send({ t: 'detach', a });
     const closed = new CallError('closed', 'The shared server connection was closed.');
@@ -257,7 +251,7 @@ export class HostClient {
    * when it restarted, or there was nothing to restart (no attachment, no host, no answer in time).
    */
   restart(a: number, force = false): Promise<OthersInFlight | undefined> {
-    if (this.gone || !this.attachments.has(a)) return Promise.resolve(undefined);
+    if (this.gone || !this.live(a)) return Promise.resolve(undefined);
     const count = this.restarts.get(a) ?? { asked: 0, answered: 0 };
     this.restarts.set(a, count);
     count.asked++;
@@ -273,7 +267,7 @@ export class HostClient {
     operation: Operation,
     options: CallOptions & { timeoutMs: number },
   ): Promise<OperationResult> {
-    if (this.gone || !this.attachments.has(a))
+    if (this.gone || !this.live(a))
       return Promise.reject(new CallError('closed', 'The shared server connection is closed.'));
     const id = this.nextId++;
     const { signal, timeoutMs, onProgress } = options;
@@ -379,18 +373,28 @@ export class HostClient {
     switch (message.t) {
       case 'attached': {
         const { a, instance, catalog, pid, stderrTail, state } = message;
-        this.attaching
-          .get(a)
-          ?.resolve({ a, instance, catalog, stderrTail, state, ...(pid === undefined ? {} : { pid }) });
-        this.attaching.delete(a);
-        return;
+        const attached: Attached = {
+          a,
+          instance,
+          catalog,
+          stderrTail,
+          state,
+          ...(pid === undefined ? {} : { pid }),
+        };
+        return void this.toLink({
+          type: 'TO_REQUEST',
+          key: `attach:${a}`,
+          event: { type: 'ANSWERED', value: attached },
+        });
       }
-      case 'attach-failed':
-        this.attaching.get(message.a)?.reject(this.errorOf(message.a, message.error));
-        this.attaching.delete(message.a);
-        this.servers.delete(message.a);
-        if (this.attachmentCount === 0) this.close();
-        return;
+      case 'attach-failed': {
+        const error = this.errorOf(message.a, message.error);
+        return void this.toLink({
+          type: 'TO_REQUEST',
+          key: `attach:${message.a}`,
+          event: { type: 'FAILED', error },
+        });
+      }
       case 'result':
         return void this.toCall(message.id, { type: 'ANSWERED', value: message.value });
       case 'failed': {
@@ -401,13 +405,13 @@ export class HostClient {
       case 'progress':
         return void this.toCall(message.id, { type: 'PROGRESS', progress: message.progress });
       case 'event':
-        this.attachments.get(message.a)?.onEvent(message.event);
+        this.live(message.a)?.onEvent(message.event);
         return;
       case 'state':
-        (this.attachments.get(message.a) ?? this.attaching.get(message.a)?.handlers)?.onState(message.state);
+        this.attachments.get(message.a)?.onState(message.state);
         return;
       case 'log':
-        this.attachments.get(message.a)?.host?.log?.(message.level as LogLevel, message.text);
+        this.live(message.a)?.host?.log?.(message.level as LogLevel, message.text);
         return;
       case 'ask':
         return void this.answer(message);
@@ -452,7 +456,7 @@ export class HostClient {
   }
 
   private async answer(message: Extract<HostMessage, { t: 'ask' }>): Promise<void> {
-    const host = this.attachments.get(message.a)?.host;
+    const host = this.live(message.a)?.host;
     const controller = new AbortController();
     this.asks.set(message.ask, controller);
     try {
@@ -491,10 +495,8 @@ export class HostClient {
     this.gone = true;
     // Its requests in flight were dropped by the link itself (each call says so).
     const why = `the shared MCP host (pid ${this.hostPid}) went away`;
-    for (const pending of [...this.attaching.values()]) pending.reject(new HostUnavailable(why));
-    this.attaching.clear();
-    for (const handlers of [...this.attachments.values()])
-      handlers.onEvent({ type: 'closed', error: `${why}` });
+    // An attach in flight was dropped with the rest (it fails: HostUnavailable); the made ones hear the end.
+    for (const a of [...this.attachments.keys()]) this.live(a)?.onEvent({ type: 'closed', error: why });
     this.attachments.clear();
     for (const controller of this.asks.values()) controller.abort();
     this.restarts.clear();
