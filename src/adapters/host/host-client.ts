@@ -86,8 +86,8 @@ export class HostClient {
    */
   private readonly restarts = new Map<number, { asked: number; answered: number }>();
   private closedListeners: Array<() => void> = [];
+  /** Closed by this side, or lost: nothing more is put to the host. */
   private gone = false;
-  private ended = false;
   /** The host answered that it sends this session's instance actors' events. */
   private inspectingReady: (() => void) | undefined;
   private inspectionOff = false;
@@ -490,8 +490,7 @@ export class HostClient {
 
   /** The host's socket closed: every call fails now, every attachment hears that its connection is gone. */
   private lost(): void {
-    if (this.ended) return;
-    this.ended = true;
+    // Called once: by the link, as it goes from open to gone.
     this.gone = true;
     // Its requests in flight were dropped by the link itself (each call says so).
     const why = `the shared MCP host (pid ${this.hostPid}) went away`;
