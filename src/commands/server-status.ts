@@ -71,10 +71,11 @@ export function sharedHostOf(ref: ServerActorRef): SharedHostView | undefined {
  * the host's copy's state when that is not connected (while it closes: once it has gone elsewhere, the
  * session's own actor mirrors it, docs/shared-host.md).
  */
-export function sharedHostText(host: Pick<SharedHostView, 'pid' | 'instance'>): string {
+export function sharedHostText(host: Pick<SharedHostView, 'pid' | 'instance'>, own?: ServerState): string {
   const shared = `shared (host pid ${host.pid})`;
   const instance = host.instance;
-  if (!instance || instance.state === 'connected') return shared;
+  // The host's state is said only where it differs from the session's own (said already).
+  if (!instance || instance.state === 'connected' || instance.state === own) return shared;
   const next =
     instance.state === 'backoff' && instance.nextRetryAt !== undefined
       ? `, next try in ${formatElapsed(Math.max(0, instance.nextRetryAt - Date.now()))}`
@@ -220,7 +221,7 @@ export function describeServers(
     const shared = sharedHostOf(ref);
     const warm = shared ? undefined : warmText(ref, options.warm?.[name]);
     const label = failedAndResting(ref) ? 'failed, the next call retries' : (warm ?? STATE_LABEL[state]);
-    const head = `${name}: ${label}${shared ? `, ${sharedHostText(shared)}` : ''}`;
+    const head = `${name}: ${label}${shared ? `, ${sharedHostText(shared, state)}` : ''}`;
     if (options.brief) {
       if (snapshot.hasTag('needsSignIn'))
         blocks.push(`MCP server ${name} needs authentication: ${signInAdvice(name, options.surface)}`);
