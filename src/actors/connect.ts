@@ -17,6 +17,8 @@ export const connectLogic = fromPromise<Connection, ConnectInput>(async ({ input
       onListing: () => {
         if (!settled && !signal.aborted) input.onListing();
       },
+      // The shared host's pushes go on after the connect, for as long as the connection is attached.
+      onHostState: input.onHostState,
     });
     if (signal.aborted) {
       await connection.close().catch(() => undefined);

@@ -48,9 +48,22 @@ export function stateOf(ref: ServerActorRef): ServerState {
   return serverStateOf(ref.getSnapshot());
 }
 
-/** The shared host running this server's live connection (the snapshot's `connection`), if any. */
+/**
+ * The shared host running this server (its live connection's, or the one it is attaching to), with its
+ * copy's state as the host last pushed it (the snapshot's `hostCopy`, HOST_STATE); undefined when the
+ * server runs in the session or nothing is attached.
+ */
 export function sharedHostOf(ref: ServerActorRef): SharedHostView | undefined {
-  return ref.getSnapshot().context.connection?.sharedHost;
+  const { connection, hostCopy } = ref.getSnapshot().context;
+  const host = connection?.sharedHost;
+  // While this session attaches (connecting), the host's pushes are all it knows of the copy.
+  const pid = host?.pid ?? hostCopy?.hostPid;
+  if (pid === undefined) return undefined;
+  return {
+    pid,
+    ...(host?.restart ? { restart: host.restart } : {}),
+    ...(hostCopy ? { instance: hostCopy } : {}),
+  };
 }
 
 /**
@@ -58,10 +71,11 @@ export function sharedHostOf(ref: ServerActorRef): SharedHostView | undefined {
  * the host's copy's state when that is not connected (while it closes: once it has gone elsewhere, the
  * session's own actor mirrors it, docs/shared-host.md).
  */
-export function sharedHostText(host: Pick<SharedHostView, 'pid' | 'instance'>): string {
+export function sharedHostText(host: Pick<SharedHostView, 'pid' | 'instance'>, own?: ServerState): string {
   const shared = `shared (host pid ${host.pid})`;
   const instance = host.instance;
-  if (!instance || instance.state === 'connected') return shared;
+  // The host's state is said only where it differs from the session's own (said already).
+  if (!instance || instance.state === 'connected' || instance.state === own) return shared;
   const next =
     instance.state === 'backoff' && instance.nextRetryAt !== undefined
       ? `, next try in ${formatElapsed(Math.max(0, instance.nextRetryAt - Date.now()))}`
@@ -213,7 +227,7 @@ export function describeServers(
     const shared = sharedHostOf(ref);
     const warm = shared ? undefined : warmText(ref, options.warm?.[name]);
     const label = failedAndResting(ref) ? 'failed, the next call retries' : (warm ?? STATE_LABEL[state]);
-    const head = `${name}: ${label}${shared ? `, ${sharedHostText(shared)}` : ''}`;
+    const head = `${name}: ${label}${shared ? `, ${sharedHostText(shared, state)}` : ''}`;
     if (options.brief) {
       if (snapshot.hasTag('needsSignIn'))
         blocks.push(`MCP server ${name} needs authentication: ${signInAdvice(name, options.surface)}`);

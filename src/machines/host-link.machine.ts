@@ -1,10 +1,13 @@
 // A session's line to the shared host, from the connect to its end: connecting → greeting → open →
 // gone. The host has `greetingDeadline` from the connect's start to a proven welcome; a host that
-// accepts and stays silent (stopped, hung) is gone when it passes. Pure: the socket, the hello and
-// what a session does when the line opens, fails or is lost are actions the client provides
-// (src/adapters/host/host-client.ts).
+// accepts and stays silent (stopped, hung) is gone when it passes. While open, every request put to
+// the host (a call, a restart, a status) is a spawned `request` child (./host-request.machine.ts) with
+// its own give-up delay: the requests in flight are the children, and the line's end drops them all.
+// Pure: the socket, the hello and what a session does when the line opens, fails or is lost are
+// actions the client provides (src/adapters/host/host-client.ts).
 
-import { assign, setup } from 'xstate';
+import { assign, type DoneActorEvent, enqueueActions, setup, spawnChild, stopChild } from 'xstate';
+import { type HostRequestEvent, type HostRequestInput, hostRequestMachine } from './host-request.machine.ts';
 
 /** From connecting to a proven welcome: a host that has not greeted by then is treated as gone. */
 export const GREETING_DEADLINE_MS = 4_000;
@@ -20,7 +23,15 @@ export type HostLinkEvent =
   /** The welcome was this build's host proving the key. */
   | { type: 'WELCOMED' }
   | { type: 'FAILED'; why: LinkFailure; detail: string }
-  | { type: 'CLOSED' };
+  | { type: 'CLOSED' }
+  /** A request put to the host: spawned as the child `key` (the client then sends it on the wire). */
+  | { type: 'REQUEST'; key: string; input: HostRequestInput }
+  /** Something for the request `key` (its answer, progress, cancel); nothing when it has ended. */
+  | { type: 'TO_REQUEST'; key: string; event: HostRequestEvent }
+  /** A request ended (XState's own event from a child that reached a final state). */
+  | DoneActorEvent<unknown, string>;
+
+type RequestEvent = Extract<HostLinkEvent, { type: 'REQUEST' }>;
 
 export interface HostLinkContext {
   /** Why the line never opened, once it has not. */
@@ -29,7 +40,20 @@ export interface HostLinkContext {
 
 export const hostLinkMachine = setup({
   types: {} as { context: HostLinkContext; events: HostLinkEvent },
+  actors: { request: hostRequestMachine },
   actions: {
+    /** Hands an event to a request still in flight (one that ended is gone from the children). */
+    toRequest: enqueueActions(({ enqueue, event, self }) => {
+      if (event.type !== 'TO_REQUEST') return;
+      const request = self.getSnapshot().children[event.key];
+      if (request) enqueue.sendTo(request, event.event);
+    }),
+    forgetRequest: stopChild(({ event }) => (event as DoneActorEvent).actorId),
+    /** The line closed: every request in flight is dropped (no answer can come). */
+    dropRequests: enqueueActions(({ enqueue, self }) => {
+      for (const request of Object.values(self.getSnapshot().children))
+        if (request) enqueue.sendTo(request, { type: 'LINE_GONE' });
+    }),
     /** Send the hello (the socket is connected). */
     sendHello: () => {},
     /** The welcome proved the host: send the session's proof, hand the line over. */
@@ -78,7 +102,18 @@ export const hostLinkMachine = setup({
     },
     open: {
       entry: 'opened',
-      on: { CLOSED: { target: 'gone', actions: 'lost' } },
+      on: {
+        REQUEST: {
+          actions: spawnChild('request', {
+            id: ({ event }) => (event as RequestEvent).key,
+            input: ({ event }) => (event as RequestEvent).input,
+          }),
+        },
+        TO_REQUEST: { actions: 'toRequest' },
+        // A request that ended leaves the children: those left are the ones in flight.
+        'xstate.done.actor.*': { actions: 'forgetRequest' },
+        CLOSED: { target: 'gone', actions: ['dropRequests', 'lost'] },
+      },
     },
     gone: { type: 'final' },
   },

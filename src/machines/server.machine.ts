@@ -13,6 +13,9 @@
 // Code outside src/machines/ decides by tags (`snapshot.hasTag`), never by state names: `usable`,
 // `starting`, `listing`, `failsFast` (answered at once without a connect), `needsSignIn`, `signingIn`,
 // `failed`, `closing`, `resting` (nothing running; the next use starts it).
+//
+// A server run by the shared host: the host's pushes of its copy's state arrive as HOST_STATE in any
+// state and are kept in `hostCopy` (display only; what this actor does follows its own connection).
 
 import { type AnyActorRef, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import type {
@@ -175,6 +178,24 @@ export interface ServerContext {
   staleLists: CatalogList[];
   /** How the last sign-in in needs-auth ended; cleared when one starts. Read by those who waited for it. */
   lastSignIn?: SignInResult;
+  /**
+   * The shared host's copy of this server as the host last pushed it (HOST_STATE), while this actor's
+   * connect or connection is attached to it: snapshots carry it, so views react instead of polling.
+   */
+  hostCopy?: HostCopyState;
+}
+
+/** The shared host's copy of a server, as the host pushes it (the wire's `InstanceState`), and that host. Display only. */
+export interface HostCopyState {
+  /** The host process that runs the copy. */
+  hostPid: number;
+  state: ServerState;
+  tags: ServerTag[];
+  lastError?: Pick<ServerError, 'kind' | 'detail'>;
+  /** Epoch ms of the copy's next try while it is in backoff. */
+  nextRetryAt?: number;
+  /** The server's process in the host while it runs. */
+  pid?: number;
 }
 
 export type ServerEvent =
@@ -188,6 +209,8 @@ export type ServerEvent =
   | { type: 'CALL_FINISHED' }
   /** From the connect actor: the server answered initialize; its listings start. */
   | { type: 'LISTING' }
+  /** The shared host pushed its copy's state; undefined once this actor is no longer attached to it. */
+  | { type: 'HOST_STATE'; copy: HostCopyState | undefined }
   | WatchEvent;
 
 /** What the watcher reports about a live connection. */
@@ -229,6 +252,8 @@ export interface ConnectInput {
   onStderr: (line: string) => void;
   /** The server answered initialize; the listing of its tools starts. */
   onListing: () => void;
+  /** The shared host's copy changed (for as long as the connection is attached to it). */
+  onHostState: (copy: HostCopyState | undefined) => void;
 }
 
 export interface WatchInput {
@@ -499,7 +524,9 @@ export const serverMachine = setup({
       attempt: 0,
       lastError: undefined,
     })),
-    releaseConnection: assign({ connection: undefined }),
+    storeHostCopy: assign((_, params: { copy: HostCopyState | undefined }) => ({ hostCopy: params.copy })),
+    // The host's copy is known only while attached to it.
+    releaseConnection: assign({ connection: undefined, hostCopy: undefined }),
     closeInto: assign((_, params: { state: AfterClose }) => ({ afterClose: params.state })),
     recordConnectError: assign(({ context }, params: { error: unknown }) => {
       const { kind, message, stderrTail, retryAt } = describeConnectError(params.error);
@@ -661,6 +688,7 @@ export const serverMachine = setup({
     },
     CALL_STARTED: { actions: 'countCallStarted' },
     CALL_FINISHED: { actions: 'countCallFinished' },
+    HOST_STATE: { actions: { type: 'storeHostCopy', params: ({ event }) => ({ copy: event.copy }) } },
   },
   states: {
     init: {
@@ -679,6 +707,7 @@ export const serverMachine = setup({
           connector: context.connector,
           onStderr: (line: string) => self.send({ type: 'STDERR', line }),
           onListing: () => self.send({ type: 'LISTING' }),
+          onHostState: (copy: HostCopyState | undefined) => self.send({ type: 'HOST_STATE', copy }),
         }),
         onDone: {
           target: 'connected',

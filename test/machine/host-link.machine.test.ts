@@ -1,10 +1,12 @@
 // The link chart's greeting deadline on XState's SimulatedClock: a host that accepts and never greets
 // is gone at exactly GREETING_DEADLINE_MS from the connect's start, whether or not it connected; a
-// proven welcome before then opens the line and no deadline follows it.
+// proven welcome before then opens the line and no deadline follows it. While open, each request is a
+// child with its own give-up delay; the line's close drops them all.
 
 import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock } from 'xstate';
 import { GREETING_DEADLINE_MS, hostLinkMachine } from '../../src/machines/host-link.machine.ts';
+import { type HostRequestInput, hostRequestMachine } from '../../src/machines/host-request.machine.ts';
 
 function link() {
   const clock = new SimulatedClock();
@@ -72,5 +74,79 @@ describe('hostLink', () => {
     closed.actor.send({ type: 'CLOSED' });
     expect(closed.actor.getSnapshot().context.failure?.why).toBe('gone');
     expect(closed.seen).toEqual(['failed gone']);
+  });
+});
+
+describe('hostLink: requests are its children', () => {
+  function openLink() {
+    const clock = new SimulatedClock();
+    const cancelled: Array<number | undefined> = [];
+    const link = createActor(
+      hostLinkMachine.provide({
+        actors: {
+          request: hostRequestMachine.provide({
+            actions: { sendCancel: ({ context }) => void cancelled.push(context.wireId) },
+          }),
+        },
+      }),
+      { clock },
+    ).start();
+    link.send({ type: 'CONNECTED' });
+    link.send({ type: 'WELCOMED' });
+    const outputs = new Map<string, unknown>();
+    const put = (key: string, input: HostRequestInput) => {
+      link.send({ type: 'REQUEST', key, input });
+      const child = link.getSnapshot().children[key]!;
+      child.subscribe({ complete: () => void outputs.set(key, child.getSnapshot().output) });
+    };
+    return { link, clock, cancelled, outputs, put };
+  }
+
+  it('in flight is the number of children; an answered or given-up request leaves them', () => {
+    const { link, clock, outputs, put } = openLink();
+    put('call:1', { wireId: 1, giveUpMs: 3_000 });
+    put('call:2', { wireId: 2, giveUpMs: 5_000 });
+    expect(Object.keys(link.getSnapshot().children)).toEqual(['call:1', 'call:2']);
+    link.send({ type: 'TO_REQUEST', key: 'call:2', event: { type: 'ANSWERED', value: 'two' } });
+    expect(Object.keys(link.getSnapshot().children)).toEqual(['call:1']);
+    clock.increment(3_000);
+    expect(Object.keys(link.getSnapshot().children)).toEqual([]);
+    expect(outputs).toEqual(
+      new Map<string, unknown>([
+        ['call:2', { outcome: 'answered', value: 'two' }],
+        ['call:1', { outcome: 'givenUp' }],
+      ]),
+    );
+    // Something for a request that has ended goes nowhere.
+    link.send({ type: 'TO_REQUEST', key: 'call:1', event: { type: 'ANSWERED', value: 'late' } });
+    expect(outputs.get('call:1')).toEqual({ outcome: 'givenUp' });
+  });
+
+  it('the line closing drops every request in flight (none is cancelled on a line that is gone)', () => {
+    const { link, cancelled, outputs, put } = openLink();
+    put('call:1', { wireId: 1, giveUpMs: 3_000 });
+    put('status:2', {});
+    link.send({ type: 'CLOSED' });
+    expect(link.getSnapshot().value).toBe('gone');
+    expect(outputs.get('call:1')).toEqual({ outcome: 'dropped' });
+    expect(outputs.get('status:2')).toEqual({ outcome: 'dropped' });
+    expect(cancelled).toEqual([]);
+  });
+
+  it('a cancel goes to its own request only', () => {
+    const { link, cancelled, outputs, put } = openLink();
+    put('call:1', { wireId: 1, giveUpMs: 3_000 });
+    put('call:2', { wireId: 2, giveUpMs: 3_000 });
+    link.send({ type: 'TO_REQUEST', key: 'call:1', event: { type: 'CANCEL' } });
+    expect(outputs.get('call:1')).toEqual({ outcome: 'cancelled' });
+    expect(cancelled).toEqual([1]);
+    expect(Object.keys(link.getSnapshot().children)).toEqual(['call:2']);
+  });
+
+  it('no request is taken before the line is open', () => {
+    const link = createActor(hostLinkMachine).start();
+    link.send({ type: 'REQUEST', key: 'call:1', input: {} });
+    expect(link.getSnapshot().children).toEqual({});
+    link.stop();
   });
 });

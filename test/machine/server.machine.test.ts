@@ -830,3 +830,26 @@ describe('connector contract', () => {
     actor.stop();
   });
 });
+
+describe("the shared host's copy (HOST_STATE)", () => {
+  it('what the connector hears of the host copy is in the snapshot, while connecting and connected; gone with the connection', async () => {
+    const h = startServer({ lifecycle: 'keep-alive' });
+    h.actor.send({ type: 'CONNECT' });
+    const attempt = h.current();
+    attempt.options.onHostState?.({ hostPid: 7, state: 'connecting', tags: ['starting'] });
+    expect(h.actor.getSnapshot().context.hostCopy).toEqual({
+      hostPid: 7,
+      state: 'connecting',
+      tags: ['starting'],
+    });
+    attempt.succeed();
+    await waitFor(h.actor, (s) => s.matches('connected'));
+    const backoff = { hostPid: 7, state: 'backoff' as const, tags: ['failed' as const], nextRetryAt: 1_000 };
+    attempt.options.onHostState?.(backoff);
+    expect(stateOf(h)).toBe('connected');
+    expect(h.actor.getSnapshot().context.hostCopy).toEqual(backoff);
+    h.actor.send({ type: 'CLOSE' });
+    await h.closeEnded();
+    expect(h.actor.getSnapshot().context.hostCopy).toBeUndefined();
+  });
+});

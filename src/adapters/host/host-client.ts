@@ -3,7 +3,7 @@
 // Every id here is this client's; the host keeps them apart from other sessions'.
 
 import { connect } from 'node:net';
-import { createActor } from 'xstate';
+import { type ActorRefFrom, createActor } from 'xstate';
 import { unrefClock } from '../../actors/unref-clock.ts';
 import { hostProof, newNonce, proofMatches, sessionProof } from '../../host/host-key.ts';
 import { LineChannel } from '../../host/line-channel.ts';
@@ -22,6 +22,12 @@ import {
 import { fromWire, toWire } from '../../host/wire-error.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
 import { type HostLinkEvent, hostLinkMachine, type LinkFailure } from '../../machines/host-link.machine.ts';
+import {
+  type HostRequestEvent,
+  type HostRequestInput,
+  type HostRequestOutcome,
+  hostRequestMachine,
+} from '../../machines/host-request.machine.ts';
 import type { Surface } from '../../tools/surface-words.ts';
 import { inSurfaceWords } from '../mcp/auth/connect-auth.ts';
 import { CallError } from '../mcp/call-error.ts';
@@ -65,38 +71,31 @@ interface AttachmentHandlers {
   onState(state: InstanceState): void;
 }
 
-interface PendingCall {
-  a: number;
-  resolve(value: OperationResult): void;
-  reject(error: Error): void;
-  onProgress?: CallOptions['onProgress'];
-  /** Restarts the give-up timer (progress with resetTimeoutOnProgress). */
-  touch(): void;
-}
+type Link = ActorRefFrom<typeof hostLinkMachine>;
 
 export class HostClient {
   private nextId = 1;
-  private readonly calls = new Map<number, PendingCall>();
-  private readonly attaching = new Map<
-    number,
-    { handlers: AttachmentHandlers; resolve(a: Attached): void; reject(e: Error): void }
-  >();
+  /** Who hears each attachment's pushes: from its attach on (its `attach:<a>` request in flight) until its end. */
   private readonly attachments = new Map<number, AttachmentHandlers>();
   private readonly asks = new Map<number, AbortController>();
   /** The server of each attachment, for the words of its errors. */
   private readonly servers = new Map<number, string>();
-  private readonly statusWaiters: Array<(status: HostStatus) => void> = [];
-  /** Restarts asked per attachment, answered in order. */
-  private readonly restarting = new Map<number, Array<(held: OthersInFlight | undefined) => void>>();
+  /**
+   * Restarts asked and answered per attachment: the host answers them in order, so the n-th answer is
+   * the request `restart:<a>:<n>`'s (gone when it was given up: a late answer still takes its turn).
+   */
+  private readonly restarts = new Map<number, { asked: number; answered: number }>();
   private closedListeners: Array<() => void> = [];
+  /** Closed by this side, or lost: nothing more is put to the host. */
   private gone = false;
-  private ended = false;
   /** The host answered that it sends this session's instance actors' events. */
   private inspectingReady: (() => void) | undefined;
   private inspectionOff = false;
 
   private constructor(
     private readonly channel: LineChannel<HostMessage, ClientMessage>,
+    /** The line's actor (src/machines/host-link.machine.ts): every request in flight is one of its children. */
+    private readonly link: Link,
     readonly hostPid: number,
     readonly version: string,
     private readonly inspection: InspectionRelay | undefined,
@@ -131,6 +130,16 @@ export class HostClient {
       );
       const link = createActor(
         hostLinkMachine.provide({
+          actors: {
+            // A request given up or cancelled: the host is told to stop it (a call's own upstream request).
+            request: hostRequestMachine.provide({
+              actions: {
+                sendCancel: ({ context }) => {
+                  if (context.wireId !== undefined) channel.send({ t: 'cancel', id: context.wireId });
+                },
+              },
+            }),
+          },
           actions: {
             sendHello: () =>
               void channel.send({
@@ -144,7 +153,7 @@ export class HostClient {
             opened: () => {
               const proven = welcome!;
               channel.send({ t: 'proof', proof: sessionProof(key, nonce, proven.nonce) });
-              const opened = new HostClient(channel, proven.pid, proven.version, inspection, surface);
+              const opened = new HostClient(channel, link, proven.pid, proven.version, inspection, surface);
               client = opened;
               const handOver = () => {
                 handedOver = true;
@@ -186,7 +195,12 @@ export class HostClient {
   }
 
   get attachmentCount(): number {
-    return this.attachments.size + this.attaching.size;
+    return this.attachments.size;
+  }
+
+  /** An attachment the host has made (its attach answered), else undefined. */
+  private live(a: number): AttachmentHandlers | undefined {
+    return this.link.getSnapshot().children[`attach:${a}`] ? undefined : this.attachments.get(a);
   }
 
   onClosed(listener: () => void): void {
@@ -202,39 +216,33 @@ export class HostClient {
     }
     const a = this.nextId++;
     this.servers.set(a, request.definition.name);
-    return new Promise<Attached>((resolve, reject) => {
-      const onAbort = () => {
-        this.attaching.delete(a);
-        this.servers.delete(a);
-        this.channel.send({ t: 'detach', a });
-        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-        // As after a detach: a line with nothing attached closes (an open one holds a CLI open forever).
-        if (this.attachmentCount === 0) this.close();
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.attaching.set(a, {
-        handlers,
-        resolve: (attached) => {
-          signal.removeEventListener('abort', onAbort);
-          this.attachments.set(a, handlers);
-          resolve(attached);
-        },
-        reject: (error) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      });
-      this.channel.send({ t: 'attach', a, request });
+    this.attachments.set(a, handlers);
+    const answer = this.request(`attach:${a}`, {}, { signal });
+    this.channel.send({ t: 'attach', a, request });
+    return answer.then((outcome) => {
+      if (outcome.outcome === 'answered') return outcome.value as Attached;
+      this.attachments.delete(a);
+      this.servers.delete(a);
+      if (outcome.outcome === 'dropped')
+        throw new HostUnavailable(`the shared MCP host (pid ${this.hostPid}) went away`);
+      if (outcome.outcome === 'cancelled') this.channel.send({ t: 'detach', a });
+      // As after a detach: a line with nothing attached closes (an open one holds a CLI open forever).
+      if (this.attachmentCount === 0) this.close();
+      if (outcome.outcome === 'failed') throw outcome.error;
+      throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
     });
   }
 
   /** `retire`: the session's config no longer has the server (the host stops it if nobody else holds it). */
   detach(a: number, retire = false): void {
-    if (!this.attachments.delete(a)) return;
+    if (!this.live(a)) return;
+    this.attachments.delete(a);
     this.servers.delete(a);
     this.channel.send({ t: 'detach', a, ...(retire ? { retire } : {}) });
-    for (const call of [...this.calls.values()])
-      if (call.a === a) call.reject(new CallError('closed', 'The shared server connection was closed.'));
+    const closed = new CallError('closed', 'The shared server connection was closed.');
+    for (const [key, request] of Object.entries(this.link.getSnapshot().children))
+      if (request?.getSnapshot().context.attachment === a)
+        this.toLink({ type: 'TO_REQUEST', key, event: { type: 'FAILED', error: closed } });
     if (this.attachmentCount === 0) this.close();
   }
 
@@ -244,19 +252,15 @@ export class HostClient {
    * when it restarted, or there was nothing to restart (no attachment, no host, no answer in time).
    */
   restart(a: number, force = false): Promise<OthersInFlight | undefined> {
-    if (this.gone || !this.attachments.has(a)) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      // A late answer still takes its place in the queue (a resolved promise ignores it).
-      const timer = setTimeout(() => resolve(undefined), RESTART_ANSWER_MS);
-      timer.unref();
-      const waiting = this.restarting.get(a) ?? [];
-      this.restarting.set(a, waiting);
-      waiting.push((held) => {
-        clearTimeout(timer);
-        resolve(held);
-      });
-      this.channel.send({ t: 'restart', a, ...(force ? { force } : {}) });
-    });
+    if (this.gone || !this.live(a)) return Promise.resolve(undefined);
+    const count = this.restarts.get(a) ?? { asked: 0, answered: 0 };
+    this.restarts.set(a, count);
+    count.asked++;
+    const answer = this.request(`restart:${a}:${count.asked}`, { giveUpMs: RESTART_ANSWER_MS });
+    this.channel.send({ t: 'restart', a, ...(force ? { force } : {}) });
+    return answer.then((outcome) =>
+      outcome.outcome === 'answered' ? (outcome.value as OthersInFlight | undefined) : undefined,
+    );
   }
 
   call(
@@ -264,72 +268,91 @@ export class HostClient {
     operation: Operation,
     options: CallOptions & { timeoutMs: number },
   ): Promise<OperationResult> {
-    if (this.gone || !this.attachments.has(a))
+    if (this.gone || !this.live(a))
       return Promise.reject(new CallError('closed', 'The shared server connection is closed.'));
     const id = this.nextId++;
     const { signal, timeoutMs, onProgress } = options;
     if (signal?.aborted) return Promise.reject(new CallError('aborted', 'The call was cancelled.'));
     const reset = options.resetTimeoutOnProgress ?? onProgress !== undefined;
-    return new Promise<OperationResult>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const settle = () => {
-        clearTimeout(timer);
-        this.calls.delete(id);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const giveUp = () => {
-        settle();
-        this.channel.send({ t: 'cancel', id });
-        reject(
-          new CallError('timeout', `The shared MCP host did not answer within ${timeoutMs} ms.`, {
+    const answer = this.request(
+      `call:${id}`,
+      {
+        wireId: id,
+        attachment: a,
+        giveUpMs: timeoutMs + CALL_GRACE_MS,
+        resetOnProgress: reset,
+      },
+      { signal, onProgress },
+    );
+    this.channel.send({
+      t: 'call',
+      id,
+      a,
+      operation,
+      timeoutMs,
+      ...(options.resetTimeoutOnProgress === undefined
+        ? {}
+        : { resetTimeoutOnProgress: options.resetTimeoutOnProgress }),
+      progress: onProgress !== undefined,
+    });
+    return answer.then((outcome) => {
+      switch (outcome.outcome) {
+        case 'answered':
+          return outcome.value as OperationResult;
+        case 'failed':
+          throw outcome.error;
+        case 'givenUp':
+          throw new CallError('timeout', `The shared MCP host did not answer within ${timeoutMs} ms.`, {
             code: -32001,
-          }),
-        );
-      };
-      const touch = () => {
-        clearTimeout(timer);
-        timer = setTimeout(giveUp, timeoutMs + CALL_GRACE_MS);
-        timer.unref();
-      };
-      const onAbort = () => {
-        settle();
-        this.channel.send({ t: 'cancel', id });
-        reject(new CallError('aborted', 'The call was cancelled.', { code: -32001 }));
-      };
+          });
+        case 'cancelled':
+          throw new CallError('aborted', 'The call was cancelled.', { code: -32001 });
+        case 'dropped':
+          throw new CallError(
+            'dropped',
+            `The call failed: the shared MCP host (pid ${this.hostPid}) went away mid-call; the server may have run it. The next call starts a new host.`,
+          );
+      }
+    });
+  }
+
+  /**
+   * Puts a request to the link as its child `key` and resolves with how it ended (the request machine's
+   * output): its progress goes to `onProgress`, its caller's abort cancels it.
+   */
+  private request(
+    key: string,
+    input: HostRequestInput,
+    { signal, onProgress }: Pick<CallOptions, 'signal' | 'onProgress'> = {},
+  ): Promise<HostRequestOutcome> {
+    this.toLink({ type: 'REQUEST', key, input });
+    const request = this.link.getSnapshot().children[key];
+    if (!request) return Promise.resolve({ outcome: 'dropped' });
+    return new Promise((resolve) => {
+      const onAbort = () => this.toLink({ type: 'TO_REQUEST', key, event: { type: 'CANCEL' } });
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.calls.set(id, {
-        a,
-        resolve: (value) => {
-          settle();
-          resolve(value);
+      let progress = request.getSnapshot().context.progress;
+      request.subscribe({
+        next: (snapshot) => {
+          if (snapshot.context.progress === progress) return;
+          progress = snapshot.context.progress;
+          onProgress?.(progress as Parameters<NonNullable<CallOptions['onProgress']>>[0]);
         },
-        reject: (error) => {
-          settle();
-          reject(error);
+        complete: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(request.getSnapshot().output ?? { outcome: 'dropped' });
         },
-        ...(onProgress ? { onProgress } : {}),
-        touch: reset ? touch : () => {},
-      });
-      touch();
-      this.channel.send({
-        t: 'call',
-        id,
-        a,
-        operation,
-        timeoutMs,
-        ...(options.resetTimeoutOnProgress === undefined
-          ? {}
-          : { resetTimeoutOnProgress: options.resetTimeoutOnProgress }),
-        progress: onProgress !== undefined,
       });
     });
   }
 
   status(): Promise<HostStatus> {
-    return new Promise((resolve, reject) => {
-      if (this.gone) return reject(new HostUnavailable('the shared host went away'));
-      this.statusWaiters.push(resolve);
-      this.channel.send({ t: 'status' });
+    if (this.gone) return Promise.reject(new HostUnavailable('the shared host went away'));
+    const answer = this.request(`status:${this.nextId++}`, {});
+    this.channel.send({ t: 'status' });
+    return answer.then((outcome) => {
+      if (outcome.outcome === 'answered') return outcome.value as HostStatus;
+      throw new HostUnavailable('the shared host went away');
     });
   }
 
@@ -351,40 +374,45 @@ export class HostClient {
     switch (message.t) {
       case 'attached': {
         const { a, instance, catalog, pid, stderrTail, state } = message;
-        this.attaching
-          .get(a)
-          ?.resolve({ a, instance, catalog, stderrTail, state, ...(pid === undefined ? {} : { pid }) });
-        this.attaching.delete(a);
-        return;
+        const attached: Attached = {
+          a,
+          instance,
+          catalog,
+          stderrTail,
+          state,
+          ...(pid === undefined ? {} : { pid }),
+        };
+        return void this.toLink({
+          type: 'TO_REQUEST',
+          key: `attach:${a}`,
+          event: { type: 'ANSWERED', value: attached },
+        });
       }
-      case 'attach-failed':
-        this.attaching.get(message.a)?.reject(this.errorOf(message.a, message.error));
-        this.attaching.delete(message.a);
-        this.servers.delete(message.a);
-        if (this.attachmentCount === 0) this.close();
-        return;
+      case 'attach-failed': {
+        const error = this.errorOf(message.a, message.error);
+        return void this.toLink({
+          type: 'TO_REQUEST',
+          key: `attach:${message.a}`,
+          event: { type: 'FAILED', error },
+        });
+      }
       case 'result':
-        this.calls.get(message.id)?.resolve(message.value);
-        return;
+        return void this.toCall(message.id, { type: 'ANSWERED', value: message.value });
       case 'failed': {
-        const call = this.calls.get(message.id);
-        call?.reject(this.errorOf(call.a, message.error));
-        return;
+        const a = this.link.getSnapshot().children[`call:${message.id}`]?.getSnapshot().context.attachment;
+        if (a === undefined) return;
+        return void this.toCall(message.id, { type: 'FAILED', error: this.errorOf(a, message.error) });
       }
-      case 'progress': {
-        const call = this.calls.get(message.id);
-        call?.touch();
-        call?.onProgress?.(message.progress);
-        return;
-      }
+      case 'progress':
+        return void this.toCall(message.id, { type: 'PROGRESS', progress: message.progress });
       case 'event':
-        this.attachments.get(message.a)?.onEvent(message.event);
+        this.live(message.a)?.onEvent(message.event);
         return;
       case 'state':
-        (this.attachments.get(message.a) ?? this.attaching.get(message.a)?.handlers)?.onState(message.state);
+        this.attachments.get(message.a)?.onState(message.state);
         return;
       case 'log':
-        this.attachments.get(message.a)?.host?.log?.(message.level as LogLevel, message.text);
+        this.live(message.a)?.host?.log?.(message.level as LogLevel, message.text);
         return;
       case 'ask':
         return void this.answer(message);
@@ -392,9 +420,12 @@ export class HostClient {
         this.asks.get(message.ask)?.abort();
         this.asks.delete(message.ask);
         return;
-      case 'status':
-        this.statusWaiters.shift()?.(message.status);
+      case 'status': {
+        // Answered in the order asked: the oldest status request still waiting.
+        const key = Object.keys(this.link.getSnapshot().children).find((k) => k.startsWith('status:'));
+        if (key) this.toLink({ type: 'TO_REQUEST', key, event: { type: 'ANSWERED', value: message.status } });
         return;
+      }
       case 'inspecting':
         this.inspectingReady?.();
         this.inspectingReady = undefined;
@@ -403,9 +434,12 @@ export class HostClient {
         this.relayInspection(message.event);
         return;
       case 'restart-answer': {
-        const waiting = this.restarting.get(message.a);
-        waiting?.shift()?.(message.held);
-        if (waiting?.length === 0) this.restarting.delete(message.a);
+        const count = this.restarts.get(message.a);
+        if (!count) return;
+        count.answered++;
+        const key = `restart:${message.a}:${count.answered}`;
+        if (count.answered >= count.asked) this.restarts.delete(message.a);
+        this.toLink({ type: 'TO_REQUEST', key, event: { type: 'ANSWERED', value: message.held } });
         return;
       }
       default:
@@ -413,8 +447,17 @@ export class HostClient {
     }
   }
 
+  /** An event for the line's actor while it runs (an ended line hears nothing more). */
+  private toLink(event: HostLinkEvent): void {
+    if (this.link.getSnapshot().status === 'active') this.link.send(event);
+  }
+
+  private toCall(id: number, event: HostRequestEvent): void {
+    this.toLink({ type: 'TO_REQUEST', key: `call:${id}`, event });
+  }
+
   private async answer(message: Extract<HostMessage, { t: 'ask' }>): Promise<void> {
-    const host = this.attachments.get(message.a)?.host;
+    const host = this.live(message.a)?.host;
     const controller = new AbortController();
     this.asks.set(message.ask, controller);
     try {
@@ -448,25 +491,15 @@ export class HostClient {
 
   /** The host's socket closed: every call fails now, every attachment hears that its connection is gone. */
   private lost(): void {
-    if (this.ended) return;
-    this.ended = true;
+    // Called once: by the link, as it goes from open to gone.
     this.gone = true;
+    // Its requests in flight were dropped by the link itself (each call says so).
     const why = `the shared MCP host (pid ${this.hostPid}) went away`;
-    for (const call of [...this.calls.values()])
-      call.reject(
-        new CallError(
-          'dropped',
-          `The call failed: ${why} mid-call; the server may have run it. The next call starts a new host.`,
-        ),
-      );
-    for (const pending of [...this.attaching.values()]) pending.reject(new HostUnavailable(why));
-    this.attaching.clear();
-    for (const handlers of [...this.attachments.values()])
-      handlers.onEvent({ type: 'closed', error: `${why}` });
+    // An attach in flight was dropped with the rest (it fails: HostUnavailable); the made ones hear the end.
+    for (const a of [...this.attachments.keys()]) this.live(a)?.onEvent({ type: 'closed', error: why });
     this.attachments.clear();
     for (const controller of this.asks.values()) controller.abort();
-    for (const waiting of this.restarting.values()) for (const answered of waiting) answered(undefined);
-    this.restarting.clear();
+    this.restarts.clear();
     for (const listener of this.closedListeners.splice(0)) listener();
   }
 }

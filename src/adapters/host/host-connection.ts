@@ -29,18 +29,21 @@ export class HostConnection implements Connection {
   readonly instance: string;
   private readonly listeners = new Set<(event: ConnectionEvent) => void>();
   private readonly tail: string[];
-  /** The host's instance actor as last pushed (the host sends each change). */
-  private instanceState: InstanceState;
   private knownPid: number | undefined;
+  private closed = false;
 
+  /**
+   * `onState` hears each state the host pushes of its instance (the session's server actor keeps it
+   * in its snapshot, as HOST_STATE), and undefined when this connection ends.
+   */
   constructor(
     private readonly host: HostClient,
     private readonly attached: Attached,
     private readonly definition: ServerDefinition,
+    private readonly onState: (state: InstanceState | undefined) => void = () => {},
   ) {
     this.catalog = attached.catalog;
     this.instance = attached.instance;
-    this.instanceState = attached.state;
     this.knownPid = attached.state.pid ?? attached.pid;
     this.tail = attached.stderrTail === '' ? [] : attached.stderrTail.split('\n');
   }
@@ -66,11 +69,10 @@ export class HostConnection implements Connection {
     if (this.tail.length > TAIL_LINES) this.tail.splice(0, this.tail.length - TAIL_LINES);
   }
 
-  /** The host, and its instance actor as it last told us (what status views show beside the state). */
+  /** The host (its instance's state is in the session actor's snapshot, `hostCopy`). */
   get sharedHost(): SharedHostView {
     return {
       pid: this.host.hostPid,
-      instance: this.instanceState,
       restart: (force) => this.host.restart(this.attached.a, force),
       retire: () => this.host.detach(this.attached.a, true),
     };
@@ -83,8 +85,8 @@ export class HostConnection implements Connection {
 
   /** The host's instance actor changed state. */
   receiveState(state: InstanceState): void {
-    this.instanceState = state;
     if (state.pid !== undefined) this.knownPid = state.pid;
+    this.onState(state);
   }
 
   private run<T>(operation: Operation, options: CallOptions = {}): Promise<T> {
@@ -137,6 +139,9 @@ export class HostConnection implements Connection {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     this.host.detach(this.attached.a);
+    this.onState(undefined);
   }
 }

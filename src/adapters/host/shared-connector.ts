@@ -87,6 +87,9 @@ export function sharedHostConnector(
     if (share === 'session') return inSession(definition, options);
     const request = instanceRequest(definition, share, project, options);
     let connection: HostConnection | undefined;
+    let hostPid = 0;
+    const tellState = (state: InstanceState | undefined) =>
+      options.onHostState?.(state ? { ...state, hostPid } : undefined);
     // A state pushed between the attach's answer and the connection's making is kept for it.
     let latest: InstanceState | undefined;
     // The host's copy answered initialize and lists its tools: this session's actor says so too.
@@ -108,10 +111,12 @@ export function sharedHostConnector(
           }
         : given,
       onEvent: (event: ConnectionEvent) => connection?.receive(event),
+      // Every push, from the attach on, reaches the session's server actor (its snapshot's `hostCopy`).
       onState: (state: InstanceState) => {
         latest = state;
         if (!connection && state.tags.includes('listing')) listed();
-        connection?.receiveState(state);
+        if (connection) connection.receiveState(state);
+        else tellState(state);
       },
     };
     // Twice: the line may close between being handed out and the attach (its last server detached).
@@ -124,16 +129,18 @@ export function sharedHostConnector(
         giveUp(error);
         return inSession(definition, options);
       }
+      hostPid = host.hostPid;
       try {
         const attached = await host.attach(request, handlers, options.signal);
         // The server's output so far, as if this session had started it (`debug: true` logs it).
         if (attached.stderrTail !== '')
           for (const line of attached.stderrTail.split('\n')) options.onStderr?.(line);
         listed();
-        connection = new HostConnection(host, attached, definition);
-        if (latest) connection.receiveState(latest);
+        connection = new HostConnection(host, attached, definition, tellState);
+        connection.receiveState(latest ?? attached.state);
         return connection;
       } catch (error) {
+        tellState(undefined);
         if (options.signal.aborted)
           throw new ConnectError('aborted', `Connecting to "${definition.name}" was aborted`);
         if (!(error instanceof HostUnavailable)) throw error;

@@ -5,7 +5,7 @@
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
 import type { InstanceState, OthersInFlight } from '../../host/protocol.ts';
-import type { FarEnd } from '../../machines/server.machine.ts';
+import type { FarEnd, HostCopyState } from '../../machines/server.machine.ts';
 import type { SecretValues } from '../../redact/index.ts';
 import type { TraceLog } from './trace.ts';
 
@@ -281,6 +281,11 @@ export interface ConnectOptions {
   onStderr?: (line: string) => void;
   /** Called once the server answered initialize, when the listing of its tools (and the rest) starts. */
   onListing?: () => void;
+  /**
+   * The shared host's copy changed state (src/adapters/host/): called while connecting and for as long
+   * as the connection is attached to it, then with undefined.
+   */
+  onHostState?: (copy: HostCopyState | undefined) => void;
   /** HTTP: the OAuth sign-in store of this host (default: the user's agent dir). */
   tokenStore?: TokenStore;
   /** The runtime's known secrets: secrets learned while connecting (`!command` outputs, command headers) go there. */

@@ -387,8 +387,7 @@ export function createPanelController(runtime: Runtime, options: PanelOptions): 
     },
     tick() {
       if (closed) return;
-      // A shared server's host copy changes without its actor changing (pushed to its connection).
-      view = panelView(runtime);
+      // Only the clock moved: what the snapshots say (the shared host's copies too) rebuilt the view already.
       redrawIfChanged();
     },
     dispose,

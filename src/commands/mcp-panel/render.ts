@@ -133,7 +133,7 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
   if (row.since !== undefined && row.state !== 'init' && !row.warm) {
     head[0] += ` ${style.dim(`for ${formatElapsed(now - row.since)}`)}`;
   }
-  if (row.sharedHost) head.push(style.muted(sharedHostText(row.sharedHost)));
+  if (row.sharedHost) head.push(style.muted(sharedHostText(row.sharedHost, row.state)));
   if (row.tags.has('failed') && row.nextRetryAt !== undefined) {
     head.push(`retry in ${formatElapsed(row.nextRetryAt - now)} (attempt ${row.attempt})`);
   }

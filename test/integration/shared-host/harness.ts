@@ -28,7 +28,7 @@ export interface Session {
     definition: ServerDefinition,
     host?: HostRequests,
     project?: string,
-    options?: { signal: AbortSignal },
+    options?: Partial<Pick<ConnectOptions, 'signal' | 'onHostState'>>,
   ): Promise<Connection>;
   /** Connections that ran in the session (the host could not be used). */
   inSession: number;
@@ -59,6 +59,7 @@ export class HostWorld {
         const options: ConnectOptions = {
           signal: given?.signal ?? new AbortController().signal,
           ...(host ? { host } : {}),
+          ...(given?.onHostState ? { onHostState: given.onHostState } : {}),
         };
         const connection = await connectorFor(project)(definition, options);
         this.connections.push(connection);

@@ -14,6 +14,7 @@ import { serverLogic } from '../../../src/actors/server-actor.ts';
 import type { ConnectError, ConnectionEvent, Connector } from '../../../src/adapters/mcp/connection-port.ts';
 import { describeServers } from '../../../src/commands/server-status.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
+import type { InstanceState } from '../../../src/host/protocol.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
 import { ensureConnected } from '../../../src/session/ensure-connected.ts';
 import { type OAuthFixture, startOAuthFixture } from '../../fixtures/oauth/start.ts';
@@ -34,10 +35,15 @@ afterEach(async () => {
 /** A session's connector as its runtime has it (connections attach to the host); failed connects are kept. */
 function connectorOf(session: Session, failures: unknown[] = []): Connector {
   return (definition, options) =>
-    session.connect(definition, options.host, undefined, { signal: options.signal }).catch((error) => {
-      failures.push(error);
-      throw error;
-    });
+    session
+      .connect(definition, options.host, undefined, {
+        signal: options.signal,
+        ...(options.onHostState ? { onHostState: options.onHostState } : {}),
+      })
+      .catch((error) => {
+        failures.push(error);
+        throw error;
+      });
 }
 
 /** A session's server actor, connected through the host. */
@@ -146,13 +152,20 @@ it("the host's copy died and retries: the session's actor goes to backoff until 
 });
 
 it("a lazy instance whose server died ends the attached sessions' connections (they reconnect on use)", async () => {
-  const a = await world.session('A').connect(stdioDefinition([], { inheritEnv: false }));
+  const pushed: Array<InstanceState | undefined> = [];
+  const a = await world
+    .session('A')
+    .connect(stdioDefinition([], { inheritEnv: false }), undefined, undefined, {
+      onHostState: (state) => pushed.push(state),
+    });
   const events: ConnectionEvent[] = [];
   a.onEvent((event) => events.push(event));
   process.kill(a.pid!, 'SIGKILL');
   await eventually(() => expect(events).toContainEqual(expect.objectContaining({ type: 'closed' })));
   expect(events.find((e) => e.type === 'closed')).not.toHaveProperty('farEnd');
-  expect(a.sharedHost?.instance?.state).toBe('closed');
+  // The host's last push before the end says where its copy went; the end itself clears it.
+  expect(pushed.at(-2)?.state).toBe('closed');
+  expect(pushed.at(-1)).toBeUndefined();
 });
 
 it("one session restarts the host's copy (held back for the other's call until forced): the other's actor goes to connecting, waits for the fresh copy, and its call in flight says why it failed", async () => {
@@ -232,4 +245,48 @@ it("the host's copy needs a sign-in: so does the session's actor, and the host k
   expect((await world.status())?.instances).toEqual([
     expect.objectContaining({ server: 'linear', state: 'needsAuth', attached: 0 }),
   ]);
+});
+
+it("a crashing shared server: each state the host pushes of its copy reaches the session actor's snapshot as it happens, and its status line with it (nothing polls)", async () => {
+  const failFile = join(world.root, 'fail-start');
+  const definition = stdioDefinition(['--fail-start-while', failFile], {
+    inheritEnv: false,
+    lifecycle: 'keep-alive',
+    healthCheckMs: 0,
+  });
+  const actor = await sessionActor(world.session('A'), definition);
+  const hostPid = actor.getSnapshot().context.connection!.sharedHost!.pid;
+  expect(actor.getSnapshot().context.hostCopy).toMatchObject({ state: 'connected', hostPid });
+  // What a panel subscribed to the actor sees: the session's state and the host copy's, per snapshot,
+  // and the status line as the snapshot that first says so draws it.
+  const seen: string[] = [];
+  const lines = new Map<string, string>();
+  actor.subscribe((s) => {
+    const state = typeof s.value === 'string' ? s.value : Object.keys(s.value)[0];
+    const entry = `${state} / host ${s.context.hostCopy?.state ?? '-'}`;
+    if (seen.at(-1) === entry) return;
+    seen.push(entry);
+    if (!lines.has(entry))
+      lines.set(
+        entry,
+        describeServers({ [definition.name]: actor }, { secrets: new SecretValues() }).split('\n')[0]!,
+      );
+  });
+  writeFileSync(failFile, '');
+  process.kill(actor.getSnapshot().context.connection!.pid!, 'SIGKILL');
+  await waitFor(actor, (s) => s.matches('backoff') && s.context.attempt === 2, { timeout: 20_000 });
+
+  // The host's copy went to backoff while the session's connection still stood: its snapshot said so.
+  expect(seen).toContain('connected / host backoff');
+  expect(lines.get('connected / host backoff')).toMatch(
+    new RegExp(`^fixture-stdio: connected, shared \\(host pid ${hostPid}\\), host: backoff, next try in `),
+  );
+  // The session's next try attaches and waits for the host's copy: its tries are seen meanwhile.
+  const attaching = seen.filter((entry) => /^connecting \/ host (connecting|backoff)$/.test(entry));
+  expect(attaching.length).toBeGreaterThan(0);
+  expect(lines.get(attaching[0]!)).toMatch(
+    new RegExp(`^fixture-stdio: connecting, shared \\(host pid ${hostPid}\\)`),
+  );
+  // Not attached, nothing is known of the copy: the session's own state says it.
+  expect(actor.getSnapshot().context.hostCopy).toBeUndefined();
 });

@@ -105,9 +105,12 @@ describe('Pi sessions with settings.sharedHost', () => {
     expect(text(await inFlight)).toContain(
       'another session restarted "fixture" (/mcp reconnect) while the call ran',
     );
-    // B's own actor mirrors the host's copy starting again: connecting, waiting for the fresh copy.
+    // B's own actor mirrors the host's copy starting again: connecting, waiting for the fresh copy
+    // (the host's copy is connecting too: said once).
     await eventually(async () =>
-      expect(await b.pi.command('mcp', 'fixture')).toMatch(/^fixture: connecting — /),
+      expect(await b.pi.command('mcp', 'fixture')).toMatch(
+        /^fixture: connecting, shared \(host pid \d+\) — /,
+      ),
     );
     expect(b.runtime.servers().fixture!.getSnapshot().matches('connecting')).toBe(true);
     rmSync(holdFile);

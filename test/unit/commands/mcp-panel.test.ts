@@ -18,9 +18,9 @@ import {
 } from '../../../src/commands/mcp-panel/controller.ts';
 import { type Style, type TextKit, trailText } from '../../../src/commands/mcp-panel/render.ts';
 import type { Diagnostic, ServerDefinition } from '../../../src/config/types.ts';
-import type { InstanceState, OthersInFlight } from '../../../src/host/protocol.ts';
+import type { OthersInFlight } from '../../../src/host/protocol.ts';
 import { nullLogger } from '../../../src/logger.ts';
-import { BACKOFF_CAP_MS } from '../../../src/machines/server.machine.ts';
+import { BACKOFF_CAP_MS, type HostCopyState } from '../../../src/machines/server.machine.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
 import { silentHost } from '../../../src/session/host-port.ts';
 import { FakeConnection, scriptedConnector, tool } from '../../machine/fakes.ts';
@@ -28,14 +28,12 @@ import { definition, loadedConfig } from '../../support/config.ts';
 
 /** A connection as the shared host's adapter gives it (src/adapters/host/host-connection.ts). */
 class HostedConnection extends FakeConnection {
-  instance: InstanceState | undefined;
   restarts = 0;
   /** Other sessions' calls running on the host's copy: the host holds an unforced restart back for them. */
   others: OthersInFlight | undefined;
   get sharedHost(): SharedHostView {
     return {
       pid: 4242,
-      ...(this.instance ? { instance: this.instance } : {}),
       restart: async (force) => {
         if (this.others && !force) return this.others;
         this.restarts++;
@@ -464,18 +462,21 @@ describe('the /mcp panel', () => {
     const hosted = new HostedConnection();
     attemptFor('alpha').succeed(hosted);
     await settle();
-    hosted.instance = {
+    // The host's push reaches the server actor as an event: its snapshot changes, the panel redraws (no tick).
+    const copy: HostCopyState = {
+      hostPid: 4242,
       state: 'backoff',
       tags: ['failed', 'failsFast'],
       nextRetryAt: Date.now() + 5_000,
       lastError: { kind: 'exited', detail: { cause: 'connect', message: 'exited with code 3' } },
     };
+    runtime.servers().alpha!.send({ type: 'HOST_STATE', copy });
+    await settle();
     const status = await runMcpCommand('status', runtime);
     expect(status).toMatch(
       /^alpha: connected, shared \(host pid 4242\), host: backoff, next try in 5 s — eager, stdio, 1 tool$/m,
     );
     expect(status).toContain("  the host's last error: exited with code 3");
-    panel.tick(); // the panel's once-a-second tick re-reads what the host pushed to the connection
     expect(screen()).toMatch(
       /alpha {2}● connected for 0 s\n {4}shared \(host pid 4242\), host: backoff, next try in 5 s\n/,
     );
