@@ -2,7 +2,7 @@
 // a connection at once and runs until the test answers it (or its child is stopped, which aborts it).
 
 import { fromPromise } from 'xstate';
-import { hostCallMachine } from '../../src/machines/host-call.machine.ts';
+import { type HostCallInput, hostCallMachine } from '../../src/machines/host-call.machine.ts';
 
 export interface RunningCall {
   readonly signal: AbortSignal;
@@ -13,8 +13,8 @@ export function fakeCalls() {
   const running = new Map<number, RunningCall>();
   const logic = hostCallMachine.provide({
     actors: {
-      awaitConnection: fromPromise(async () => 'connection'),
-      runCall: fromPromise<unknown, { id: number }>(
+      awaitConnection: fromPromise<unknown, HostCallInput>(async () => 'connection'),
+      runCall: fromPromise<unknown, HostCallInput & { connection: unknown }>(
         ({ input, signal }) =>
           new Promise((resolve) => {
             running.set(input.id, { signal, answer: () => resolve(null) });
