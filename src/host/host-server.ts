@@ -352,16 +352,12 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
 
   function call(client: Client, message: Extract<ClientMessage, { t: 'call' }>): void {
     const attachment = attachmentOf(client, message.a);
-    const work: CallWork | undefined = attachment && {
-      client,
-      attachment,
-      instance: attachment.instance,
-      message,
-      restarts: attachment.instance.restarts,
-    };
+    if (!attachment) return void client.send({ t: 'failed', id: message.id, error: NOT_RUNNING });
+    const { instance } = attachment;
+    const work: CallWork = { client, attachment, instance, message, restarts: instance.restarts };
     // A health ping is not a call: it routes no server request and does not hold back the connection's end.
     const ping = message.operation.op === 'ping';
-    if (!work || !work.instance.call(work.attachment, message.id, ping, work))
+    if (!instance.call(attachment, message.id, ping, work))
       client.send({ t: 'failed', id: message.id, error: NOT_RUNNING });
   }
 

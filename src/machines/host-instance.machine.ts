@@ -111,6 +111,13 @@ export const hostInstanceMachine = setup({
       enqueue.sendTo('server', { type: 'RETRY' });
     }),
     closeServer: sendTo('server', { type: 'CLOSE' }),
+    /** The server's state, sent to the instance as an event (its snapshot), kept in context. */
+    viewServer: assign({
+      view: ({ context, event }) => {
+        const { snapshot } = event as { snapshot?: Parameters<typeof viewOf>[0] };
+        return snapshot ? viewOf(snapshot) : context.view;
+      },
+    }),
   },
   guards: {
     nobodyAttached: ({ context }) => Object.keys(context.attachments).length === 0,
@@ -137,7 +144,7 @@ export const hostInstanceMachine = setup({
     id: 'server',
     src: 'server',
     input: ({ context }) => context.server,
-    onSnapshot: { actions: assign({ view: ({ event }) => viewOf(event.snapshot) }) },
+    onSnapshot: { actions: 'viewServer' },
     onError: '.ended',
   },
   on: {
