@@ -21,7 +21,7 @@ type InspectingClient = AskTarget['client'];
 /** What is read of an instance (./instance.ts). */
 export interface InspectedInstance {
   readonly actor: AnyActorRef;
-  readonly attachments: ReadonlySet<AskTarget>;
+  readonly attachments: Iterable<AskTarget>;
   readonly request: { readonly definition: { readonly name: string } };
 }
 

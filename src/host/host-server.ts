@@ -1,7 +1,8 @@
 // The shared host: one process per user and package version that runs MCP servers for every Pi
 // session, subagent and CLI call attached to its Unix socket. Each session is a client with its own
-// ids: its calls, cancellations and progress are kept per client, so nothing one session sends or
-// receives reaches another (./instance.ts routes what the servers send).
+// ids: its attachments are its own children of the instances (./instance.ts), its calls children of
+// those attachments, so nothing one session sends or receives reaches another (./instance.ts routes
+// what the servers send).
 //
 // It exits when no session has been attached for `idleMs` (PI_MCP_ACTORS_HOST_IDLE_MS, default
 // HOST_IDLE_MS), closing every server it runs. That timer runs on the clock it is given: unref'd in
@@ -11,12 +12,13 @@ import { unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { type Clock, unrefClock } from '../actors/unref-clock.ts';
-import type { CallOptions, Connection, Connector } from '../adapters/mcp/connection-port.ts';
+import type { Connector } from '../adapters/mcp/connection-port.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import { type Logger, nullLogger } from '../logger.ts';
 import type { SecretValues } from '../redact/index.ts';
 import { Asks } from './asks.ts';
 import { type ListenOutcome, listenExclusive } from './exclusive-listen.ts';
+import { type CallWork, NOT_RUNNING } from './host-calls.ts';
 import { HostInspection } from './host-inspection.ts';
 import { hostProof, newNonce, proofMatches, sessionProof } from './host-key.ts';
 import { type Attachment, Instance } from './instance.ts';
@@ -32,10 +34,7 @@ import {
   type HostStatus,
   type InstanceRequest,
   MAX_NONCE_LENGTH,
-  type Operation,
-  type OperationResult,
   WIRE_PROTOCOL,
-  type WireError,
 } from './protocol.ts';
 import { toWire } from './wire-error.ts';
 
@@ -82,9 +81,6 @@ interface Client {
   greeted: boolean;
   /** Only asks (status, which copies are warm): it does not hold the host (undefined until its first message). */
   probe: boolean | undefined;
-  readonly attachments: Map<number, Attachment>;
-  /** `running`: on the server now (not waiting for a copy to start, not a health ping): a restart cuts it. */
-  readonly calls: Map<number, { controller: AbortController; attachment: Attachment; running: boolean }>;
 }
 
 export async function startHost(options: HostOptions): Promise<RunningHost> {
@@ -168,18 +164,14 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       label: '',
       greeted: false,
       probe: undefined,
-      attachments: new Map(),
-      calls: new Map(),
     };
     clients.add(client);
   }
 
   function onClientGone(client: Client): void {
     clients.delete(client);
-    for (const { controller } of client.calls.values()) controller.abort();
-    client.calls.clear();
-    for (const attachment of client.attachments.values()) attachment.instance.detach(attachment);
-    client.attachments.clear();
+    // Its attachments end; their calls in flight are stopped, which aborts them.
+    for (const attachment of attachmentsOf(client)) attachment.instance.detach(attachment);
     void inspection.setInspecting(client, false);
     // A session's leaving starts the idle time anew; a probe's does not.
     if (client.probe !== true) restartIdle();
@@ -196,29 +188,23 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       case 'attach':
         return void attach(client, message.a, message.request);
       case 'detach': {
-        const attachment = client.attachments.get(message.a);
-        if (!attachment) return;
-        client.attachments.delete(message.a);
-        for (const [id, call] of client.calls)
-          if (call.attachment === attachment) {
-            call.controller.abort();
-            client.calls.delete(id);
-          }
-        attachment.instance.detach(attachment, message.retire === true);
+        const attachment = attachmentOf(client, message.a);
+        attachment?.instance.detach(attachment, message.retire === true);
         return;
       }
       case 'restart': {
         // Not over other sessions' running calls unless forced: the session asks its user first.
-        const instance = client.attachments.get(message.a)?.instance;
-        const held = instance && !message.force ? othersInFlight(clients, client, instance) : undefined;
+        const instance = attachmentOf(client, message.a)?.instance;
+        const held = instance && !message.force ? othersOn(instance, client) : undefined;
         if (instance && !held) instance.restart();
         return void client.send({ t: 'restart-answer', a: message.a, ...(held ? { held } : {}) });
       }
       case 'call':
         return void call(client, message);
       case 'cancel':
-        // Only the caller's own call: the id is looked up among this client's calls alone.
-        return void client.calls.get(message.id)?.controller.abort();
+        // Only the caller's own call: the id is looked up among this client's attachments' calls alone.
+        for (const attachment of attachmentsOf(client)) attachment.instance.cancel(attachment, message.id);
+        return;
       case 'answer':
         asks.answer(client.id, message.ask, message);
         return;
@@ -299,15 +285,13 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       );
       instances.set(key, instance);
     }
-    const attachment: Attachment = { client, a, instance, inFlight: 0 };
-    instance.attach(attachment);
-    client.attachments.set(a, attachment);
+    const attachment = instance.attach(client, a);
     // Its state now (opening, listing…): the attaching session sees a server that is still listing.
     client.send({ t: 'state', a, state: instance.state() });
     try {
       const connection = await instance.usable();
-      if (client.attachments.get(a) !== attachment) return;
-      attachment.live = true;
+      // Detached meanwhile (or the line closed): nobody to answer.
+      if (instance.attachmentOf(client, a)?.id !== attachment.id) return;
       client.send({
         t: 'attached',
         a,
@@ -317,63 +301,64 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         stderrTail: connection.stderrTail(),
         state: instance.state(),
       });
+      instance.attached(attachment);
     } catch (error) {
-      client.attachments.delete(a);
-      instance.detach(attachment);
+      instance.attachFailed(attachment);
       client.send({ t: 'attach-failed', a, error: toWire(error) });
     }
+  }
+
+  /** A client's attachments: the instances' children that are its own. */
+  function attachmentsOf(client: Client): Attachment[] {
+    const mine: Attachment[] = [];
+    for (const instance of instances.values())
+      for (const attachment of instance.attachments) if (attachment.client === client) mine.push(attachment);
+    return mine;
+  }
+
+  function attachmentOf(client: Client, a: number): Attachment | undefined {
+    for (const instance of instances.values()) {
+      const attachment = instance.attachmentOf(client, a);
+      if (attachment) return attachment;
+    }
+    return undefined;
+  }
+
+  /** The other sessions' calls running on `instance` (read from its attachments' call children). */
+  function othersOn(instance: Instance, asking: Client) {
+    type View = {
+      attachments: Map<number, { instance: object }>;
+      calls: Map<number, { attachment: { instance: object }; running: boolean }>;
+    };
+    const views = new Map<unknown, View>();
+    const viewOf = (c: unknown): View => {
+      const view = views.get(c) ?? { attachments: new Map(), calls: new Map() };
+      views.set(c, view);
+      return view;
+    };
+    const mine = viewOf(asking);
+    for (const attachment of instance.attachments) {
+      const view = viewOf(attachment.client);
+      view.attachments.set(attachment.a, { instance });
+      for (const { running } of instance.callsOf(attachment))
+        view.calls.set(view.calls.size, { attachment: { instance }, running });
+    }
+    return othersInFlight(views.values(), mine, instance);
   }
 
   function forget(instance: Instance): void {
     if (instances.get(instance.key) === instance) instances.delete(instance.key);
   }
 
-  async function call(client: Client, message: Extract<ClientMessage, { t: 'call' }>): Promise<void> {
-    const { id } = message;
-    const attachment = client.attachments.get(message.a);
-    const instance = attachment?.instance;
-    if (!attachment || !instance) return void client.send({ t: 'failed', id, error: NOT_RUNNING });
-    const controller = new AbortController();
-    const entry = { controller, attachment, running: false };
-    client.calls.set(id, entry);
+  function call(client: Client, message: Extract<ClientMessage, { t: 'call' }>): void {
+    const attachment = attachmentOf(client, message.a);
+    if (!attachment) return void client.send({ t: 'failed', id: message.id, error: NOT_RUNNING });
+    const { instance } = attachment;
+    const work: CallWork = { client, attachment, instance, message, restarts: instance.restarts };
     // A health ping is not a call: it routes no server request and does not hold back the connection's end.
-    const counted = message.operation.op !== 'ping';
-    if (counted) instance.callStarted(attachment);
-    let restarts = instance.restarts;
-    try {
-      // A call racing the connection's end fails; the session then hears the end (and where the
-      // instance went) and its own actor follows.
-      const connection = await instance.connectionSoon(controller.signal);
-      if (!connection) {
-        const error = controller.signal.aborted
-          ? { name: 'CallError' as const, kind: 'aborted', message: 'The call was cancelled.' }
-          : instance.restarts !== restarts
-            ? restartedWire(instance)
-            : NOT_RUNNING;
-        return void client.send({ t: 'failed', id, error });
-      }
-      restarts = instance.restarts;
-      entry.running = counted;
-      const value = await instance.runFor(attachment, () =>
-        run(connection, message.operation, {
-          signal: controller.signal,
-          ...(message.timeoutMs === undefined ? {} : { timeoutMs: message.timeoutMs }),
-          ...(message.resetTimeoutOnProgress === undefined
-            ? {}
-            : { resetTimeoutOnProgress: message.resetTimeoutOnProgress }),
-          ...(message.progress
-            ? { onProgress: (progress) => client.send({ t: 'progress', id, progress }) }
-            : {}),
-        }),
-      );
-      client.send({ t: 'result', id, value });
-    } catch (error) {
-      const restarted = instance.restarts !== restarts && !controller.signal.aborted;
-      client.send({ t: 'failed', id, error: restarted ? restartedWire(instance) : toWire(error) });
-    } finally {
-      client.calls.delete(id);
-      if (counted) instance.callFinished(attachment);
-    }
+    const ping = message.operation.op === 'ping';
+    if (!instance.call(attachment, message.id, ping, work))
+      client.send({ t: 'failed', id: message.id, error: NOT_RUNNING });
   }
 
   function status(): HostStatus {
@@ -388,14 +373,17 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       ...(attached || idleDeadline === undefined ? {} : { stopsAt: idleDeadline }),
       clients: [...clients]
         .filter((c) => c.greeted)
-        .map((c) => ({
-          id: c.id,
-          pid: c.pid,
-          label: c.label,
-          attachments: c.attachments.size,
-          inFlight: c.calls.size,
-          ...(c.probe ? { probe: true as const } : {}),
-        })),
+        .map((c) => {
+          const attachments = attachmentsOf(c);
+          return {
+            id: c.id,
+            pid: c.pid,
+            label: c.label,
+            attachments: attachments.length,
+            inFlight: attachments.reduce((n, a) => n + a.instance.childrenInFlight(a), 0),
+            ...(c.probe ? { probe: true as const } : {}),
+          };
+        }),
       instances: withDifferences([...instances.values()]),
     };
   }
@@ -433,47 +421,4 @@ function withDifferences(instances: Instance[]): HostStatus['instances'] {
     if (copies.length < 2) return i.status();
     return { ...i.status(), differs: copiesDiffer(copies.map((c) => c.request)) };
   });
-}
-
-/** A call on an attachment whose connection has ended (or a copy that is gone). */
-const NOT_RUNNING: WireError = {
-  name: 'CallError',
-  kind: 'closed',
-  message: 'The shared server is no longer running.',
-};
-
-/** A call cut off because a session restarted its server: the one wording of that rule. */
-function restartedWire(instance: Instance): WireError {
-  return {
-    name: 'CallError',
-    kind: 'closed',
-    message: `another session restarted "${instance.request.definition.name}" (/mcp reconnect) while the call ran`,
-  };
-}
-
-/** One operation of a session on the instance's connection, as its own upstream request. */
-function run(connection: Connection, operation: Operation, options: CallOptions): Promise<OperationResult> {
-  const { signal } = options;
-  switch (operation.op) {
-    case 'callTool':
-      return connection.callTool(operation.name, operation.args, options);
-    case 'readResource':
-      return connection.readResource(operation.uri, options);
-    case 'getPrompt':
-      return connection.getPrompt(operation.name, operation.args, options);
-    case 'completePrompt':
-      return connection.completePrompt
-        ? connection.completePrompt(operation.prompt, operation.argument, operation.context, signal)
-        : Promise.resolve([]);
-    case 'listTools':
-      return connection.listTools(signal);
-    case 'listResources':
-      return connection.listResources(signal);
-    case 'listResourceTemplates':
-      return connection.listResourceTemplates(signal);
-    case 'listPrompts':
-      return connection.listPrompts(signal);
-    case 'ping':
-      return connection.ping ? connection.ping(signal).then(() => null) : Promise.resolve(null);
-  }
 }

@@ -6,20 +6,23 @@
 // - an attach waits for the actor as a session's call does (ensureConnected, by tags), after asking for
 //   a fresh attempt when the actor rests in backoff or needs-auth (the session's backoff waits for this
 //   actor's next try, so its attach comes when this actor retries anyway, or when its user asks);
-// - an attachment holds the actor like a call in flight (CALL_STARTED / CALL_FINISHED), so an instance
-//   closes for being idle only when no session is attached (after the server's idleTimeout, else the
-//   host's idle time, for every lifecycle), and its health pings run only then (an attached session's
-//   own actor pings it through the host);
+// - an attachment holds the actor like a call in flight (CALL_STARTED / CALL_FINISHED), so its health
+//   pings run only when no session is attached (an attached session's own actor pings it through the
+//   host);
 // - when the actor leaves `connected` (once its connection has closed) every attachment ends, told
 //   where the actor went (backoff with its next try, connecting again after a restart, closed): the
 //   sessions' own actors mirror that state (the machine's `FarEnd`) and attach again when they retry
 //   (an attach then finds needs-auth, if that is where the actor's next connect went);
 // - with nobody attached, an instance that rests after a clean close is stopped and forgotten at once;
-//   one that failed (or is still retrying) is kept for its idle time, so the sessions' next tries find
-//   its state and schedule, then stopped and forgotten.
+//   any other is kept for its idle time (the server's idleTimeout, else the host's idle time, for every
+//   lifecycle), so the sessions' next tries find its state and schedule, then stopped and forgotten.
+//
+// All of that is the instance machine's (src/machines/host-instance.machine.ts: the server actor it
+// invokes, one attachment machine per session, one call child per call in flight); this class provides
+// its effects and is the host's view of it.
 //
 // Routing, after CVE-2026-25536: a call's result and progress go only to the attachment that made it
-// (./host-server.ts keeps calls per client); a server's request goes to the session whose call caused
+// (each call is its attachment's child, ./host-calls.ts); a server's request goes to the session whose call caused
 // it when the client meets it inside that call (a 2026-07-28 input request rides on the call's own
 // response, a Streamable HTTP server's on the call's own stream: see runFor()), else to the sessions
 // with a call in flight on this instance (a legacy stdio server's requests carry no related-request
@@ -27,7 +30,14 @@
 // stderr lines go the same way); list_changed and the connection's end reach every attached session.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Actor, createActor, type InspectionEvent, waitFor } from 'xstate';
+import {
+  type Actor,
+  type AnyActorRef,
+  createActor,
+  type InspectionEvent,
+  type SnapshotFrom,
+  waitFor,
+} from 'xstate';
 import { serverLogic } from '../actors/server-actor.ts';
 import { unrefClock } from '../actors/unref-clock.ts';
 import { watchTokensLogic } from '../actors/watch-tokens.ts';
@@ -43,6 +53,12 @@ import { ConnectError } from '../adapters/mcp/connection-port.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { Logger } from '../logger.ts';
 import {
+  callsInFlight,
+  type HostAttachmentContext,
+  hostAttachmentMachine,
+} from '../machines/host-attachment.machine.ts';
+import { attachmentId, hostInstanceMachine } from '../machines/host-instance.machine.ts';
+import {
   type FarEnd,
   type ServerContext,
   type ServerStatus,
@@ -52,50 +68,56 @@ import {
 import { serverErrorText } from '../server-error-text.ts';
 import { ensureConnected } from '../session/ensure-connected.ts';
 import type { Asks, AskTarget } from './asks.ts';
-import type { AskQuestion, HostStatus, InstanceRequest, InstanceState } from './protocol.ts';
+import { hostCallLogic } from './host-calls.ts';
+import type { AskQuestion, HostMessage, HostStatus, InstanceRequest, InstanceState } from './protocol.ts';
 
-export interface Attachment extends AskTarget {
-  readonly instance: Instance;
-  /** Calls of this attachment still running (for routing a server's requests). */
-  inFlight: number;
-  /** The session was told it is attached: it hears the connection's end (an attach still waiting does not). */
-  live?: boolean;
-  /** The connection's end, held back until this attachment's calls in flight have had their answers. */
-  ending?: ConnectionEvent;
+/** The host's line to a session, as an instance sees it. */
+export interface AttachedClient {
+  readonly id: number;
+  send(message: HostMessage): boolean;
 }
 
-/** How long an instance waits for its connection to close when the host stops. */
-const CLOSE_WAIT_MS = 10_000;
+/** A session attached to an instance: a view of its attachment actor (the instance's child). */
+export interface Attachment extends AskTarget {
+  readonly client: AttachedClient;
+  readonly instance: Instance;
+  /** The attachment actor's id among the instance's children. */
+  readonly id: string;
+}
 
-/** The server logic of the host's instances: an instance nobody holds closes when idle, whatever its lifecycle. */
-function instanceLogic(tokenStore: TokenStore | undefined) {
+/** The server logic of the host's instances: an instance's idle stop is the instance machine's. */
+function serverLogicFor(tokenStore: TokenStore | undefined) {
   return serverLogic.provide({
-    guards: { closesWhenIdle: () => true },
+    guards: { closesWhenIdle: () => false },
     ...(tokenStore ? { actors: { watchTokens: watchTokensLogic(() => tokenStore) } } : {}),
   });
 }
 
-type InstanceActor = Actor<ReturnType<typeof instanceLogic>>;
+type ServerRef = Actor<ReturnType<typeof serverLogicFor>>;
+type ServerSnapshot = SnapshotFrom<ReturnType<typeof serverLogicFor>>;
 
 /** The call a piece of work runs for, while that call is still running. */
 interface CallOrigin {
-  readonly attachment: Attachment;
+  readonly attachment: string;
   running: boolean;
 }
 
+/** Is this actor the instance's server actor, or one of its children? (Only those are inspected.) */
+function underServer(ref: AnyActorRef | undefined): boolean {
+  for (let r = ref as (AnyActorRef & { _parent?: AnyActorRef }) | undefined; r; r = r._parent as typeof r)
+    if (r.id === 'server' && r._parent && !(r._parent as { _parent?: unknown })._parent) return true;
+  return false;
+}
+
 export class Instance {
-  readonly attachments = new Set<Attachment>();
   readonly since = Date.now();
-  readonly actor: InstanceActor;
-  /** Counts restarts asked by sessions: a call that fails across one is told so. */
-  restarts = 0;
+  /** The instance machine: the server actor, the attachments, their calls. */
+  private readonly root;
+  /** The instance's server actor (invoked by the instance machine): what status, inspection and attaches read. */
+  readonly actor: ServerRef;
   private gone = false;
   /** The state last pushed to the attachments (JSON). */
   private lastPushed = '';
-  /** How long it is kept with nobody attached when not connected: the actor's idle timeout. */
-  private readonly unusedMs: number;
-  /** Runs while nobody is attached and the actor is not connected; forgets the instance when it fires. */
-  private unusedTimer: unknown;
   /** Which session's call the code running now is part of (see runFor()). */
   private readonly origin = new AsyncLocalStorage<CallOrigin>();
 
@@ -104,7 +126,7 @@ export class Instance {
     readonly request: InstanceRequest,
     connector: Connector,
     private readonly asks: Asks,
-    /** The instance rests or failed with nobody attached (or the host stops): the host forgets it. */
+    /** The instance ended: the host forgets it. */
     private readonly onGone: (instance: Instance) => void,
     idleMs: number,
     private readonly log: Logger,
@@ -114,25 +136,86 @@ export class Instance {
   ) {
     const def = request.definition;
     // Idle with nobody attached: the server's own idle timeout, else the host's idle time.
-    this.unusedMs = def.idleTimeoutMs > 0 ? def.idleTimeoutMs : idleMs;
-    this.actor = createActor(instanceLogic(tokenStore), {
+    const unusedMs = def.idleTimeoutMs > 0 ? def.idleTimeoutMs : idleMs;
+    const logic = hostInstanceMachine.provide({
+      actors: {
+        server: serverLogicFor(tokenStore),
+        attachment: hostAttachmentMachine.provide({
+          actors: { call: hostCallLogic },
+          actions: {
+            sayEnd: ({ context }) => this.sayEnd(context),
+            release: ({ context }) => this.released(context),
+          },
+        }),
+      },
+      actions: {
+        forgotten: () => this.forget(),
+        stoppedUnused: () =>
+          this.log.info('nobody attached: the server is stopped', { server: def.name, key: this.key }),
+      },
+    });
+    this.root = createActor(logic, {
       clock: unrefClock,
-      inspect: (event) => this.inspection?.inspect(this, event),
+      inspect: (event) => {
+        if (this.inspection && underServer(event.actorRef as AnyActorRef))
+          this.inspection.inspect(this, event);
+      },
       input: {
-        definition: { ...def, idleTimeoutMs: this.unusedMs },
-        generation: 0,
-        connector: this.connectorFor(connector),
+        idleMs: unusedMs,
+        server: {
+          definition: { ...def, idleTimeoutMs: unusedMs },
+          generation: 0,
+          connector: this.connectorFor(connector),
+        },
       },
     });
+    this.root.start();
+    this.actor = this.root.getSnapshot().children.server as ServerRef;
     this.actor.on('status', (status) => this.logStatus(status));
-    this.actor.subscribe({
-      next: () => {
-        this.pushState();
-        this.forgetIfUnused();
-      },
-      error: () => this.forget(),
-    });
-    this.actor.start();
+    this.actor.subscribe({ next: () => this.pushState(), error: () => {} });
+  }
+
+  /** Restarts a session asked for: a call that fails across one is told so. */
+  get restarts(): number {
+    return this.root.getSnapshot().context.restarts;
+  }
+
+  /** The sessions attached (views of the instance machine's children). */
+  get attachments(): Attachment[] {
+    if (!this.root) return [];
+    return Object.entries(this.root.getSnapshot().context.attachments).map(([id, ref]) =>
+      this.view(id, ref.getSnapshot().context),
+    );
+  }
+
+  private view(id: string, context: Pick<HostAttachmentContext, 'a' | 'client'>): Attachment {
+    return { id, a: context.a, client: context.client as AttachedClient, instance: this };
+  }
+
+  private attachmentRef(id: string) {
+    return this.root.getSnapshot().context.attachments[id];
+  }
+
+  /** A session's attachment to this instance, while it lasts. */
+  attachmentOf(client: AttachedClient, a: number): Attachment | undefined {
+    const id = attachmentId(client.id, a);
+    const ref = this.attachmentRef(id);
+    return ref ? this.view(id, ref.getSnapshot().context) : undefined;
+  }
+
+  /** The calls of an attachment (pings left out), as its children: `running` once on the server. */
+  callsOf(attachment: Attachment): { running: boolean }[] {
+    const ref = this.attachmentRef(attachment.id);
+    if (!ref) return [];
+    return callsInFlight(ref.getSnapshot().context).map((call) => ({
+      running: call.getSnapshot().hasTag('running'),
+    }));
+  }
+
+  /** Calls and pings of an attachment in flight. */
+  childrenInFlight(attachment: Attachment): number {
+    const ref = this.attachmentRef(attachment.id);
+    return ref ? Object.keys(ref.getSnapshot().context.calls).length : 0;
   }
 
   /** The host's connector with this instance's answers to the server's requests; its events reach the sessions. */
@@ -179,7 +262,7 @@ export class Instance {
    * call's while it runs.
    */
   runFor<T>(attachment: Attachment, operation: () => Promise<T>): Promise<T> {
-    const origin: CallOrigin = { attachment, running: true };
+    const origin: CallOrigin = { attachment: attachment.id, running: true };
     return this.origin.run(origin, operation).finally(() => {
       origin.running = false;
     });
@@ -190,10 +273,11 @@ export class Instance {
    * attachments with a call in flight, else all attached.
    */
   private concerned(): Attachment[] {
+    const attached = this.attachments;
     const origin = this.origin.getStore();
-    if (origin?.running && this.attachments.has(origin.attachment)) return [origin.attachment];
-    const attached = [...this.attachments];
-    const calling = attached.filter((a) => a.inFlight > 0);
+    const caller = origin?.running ? attached.find((a) => a.id === origin.attachment) : undefined;
+    if (caller) return [caller];
+    const calling = attached.filter((a) => this.callsOf(a).length > 0);
     return calling.length > 0 ? calling : attached;
   }
 
@@ -224,6 +308,7 @@ export class Instance {
    * actor has left `connected` for good (its connection closed): see endFor().
    */
   private pushState(): void {
+    if (this.gone) return;
     const state = this.state();
     const json = JSON.stringify(state);
     if (json !== this.lastPushed) {
@@ -232,35 +317,19 @@ export class Instance {
     }
     const end = this.endFor();
     if (!end) return;
-    for (const target of [...this.attachments]) if (target.live) this.end(target, end);
+    // A live attachment drains (its calls answer first), then says the end; one still attaching does not hear it.
+    for (const ref of Object.values(this.root.getSnapshot().context.attachments))
+      ref.send({ type: 'END', end });
   }
 
-  /**
-   * Ends an attachment: the session hears the end, and the host lets it go. Not before its calls in
-   * flight have had their answers (their failure says why, e.g. a restart), so the end comes after them.
-   */
-  private end(target: Attachment, end: ConnectionEvent): void {
-    if (target.inFlight > 0) {
-      target.ending = end;
-      return;
-    }
-    target.client.send({ t: 'event', a: target.a, event: end });
-    this.detach(target);
+  private sayEnd(context: HostAttachmentContext): void {
+    const end = this.endFor() ?? context.end;
+    if (end) (context.client as AttachedClient).send({ t: 'event', a: context.a, event: end });
   }
 
-  /** A call of this attachment starts (for routing a server's requests to the sessions it concerns). */
-  callStarted(attachment: Attachment): void {
-    attachment.inFlight++;
-  }
-
-  /** A call of this attachment has had its answer: an end held back for it goes now. */
-  callFinished(attachment: Attachment): void {
-    attachment.inFlight--;
-    const held = attachment.ending;
-    if (held && attachment.inFlight === 0 && this.attachments.has(attachment)) {
-      attachment.ending = undefined;
-      this.end(attachment, this.endFor() ?? held);
-    }
+  /** An attachment ended: its asks go to the others (or are declined). */
+  private released(context: HostAttachmentContext): void {
+    this.asks.drop((target) => target.client === context.client && target.a === context.a);
   }
 
   /**
@@ -292,11 +361,8 @@ export class Instance {
   /** `/mcp reconnect` in one session: closes the server and starts it again; every attached session sees it. */
   restart(): void {
     if (this.gone) return;
-    this.restarts++;
     this.log.info('a session restarts the server', { server: this.request.definition.name, key: this.key });
-    // As the session's own RECONNECT: close whatever runs, then connect afresh.
-    this.actor.send({ type: 'CLOSE' });
-    this.actor.send({ type: 'RETRY' });
+    this.root.send({ type: 'RESTART' });
   }
 
   /**
@@ -309,19 +375,44 @@ export class Instance {
     return this.connection();
   }
 
-  /** Attaches a session, which holds the instance until it detaches. */
-  attach(attachment: Attachment): void {
-    this.attachments.add(attachment);
-    this.actor.send({ type: 'CALL_STARTED' });
+  /** Attaches a session, which holds the instance until its attachment ends. */
+  attach(client: AttachedClient, a: number): Attachment {
+    const id = attachmentId(client.id, a);
+    this.root.send({ type: 'ATTACH', id, a, client });
+    return this.view(id, { a, client });
   }
 
+  /** The attach is answered: the session hears the connection's end from now on. */
+  attached(attachment: Attachment): void {
+    this.attachmentRef(attachment.id)?.send({ type: 'ATTACHED' });
+  }
+
+  /** The attach failed (the session was told). */
+  attachFailed(attachment: Attachment): void {
+    this.attachmentRef(attachment.id)?.send({ type: 'ATTACH_FAILED' });
+  }
+
+  /**
+   * The session detached, or its line closed: its calls in flight are aborted. `retire`: its config no
+   * longer has the server; held by nobody else, it stops now, not after its idle time.
+   */
   detach(attachment: Attachment, retire = false): void {
-    if (!this.attachments.delete(attachment)) return;
-    this.asks.drop((target) => target === attachment);
-    if (!this.gone) this.actor.send({ type: 'CALL_FINISHED' });
-    // Removed from the config by the last session that held it: it stops now, not after its idle time.
-    if (retire && !this.gone && this.attachments.size === 0) this.actor.send({ type: 'CLOSE' });
-    this.forgetIfUnused();
+    this.attachmentRef(attachment.id)?.send({ type: 'DETACH' });
+    const others = this.attachments.filter((other) => other.id !== attachment.id);
+    if (retire && !this.gone && others.length === 0) this.actor.send({ type: 'CLOSE' });
+  }
+
+  /** A session's call (or health ping) on its attachment: a child of the attachment until answered. */
+  call(attachment: Attachment, id: number, ping: boolean, work: unknown): boolean {
+    const ref = this.attachmentRef(attachment.id);
+    if (!ref) return false;
+    ref.send({ type: 'CALL', id, ping, work });
+    return true;
+  }
+
+  /** The session cancels its call: the child is stopped, which aborts it. */
+  cancel(attachment: Attachment, id: number): void {
+    this.attachmentRef(attachment.id)?.send({ type: 'CANCEL', id });
   }
 
   /** Waits, as a session's call does, for the server to be usable; throws the ConnectError it failed with. */
@@ -358,11 +449,12 @@ export class Instance {
   }
 
   status(): HostStatus['instances'][number] {
-    const snapshot = this.actor.getSnapshot();
+    const snapshot: ServerSnapshot = this.actor.getSnapshot();
     const { request } = this;
     const pid = snapshot.context.connection?.pid;
+    const attachments = this.attachments;
     let inFlight = 0;
-    for (const a of this.attachments) inFlight += a.inFlight;
+    for (const a of attachments) inFlight += this.callsOf(a).length;
     return {
       key: this.key,
       server: request.definition.name,
@@ -371,7 +463,7 @@ export class Instance {
       state: serverStateOf(snapshot),
       tags: [...snapshot.tags].sort() as ServerTag[],
       ...(pid === undefined ? {} : { pid }),
-      attached: this.attachments.size,
+      attached: attachments.length,
       inFlight,
       held: snapshot.context.inFlight,
       since: this.since,
@@ -391,57 +483,16 @@ export class Instance {
     else if (status.state === 'closed') this.log.info('server closed', { ...fields, ...error });
   }
 
-  /**
-   * Nobody attached: forgotten at once when it rests after a clean close; kept for its idle time when
-   * it failed or is retrying (the sessions' next tries find its state), then forgotten. A connected
-   * instance is the actor's to close when idle.
-   */
-  private forgetIfUnused(): void {
-    if (this.gone) return;
-    const snapshot = this.actor.getSnapshot();
-    if (this.attachments.size > 0 || snapshot.hasTag('usable')) {
-      this.keepUnused();
-      return;
-    }
-    if (serverStateOf(snapshot) === 'init') return;
-    if (snapshot.hasTag('resting') && snapshot.context.attempt === 0) {
-      this.forget();
-      return;
-    }
-    this.unusedTimer ??= unrefClock.setTimeout(() => {
-      this.unusedTimer = undefined;
-      if (this.gone || this.attachments.size > 0 || this.actor.getSnapshot().hasTag('usable')) return;
-      this.log.info('nobody attached: the server is stopped', {
-        server: this.request.definition.name,
-        key: this.key,
-      });
-      this.forget();
-    }, this.unusedMs);
-  }
-
-  private keepUnused(): void {
-    if (this.unusedTimer === undefined) return;
-    unrefClock.clearTimeout(this.unusedTimer);
-    this.unusedTimer = undefined;
-  }
-
+  /** Ended: the host lets it go (a session attaching now gets a new instance). */
   private forget(): void {
     if (this.gone) return;
-    this.keepUnused();
     this.gone = true;
     this.onGone(this);
-    // Not from inside the actor's own notification.
-    queueMicrotask(() => this.actor.stop());
   }
 
   /** Closes the server (its connection closes, a stdio server's process group ends) and forgets it. */
   async close(): Promise<void> {
-    if (!this.gone) {
-      this.actor.send({ type: 'CLOSE' });
-      await waitFor(this.actor, (s) => s.hasTag('resting'), { timeout: CLOSE_WAIT_MS }).catch(
-        () => undefined,
-      );
-    }
-    this.forget();
+    this.root.send({ type: 'STOP' });
+    await waitFor(this.root, (s) => s.status !== 'active').catch(() => undefined);
   }
 }
