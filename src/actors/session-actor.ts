@@ -17,7 +17,6 @@ import {
 } from 'xstate';
 import { lazySharedHost } from '../adapters/host/lazy-shared-host.ts';
 import type { SharedCopy } from '../adapters/host/shared-copies.ts';
-import type { Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import { isStoreOf } from '../auth/default-store.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
@@ -27,6 +26,7 @@ import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig, ServerDefinition, Settings } from '../config/types.ts';
 import type { InspectionRelay } from '../inspect/deferred.ts';
 import type { Logger } from '../logger.ts';
+import type { Connector } from '../machines/server-types.ts';
 import {
   type LoadedSession,
   type SessionContext,
@@ -35,6 +35,9 @@ import {
   serverId,
   sessionMachine,
 } from '../machines/session.machine.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { HostRequests } from '../ports/mcp.ts';
+import type { Surface } from '../ports/surface-words.ts';
 import type { SecretValues } from '../redact/index.ts';
 import {
   awaitsDirectTools,
@@ -59,13 +62,13 @@ import { plainText } from '../terminal-text.ts';
 import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
-import { type Surface, wordsFor } from '../tools/surface-words.ts';
+import { wordsFor } from '../tools/surface-words.ts';
 import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
 import { serverLogicWith } from './server-actor.ts';
 import { serversClosedLogic } from './servers-closed.ts';
 import { sessionRecorders } from './session-recorders.ts';
 import { signInAndConnect } from './sign-in.ts';
-import { type Clock, unrefClock } from './unref-clock.ts';
+import { unrefClock } from './unref-clock.ts';
 
 export interface RuntimeOptions {
   host: HostPort;

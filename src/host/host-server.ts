@@ -10,10 +10,12 @@
 import { unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { type Clock, unrefClock } from '../actors/unref-clock.ts';
-import type { CallOptions, Connection, Connector } from '../adapters/mcp/connection-port.ts';
+import { unrefClock } from '../actors/unref-clock.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import { type Logger, nullLogger } from '../logger.ts';
+import type { Connector } from '../machines/server-types.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { CallOptions, Connection } from '../ports/connection.ts';
 import type { SecretValues } from '../redact/index.ts';
 import { Asks } from './asks.ts';
 import { type ListenOutcome, listenExclusive } from './exclusive-listen.ts';

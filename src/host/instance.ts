@@ -31,28 +31,19 @@ import { type Actor, createActor, type InspectionEvent, waitFor } from 'xstate';
 import { serverLogic } from '../actors/server-actor.ts';
 import { unrefClock } from '../actors/unref-clock.ts';
 import { watchTokensLogic } from '../actors/watch-tokens.ts';
-import type {
-  Connection,
-  ConnectionEvent,
-  Connector,
-  ElicitAnswer,
-  HostRequests,
-  SamplingAnswer,
-} from '../adapters/mcp/connection-port.ts';
-import { ConnectError } from '../adapters/mcp/connection-port.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { Logger } from '../logger.ts';
-import {
-  type FarEnd,
-  type ServerContext,
-  type ServerStatus,
-  type ServerTag,
-  serverStateOf,
-} from '../machines/server.machine.ts';
+import { serverStateOf } from '../machines/server.machine.ts';
+import type { Connector, ServerContext } from '../machines/server-types.ts';
+import type { Connection, ConnectionEvent } from '../ports/connection.ts';
+import type { InstanceState } from '../ports/host.ts';
+import type { ElicitAnswer, HostRequests, SamplingAnswer } from '../ports/mcp.ts';
+import { ConnectError } from '../ports/mcp.ts';
+import type { FarEnd, ServerStatus, ServerTag } from '../ports/server-state.ts';
 import { serverErrorText } from '../server-error-text.ts';
 import { ensureConnected } from '../session/ensure-connected.ts';
 import type { Asks, AskTarget } from './asks.ts';
-import type { AskQuestion, HostStatus, InstanceRequest, InstanceState } from './protocol.ts';
+import type { AskQuestion, HostStatus, InstanceRequest } from './protocol.ts';
 
 export interface Attachment extends AskTarget {
   readonly instance: Instance;

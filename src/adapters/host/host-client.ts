@@ -12,20 +12,20 @@ import {
   type HostMessage,
   type HostStatus,
   type InstanceRequest,
-  type InstanceState,
   type Operation,
   type OperationResult,
-  type OthersInFlight,
   WIRE_PROTOCOL,
   type WireError,
 } from '../../host/protocol.ts';
 import { fromWire, toWire } from '../../host/wire-error.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
 import { type HostLinkEvent, hostLinkMachine, type LinkFailure } from '../../machines/host-link.machine.ts';
-import type { Surface } from '../../tools/surface-words.ts';
+import type { CallOptions, ConnectionEvent } from '../../ports/connection.ts';
+import type { InstanceState, OthersInFlight } from '../../ports/host.ts';
+import type { HostRequests, LogLevel } from '../../ports/mcp.ts';
+import type { Surface } from '../../ports/surface-words.ts';
 import { inSurfaceWords } from '../mcp/auth/connect-auth.ts';
 import { CallError } from '../mcp/call-error.ts';
-import type { CallOptions, ConnectionEvent, HostRequests, LogLevel } from '../mcp/connection-port.ts';
 import { CALL_GRACE_MS, RESTART_ANSWER_MS } from './link-deadlines.ts';
 
 /**

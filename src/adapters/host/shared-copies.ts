@@ -6,8 +6,8 @@
 import type { ServerDefinition } from '../../config/types.ts';
 import { instanceKey } from '../../host/instance-key.ts';
 import type { HostStatus } from '../../host/protocol.ts';
-import type { ServerState } from '../../machines/server.machine.ts';
-import type { HostRequests } from '../mcp/connection-port.ts';
+import type { HostRequests } from '../../ports/mcp.ts';
+import type { ServerState } from '../../ports/server-state.ts';
 import type { HostClient } from './host-client.ts';
 import { instanceRequest, shareOf } from './shared-connector.ts';
 import { openHost } from './start-host.ts';

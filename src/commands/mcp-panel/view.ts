@@ -7,8 +7,8 @@ import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
 import { unreadableText } from '../../config/unreadable.ts';
-import type { InstanceState } from '../../host/protocol.ts';
-import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
+import type { InstanceState } from '../../ports/host.ts';
+import type { ServerState, ServerTag } from '../../ports/server-state.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 import {
   failureText,
