@@ -16,7 +16,6 @@ import {
   waitFor,
 } from 'xstate';
 import { lazySharedHost } from '../adapters/host/lazy-shared-host.ts';
-import type { SharedCopy } from '../adapters/host/shared-copies.ts';
 import { isStoreOf } from '../auth/default-store.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
@@ -36,6 +35,7 @@ import {
   sessionMachine,
 } from '../machines/session.machine.ts';
 import type { Clock } from '../ports/clock.ts';
+import type { SharedCopy } from '../ports/host.ts';
 import type { HostRequests } from '../ports/mcp.ts';
 import type { Surface } from '../ports/surface-words.ts';
 import type { SecretValues } from '../redact/index.ts';

@@ -1,7 +1,7 @@
 // Errors across the host's socket: the class, kind and code survive, so the session's server actor
 // and tool executor read a shared server's failure exactly as an in-session one.
 
-import { CallError, type CallErrorKind } from '../adapters/mcp/call-error.ts';
+import { CallError, type CallErrorKind } from '../ports/call-error.ts';
 import { ConnectError, type ConnectErrorKind, HostRefusal } from '../ports/mcp.ts';
 import type { WireError } from './protocol.ts';
 

@@ -22,3 +22,11 @@ export interface OthersInFlight {
   /** Other sessions attached to the instance (a restart is seen by all of them). */
   attached: number;
 }
+
+/** A copy of one of the session's servers in the shared host. */
+export interface SharedCopy {
+  state: ServerState;
+  /** When the host made it (epoch ms). */
+  since?: number;
+  hostPid: number;
+}

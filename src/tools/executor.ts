@@ -3,12 +3,12 @@
 // comes back as a tool result that says what happened and what to do; nothing is thrown.
 
 import { unrefClock } from '../actors/unref-clock.ts';
-import { CallError } from '../adapters/mcp/call-error.ts';
 import type { Surface } from '../auth/sign-in-advice.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { expandUriTemplate } from '../catalog/uri-template.ts';
 import type { Settings } from '../config/types.ts';
 import { formatDuration } from '../duration.ts';
+import { CallError } from '../ports/call-error.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Connection } from '../ports/connection.ts';
 import type { CallToolResult } from '../ports/mcp.ts';

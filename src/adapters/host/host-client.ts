@@ -20,12 +20,12 @@ import {
 import { fromWire, toWire } from '../../host/wire-error.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
 import { type HostLinkEvent, hostLinkMachine, type LinkFailure } from '../../machines/host-link.machine.ts';
+import { CallError } from '../../ports/call-error.ts';
 import type { CallOptions, ConnectionEvent } from '../../ports/connection.ts';
 import type { InstanceState, OthersInFlight } from '../../ports/host.ts';
 import type { HostRequests, LogLevel } from '../../ports/mcp.ts';
 import type { Surface } from '../../ports/surface-words.ts';
 import { inSurfaceWords } from '../mcp/auth/connect-auth.ts';
-import { CallError } from '../mcp/call-error.ts';
 import { CALL_GRACE_MS, RESTART_ANSWER_MS } from './link-deadlines.ts';
 
 /**

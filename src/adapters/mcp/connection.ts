@@ -2,6 +2,7 @@
 
 import { type Client, ProtocolError } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
+import { CallError } from '../../ports/call-error.ts';
 import type { CallOptions, Connection, ConnectionEvent } from '../../ports/connection.ts';
 import {
   type CallToolResult,
@@ -16,7 +17,6 @@ import {
   type ToolDescriptor,
 } from '../../ports/mcp.ts';
 import { needsAuthMessage } from './auth/connect-auth.ts';
-import { CallError } from './call-error.ts';
 import { STREAM_LOST_CODE } from './call-streams.ts';
 import {
   CONNECTION_CLOSED_CODE,

@@ -31,7 +31,7 @@ import { fileProtocolEraStore, memoryProtocolEraStore } from './protocol-eras.ts
 import { closeSession, type McpConnectorOptions, SessionOpener } from './session.ts';
 import { StderrTail } from './stderr-tail.ts';
 
-export { CallError } from './call-error.ts';
+export { CallError } from '../../ports/call-error.ts';
 export type { McpConnectorOptions } from './session.ts';
 
 /** Builds a Connector; `connectMcp` is the one with default timings. */

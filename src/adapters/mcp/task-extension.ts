@@ -18,7 +18,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../../plain-object.ts';
-import { CallError } from './call-error.ts';
+import { CallError } from '../../ports/call-error.ts';
 import { type AnswerInput, unanswerable } from './input-rounds.ts';
 import { type FollowOptions, followTask, type Send, type TaskStatus } from './task-polling.ts';
 
