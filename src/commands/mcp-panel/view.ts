@@ -41,7 +41,7 @@ export interface RunningServer {
   name: string;
   /** The state's name, for display; what the panel does is decided by `tags`. */
   state: ServerState;
-  /** The snapshot's tags (src/machines/server.machine.ts ServerTag): `usable`, `starting`, `needsSignIn`… */
+  /** The snapshot's tags (ServerTag, src/ports/server-state.ts): `usable`, `starting`, `needsSignIn`… */
   tags: Pick<ReadonlySet<ServerTag>, 'has'>;
   health: ServerHealth;
   /** When the current state was entered (epoch ms). */
