@@ -9,8 +9,8 @@ import { join } from 'node:path';
 
 import { sharedHostConnector } from '../src/adapters/host/shared-connector.ts';
 import { openHost } from '../src/adapters/host/start-host.ts';
-import type { Connection } from '../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../src/adapters/mcp/index.ts';
+import type { Connection } from '../src/ports/connection.ts';
 
 import { stdioDefinition } from '../test/fixtures/servers/definitions.ts';
 

@@ -8,11 +8,11 @@
 
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Connector } from '../src/adapters/mcp/connection-port.ts';
 import { bridgePi } from '../src/adapters/pi/bridge.ts';
 import { START_RECORD_FILE_NAME } from '../src/adapters/pi/start-record.ts';
 import { configHash, createCacheStore } from '../src/catalog/cache.ts';
 import { loadConfig } from '../src/config/load.ts';
+import type { Connector } from '../src/machines/server-types.ts';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
 import { RecordingPi } from '../test/support/recording-pi.ts';
 import type { CatalogFile } from './support/catalogs.ts';

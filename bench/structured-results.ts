@@ -6,8 +6,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { CallToolResult } from '../src/adapters/mcp/connection-port.ts';
 import { createMcpConnector } from '../src/adapters/mcp/index.ts';
+import type { CallToolResult } from '../src/ports/mcp.ts';
 import { mcpResultToPi } from '../src/tools/content.ts';
 import { EVERYTHING_ENTRY } from '../test/fixtures/servers/spawn.ts';
 import { definition } from '../test/support/config.ts';

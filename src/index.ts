@@ -1,8 +1,8 @@
 // Pi entry point: builds the adapters and starts the root actor; everything else lives behind them.
 
-import type { Connector } from './adapters/mcp/connection-port.ts';
 import { bridgePi } from './adapters/pi/bridge.ts';
 import type { PiHost } from './adapters/pi/pi-types.ts';
+import type { Connector } from './machines/server-types.ts';
 
 // The MCP SDK loads in the background once the session runtime has started (or on the first connect),
 // never on Pi's way to the first model request. One shared import: concurrent first connects must not

@@ -3,7 +3,7 @@
 // tool results and ToolSearch all read a server's last error through here.
 
 import { formatDuration } from './duration.ts';
-import type { ServerError } from './machines/server.machine.ts';
+import type { ServerError } from './ports/server-state.ts';
 
 /** The last error in words ('' when there is none). */
 export function serverErrorText(error: Pick<ServerError, 'detail'> | undefined): string {

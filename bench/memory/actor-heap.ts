@@ -5,7 +5,7 @@
 
 import { type AnyActorRef, createActor, createMachine } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
-import type { Connector } from '../../src/adapters/mcp/connection-port.ts';
+import type { Connector } from '../../src/machines/server-types.ts';
 import { FIVE_SERVERS, readCatalogs, stdioDefinition } from '../support/catalogs.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -2,8 +2,8 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ResourceDescriptor, ToolDescriptor } from '../../src/adapters/mcp/connection-port.ts';
 import type { ServerDefinition } from '../../src/config/types.ts';
+import type { ResourceDescriptor, ToolDescriptor } from '../../src/ports/mcp.ts';
 import { definition } from '../../test/support/config.ts';
 
 export const CATALOG_DIR = resolve(import.meta.dirname, '../data/catalog');

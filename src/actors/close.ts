@@ -3,6 +3,6 @@
 // close; a connection closes once, so both wait for the one close.
 
 import { fromPromise } from 'xstate';
-import type { CloseInput } from '../machines/server.machine.ts';
+import type { CloseInput } from '../machines/server-types.ts';
 
 export const closeLogic = fromPromise<void, CloseInput>(({ input }) => input.connection.close());

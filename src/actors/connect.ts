@@ -2,8 +2,9 @@
 // timeout, actor stopped); a connection that arrives after the abort is closed here, never leaked.
 
 import { fromPromise } from 'xstate';
-import { ConnectError, type Connection } from '../adapters/mcp/connection-port.ts';
-import type { ConnectInput } from '../machines/server.machine.ts';
+import type { ConnectInput } from '../machines/server-types.ts';
+import type { Connection } from '../ports/connection.ts';
+import { ConnectError } from '../ports/mcp.ts';
 
 export const connectLogic = fromPromise<Connection, ConnectInput>(async ({ input, signal }) => {
   let settled = false;

@@ -4,8 +4,8 @@
 // host's instance ends when no session holds it.
 
 import { fromPromise, waitFor } from 'xstate';
-import type { Connection } from '../adapters/mcp/connection-port.ts';
 import type { DrainInput } from '../machines/session.machine.ts';
+import type { Connection } from '../ports/connection.ts';
 
 export const drainServerLogic = fromPromise<void, DrainInput>(async ({ input }) => {
   const { server, name, generation, parentRef } = input;

@@ -2,7 +2,7 @@
 // (its timeout is the machine's `healthTimeout` delay) or leaves `connected`.
 
 import { fromPromise } from 'xstate';
-import type { PingInput } from '../machines/server.machine.ts';
+import type { PingInput } from '../machines/server-types.ts';
 
 export const pingLogic = fromPromise<void, PingInput>(async ({ input, signal }) => {
   await input.connection.ping?.(signal);

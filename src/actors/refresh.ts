@@ -2,7 +2,7 @@
 // Aborted when the refresh is superseded or the connection is left.
 
 import { fromPromise } from 'xstate';
-import type { RefreshInput, RefreshOutput } from '../machines/server.machine.ts';
+import type { RefreshInput, RefreshOutput } from '../machines/server-types.ts';
 
 export const refreshLogic = fromPromise<RefreshOutput, RefreshInput>(async ({ input, signal }) => {
   const { connection, list } = input;

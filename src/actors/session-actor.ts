@@ -16,8 +16,6 @@ import {
   waitFor,
 } from 'xstate';
 import { lazySharedHost } from '../adapters/host/lazy-shared-host.ts';
-import type { SharedCopy } from '../adapters/host/shared-copies.ts';
-import type { Connector, HostRequests } from '../adapters/mcp/connection-port.ts';
 import { isStoreOf } from '../auth/default-store.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
@@ -36,6 +34,7 @@ import { defaultSettings } from '../config/defaults.ts';
 import type { LoadedConfig, PendingServer, ServerDefinition, Settings } from '../config/types.ts';
 import type { InspectionRelay } from '../inspect/deferred.ts';
 import type { Logger } from '../logger.ts';
+import type { Connector } from '../machines/server-types.ts';
 import {
   type LoadedSession,
   type SessionContext,
@@ -44,6 +43,10 @@ import {
   serverId,
   sessionMachine,
 } from '../machines/session.machine.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { SharedCopy } from '../ports/host.ts';
+import type { HostRequests } from '../ports/mcp.ts';
+import type { Surface } from '../ports/surface-words.ts';
 import type { SecretValues } from '../redact/index.ts';
 import {
   awaitsDirectTools,
@@ -69,7 +72,7 @@ import { plainText } from '../terminal-text.ts';
 import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { instructionsNote } from '../tools/server-instructions.ts';
-import { type Surface, wordsFor } from '../tools/surface-words.ts';
+import { wordsFor } from '../tools/surface-words.ts';
 import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
 import { configWatchLogic, filesSignature } from './config-watch.ts';
 import { drainServerLogic } from './drain-server.ts';
@@ -77,7 +80,7 @@ import { serverLogicWith } from './server-actor.ts';
 import { serversClosedLogic } from './servers-closed.ts';
 import { sessionRecorders } from './session-recorders.ts';
 import { signInAndConnect } from './sign-in.ts';
-import { type Clock, unrefClock } from './unref-clock.ts';
+import { unrefClock } from './unref-clock.ts';
 
 export interface RuntimeOptions {
   host: HostPort;

@@ -4,10 +4,11 @@
 // session's shutdown waits for that flush before it is idle (a short session's writes are on disk).
 
 import { type AnyActorRef, type CallbackActorLogic, type EventObject, fromCallback } from 'xstate';
-import { createTraceLog, type TraceLog, traceFile } from '../adapters/mcp/trace.ts';
+import { createTraceLog, traceFile } from '../adapters/mcp/trace.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../catalog/cache.ts';
 import type { Logger } from '../logger.ts';
 import type { CacheWrite, RecorderInput } from '../machines/session.machine.ts';
+import type { TraceLog } from '../ports/trace.ts';
 import type { SecretValues } from '../redact/index.ts';
 import { type CallStats, createCallStats } from '../tools/stats.ts';
 

@@ -9,7 +9,7 @@ import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { Surface } from '../auth/sign-in-advice.ts';
 import { describeServers } from '../commands/server-status.ts';
 import type { ServerDefinition } from '../config/types.ts';
-import type { SignInInput } from '../machines/server.machine.ts';
+import type { SignInInput } from '../machines/server-types.ts';
 import type { SecretValues } from '../redact/index.ts';
 import type { ServerActorRef } from '../session/ensure-connected.ts';
 

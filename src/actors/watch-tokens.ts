@@ -4,7 +4,7 @@
 import { fromCallback } from 'xstate';
 import { signInSettings } from '../auth/sign-in-binding.ts';
 import type { TokenStore } from '../auth/token-store.ts';
-import type { WatchTokensInput } from '../machines/server.machine.ts';
+import type { WatchTokensInput } from '../machines/server-types.ts';
 
 export function watchTokensLogic(store: () => TokenStore) {
   return fromCallback<{ type: 'AUTHENTICATED' }, WatchTokensInput>(({ input, sendBack }) => {

@@ -4,8 +4,8 @@
 // a connection gets closed.
 
 import { fromCallback } from 'xstate';
-import type { ConnectionEvent } from '../adapters/mcp/connection-port.ts';
-import type { WatchEvent, WatchInput } from '../machines/server.machine.ts';
+import type { WatchEvent, WatchInput } from '../machines/server-types.ts';
+import type { ConnectionEvent } from '../ports/connection.ts';
 
 function toWatchEvent(event: ConnectionEvent): WatchEvent {
   switch (event.type) {

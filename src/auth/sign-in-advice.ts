@@ -2,7 +2,8 @@
 // own `pi-mcp-actors login <server>` (a CLI user has no slash commands). One place for the wording,
 // and for the reasons a needs-auth error keeps (docs/config.md promises them).
 
-import { type Surface, wordsFor } from '../tools/surface-words.ts';
+import type { Surface } from '../ports/surface-words.ts';
+import { wordsFor } from '../tools/surface-words.ts';
 
 export type { Surface };
 

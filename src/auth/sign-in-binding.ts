@@ -6,18 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import type { OAuthConfig, ServerDefinition } from '../config/types.ts';
-import type { SignInRecord } from './sign-in-record.ts';
-
-export interface SignInBinding {
-  /** The authorization server's issuer, as its metadata named it (checked against where it was fetched). */
-  issuer: string;
-  /** Where tokens were obtained, and the only place its refresh token is ever sent. */
-  tokenEndpoint: string;
-  /** The metadata document the sign-in was made with, when the entry named one. */
-  metadataUrl?: string;
-  /** signInSettings() of the entry that signed in ('' for an entry with none). */
-  settings: string;
-}
+import type { SignInBinding, SignInRecord } from './sign-in-record.ts';
 
 /**
  * The OAuth settings that decide where a sign-in goes and who the client is. Others (client name,

@@ -3,8 +3,7 @@
 // so the question says it would use that sign-in.
 
 import { variablesIn } from '../config/consent-lines.ts';
-import type { ServerFields } from '../config/entry.ts';
-import type { ServerDefinition } from '../config/types.ts';
+import type { ServerDefinition, ServerFields } from '../config/types.ts';
 import { signInSettings } from './sign-in-binding.ts';
 import type { TokenStore } from './token-store.ts';
 

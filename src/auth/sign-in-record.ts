@@ -1,8 +1,6 @@
 // What the sign-in store keeps per server, and the URL spelling it is keyed by. Apart from the store
 // so the readers of other clients' sign-ins (./adapter-sign-ins.ts) can build a record without it.
 
-import type { SignInBinding } from './sign-in-binding.ts';
-
 /** OAuth tokens as the token endpoint sent them, plus the issuer the SDK stamps on them. */
 export interface StoredTokens {
   access_token: string;
@@ -12,6 +10,17 @@ export interface StoredTokens {
   scope?: string;
   issuer?: string;
   [key: string]: unknown;
+}
+
+export interface SignInBinding {
+  /** The authorization server's issuer, as its metadata named it (checked against where it was fetched). */
+  issuer: string;
+  /** Where tokens were obtained, and the only place its refresh token is ever sent. */
+  tokenEndpoint: string;
+  /** The metadata document the sign-in was made with, when the entry named one. */
+  metadataUrl?: string;
+  /** signInSettings() of the entry that signed in ('' for an entry with none). */
+  settings: string;
 }
 
 export interface SignInRecord {

@@ -12,14 +12,6 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import type {
-  PromptDescriptor,
-  ResourceDescriptor,
-  ResourceTemplateDescriptor,
-  ServerCatalog,
-  ServerInfo,
-  ToolDescriptor,
-} from '../adapters/mcp/connection-port.ts';
 import { adapterConfigHash, type WrittenIdentity } from '../config/config-hash.ts';
 import { CACHE_FILE_NAME, DEFAULT_CACHE_MAX_AGE_MS } from '../config/defaults.ts';
 import { MAX_CONFIG_BYTES, readBounded } from '../config/read-file.ts';
@@ -34,6 +26,14 @@ import {
 } from '../fs/file-lock.ts';
 import type { Logger } from '../logger.ts';
 import { setOwn, stringFields } from '../plain-object.ts';
+import type {
+  PromptDescriptor,
+  ResourceDescriptor,
+  ResourceTemplateDescriptor,
+  ServerCatalog,
+  ServerInfo,
+  ToolDescriptor,
+} from '../ports/mcp.ts';
 import { CACHE_VERSION, isFresh, isRecord, parseCacheDocument } from './cache-format.ts';
 
 export { CACHE_VERSION };

@@ -2,13 +2,13 @@
 // registered name, exposure and schema. Derived from the servers' catalogs (live or cached); names
 // stay stable within a session so a tool never changes name under the model.
 
+import type { DirectToolsSpec, Exposure, ServerDefinition, ToolPrefix } from '../config/types.ts';
 import type {
   JsonSchema,
   ResourceDescriptor,
   ResourceTemplateDescriptor,
   ToolDescriptor,
-} from '../adapters/mcp/connection-port.ts';
-import type { DirectToolsSpec, Exposure, ServerDefinition, ToolPrefix } from '../config/types.ts';
+} from '../ports/mcp.ts';
 import { MAX_DESCRIPTION_CHARS, plainText } from '../terminal-text.ts';
 import { isToolIncluded, resolveExposure } from './exposure.ts';
 import { matchesToolPattern } from './name-patterns.ts';

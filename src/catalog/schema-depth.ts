@@ -3,8 +3,8 @@
 // is cut at a bounded depth before anything registers or walks it: deeper parts accept anything, and
 // the server still checks the arguments. Measuring and cutting never go deeper than the bound.
 
-import type { JsonSchema } from '../adapters/mcp/connection-port.ts';
 import { setOwn } from '../plain-object.ts';
+import type { JsonSchema } from '../ports/mcp.ts';
 
 /** JSON nesting levels kept (about 30 levels of nested objects; real tools stay far below). */
 export const MAX_SCHEMA_DEPTH = 64;

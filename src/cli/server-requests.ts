@@ -3,7 +3,7 @@
 // reason; sampling declined (the CLI has no model); the working directory as the root.
 
 import { pathToFileURL } from 'node:url';
-import { HostRefusal, type HostRequests } from '../adapters/mcp/connection-port.ts';
+import { HostRefusal, type HostRequests } from '../ports/mcp.ts';
 import type { AskApproval } from '../tools/approval.ts';
 import { elicitWithDialogs, type FormDialogs } from '../tools/elicit-dialogs.ts';
 import { wordsFor } from '../tools/surface-words.ts';

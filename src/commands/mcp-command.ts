@@ -3,8 +3,8 @@
 
 import { waitFor } from 'xstate';
 import type { Runtime } from '../actors/session-actor.ts';
-import type { SharedCopy } from '../adapters/host/shared-copies.ts';
 import { unreadableText } from '../config/unreadable.ts';
+import type { SharedCopy } from '../ports/host.ts';
 import { promptCommandName } from '../session/prompt-command-name.ts';
 import { oneLine } from '../tools/tool-search.ts';
 import { type ReconnectOptions, requestReconnect } from './request-reconnect.ts';

@@ -6,7 +6,7 @@
 // The words of that rule live here.
 
 import type { Runtime } from '../actors/session-actor.ts';
-import type { OthersInFlight } from '../host/protocol.ts';
+import type { OthersInFlight } from '../ports/host.ts';
 import { sharedHostOf } from './server-status.ts';
 
 export interface ReconnectOptions {

@@ -1,15 +1,16 @@
 // Human-readable views of server actor snapshots: the status-bar line, /mcp, the CLI. They read the
 // snapshots (the one source of truth) and never show a secret: only names, states and error text.
 
-import type { SharedCopy } from '../adapters/host/shared-copies.ts';
-import type { SharedHostView } from '../adapters/mcp/connection-port.ts';
 import { type Surface, signInAdvice } from '../auth/sign-in-advice.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { unreadableShort } from '../config/unreadable.ts';
 import { formatElapsed } from '../duration.ts';
-import type { ServerContext } from '../machines/server.machine.ts';
-import { type ServerState, serverStateOf } from '../machines/server.machine.ts';
+import { serverStateOf } from '../machines/server.machine.ts';
+import type { ServerContext } from '../machines/server-types.ts';
 import type { SessionContext } from '../machines/session.machine.ts';
+import type { SharedHostView } from '../ports/connection.ts';
+import type { SharedCopy } from '../ports/host.ts';
+import type { ServerState } from '../ports/server-state.ts';
 import type { SecretValues } from '../redact/index.ts';
 import { serverErrorText } from '../server-error-text.ts';
 import type { ServerActorRef } from '../session/ensure-connected.ts';

@@ -7,10 +7,9 @@
 
 import { plainLine } from '../terminal-text.ts';
 import { valueForm } from './command-values.ts';
-import type { ServerFields } from './entry.ts';
 import { interpolate } from './interpolate.ts';
 import { shellWord } from './load.ts';
-import type { PendingServer } from './types.ts';
+import type { PendingServer, ServerFields } from './types.ts';
 
 export interface ConsentLine {
   /** What the line is about (`runs`, `url`, `header X-Id runs`, `sends ${TOKEN}`…); '' for a sentence. */

@@ -9,57 +9,8 @@ import { formatPath, type PathSegment } from './json-path.ts';
 import type { Schema } from './json-schema.ts';
 import { OAuthSchema, propertiesOf, ServerSchema } from './schema.ts';
 import { didYouMean } from './suggest.ts';
-import type { Diagnostic, SourceRef } from './types.ts';
+import type { Diagnostic, ServerFields, SourceRef } from './types.ts';
 import { checkValue } from './validate.ts';
-
-/** The native keys, validated. Scalars in args/env/headers are stringified later. */
-export interface ServerFields {
-  enabled?: boolean;
-  disabled?: boolean;
-  type?: 'stdio' | 'http' | 'sse' | 'streamable-http' | 'streamableHttp';
-  description?: string;
-  command?: string;
-  socket?: string;
-  args?: Array<string | number | boolean>;
-  env?: Record<string, string | number | boolean>;
-  cwd?: string;
-  url?: string;
-  serverUrl?: string;
-  headers?: Record<string, string | number | boolean>;
-  caFile?: string;
-  requestHeadersCommand?: {
-    command: string;
-    args?: string[];
-    env?: Record<string, string>;
-    timeoutMs?: number;
-  };
-  auth?: 'bearer' | 'oauth' | false;
-  bearerToken?: string;
-  bearerTokenEnv?: string;
-  oauth?: Record<string, unknown>;
-  lifecycle?: 'lazy' | 'eager' | 'keep-alive';
-  idleTimeout?: number;
-  startupTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  healthCheckMs?: number;
-  timeout?: number;
-  exposeResources?: boolean;
-  directTools?: boolean | string[];
-  includeTools?: string[];
-  excludeTools?: string[];
-  disabledTools?: string[];
-  exposure?: 'direct' | 'deferred' | 'codemode' | 'hidden';
-  toolExposure?: Record<string, 'direct' | 'deferred' | 'codemode' | 'hidden'>;
-  debug?: boolean;
-  inheritEnv?: boolean;
-  approveTools?: boolean | string[];
-  roots?: boolean | string[];
-  toolPrefix?: 'server' | 'short' | 'none' | 'mcp';
-  protocolVersion?: 'legacy' | 'auto' | '2026-07-28';
-  searchKeywords?: Record<string, string[]>;
-  trace?: boolean;
-  share?: 'user' | 'project' | 'session';
-}
 
 export interface ServerSpec {
   name: string;

@@ -24,7 +24,7 @@ import {
   readDocument,
   readImports,
 } from './documents.ts';
-import { type EntryResult, type ServerFields, type ServerSpec, validateEntry } from './entry.ts';
+import { type EntryResult, type ServerSpec, validateEntry } from './entry.ts';
 import { importLocations, projectLocations } from './imports.ts';
 import { expandHome, type InterpolationContext } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
@@ -39,6 +39,7 @@ import type {
   LoadedConfig,
   PendingServer,
   ServerDefinition,
+  ServerFields,
   SkippedServer,
   SourceRef,
 } from './types.ts';

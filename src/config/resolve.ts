@@ -8,10 +8,18 @@ import { type CommandValue, valueForm } from './command-values.ts';
 import { adapterConfigHash } from './config-hash.ts';
 import { MINUTE_MS, OAUTH_DEFAULTS, SERVER_DEFAULTS } from './defaults.ts';
 import { diagnostic } from './diagnostics.ts';
-import type { ServerFields, ServerSpec } from './entry.ts';
+import type { ServerSpec } from './entry.ts';
 import { type InterpolationContext, interpolate } from './interpolate.ts';
 import { formatPath, type PathSegment } from './json-path.ts';
-import type { Diagnostic, Exposure, OAuthConfig, ServerDefinition, Settings, Transport } from './types.ts';
+import type {
+  Diagnostic,
+  Exposure,
+  OAuthConfig,
+  ServerDefinition,
+  ServerFields,
+  Settings,
+  Transport,
+} from './types.ts';
 
 export type Resolved =
   | { ok: true; definition: ServerDefinition; diagnostics: Diagnostic[] }

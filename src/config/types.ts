@@ -2,7 +2,6 @@
 // producer; defaults are applied there, once, so consumers never guess.
 
 import type { CommandValue } from './command-values.ts';
-import type { ServerFields } from './entry.ts';
 
 export type Lifecycle = 'lazy' | 'eager' | 'keep-alive';
 export type ToolPrefix = 'server' | 'short' | 'none' | 'mcp';
@@ -78,6 +77,55 @@ export interface RequestHeadersCommand {
   /** Over this process's environment (values are secrets). */
   env: Record<string, string>;
   timeoutMs?: number;
+}
+
+/** The native keys, validated. Scalars in args/env/headers are stringified later. */
+export interface ServerFields {
+  enabled?: boolean;
+  disabled?: boolean;
+  type?: 'stdio' | 'http' | 'sse' | 'streamable-http' | 'streamableHttp';
+  description?: string;
+  command?: string;
+  socket?: string;
+  args?: Array<string | number | boolean>;
+  env?: Record<string, string | number | boolean>;
+  cwd?: string;
+  url?: string;
+  serverUrl?: string;
+  headers?: Record<string, string | number | boolean>;
+  caFile?: string;
+  requestHeadersCommand?: {
+    command: string;
+    args?: string[];
+    env?: Record<string, string>;
+    timeoutMs?: number;
+  };
+  auth?: 'bearer' | 'oauth' | false;
+  bearerToken?: string;
+  bearerTokenEnv?: string;
+  oauth?: Record<string, unknown>;
+  lifecycle?: 'lazy' | 'eager' | 'keep-alive';
+  idleTimeout?: number;
+  startupTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  healthCheckMs?: number;
+  timeout?: number;
+  exposeResources?: boolean;
+  directTools?: boolean | string[];
+  includeTools?: string[];
+  excludeTools?: string[];
+  disabledTools?: string[];
+  exposure?: 'direct' | 'deferred' | 'codemode' | 'hidden';
+  toolExposure?: Record<string, 'direct' | 'deferred' | 'codemode' | 'hidden'>;
+  debug?: boolean;
+  inheritEnv?: boolean;
+  approveTools?: boolean | string[];
+  roots?: boolean | string[];
+  toolPrefix?: 'server' | 'short' | 'none' | 'mcp';
+  protocolVersion?: 'legacy' | 'auto' | '2026-07-28';
+  searchKeywords?: Record<string, string[]>;
+  trace?: boolean;
+  share?: 'user' | 'project' | 'session';
 }
 
 /** One server, fully resolved: interpolated, defaulted, validated. */

@@ -2,7 +2,7 @@
 // sessions asked: the first answer wins and the others are told the question is gone. Only a session
 // that was asked can answer (an answer naming someone else's ask is ignored).
 
-import { HostRefusal } from '../adapters/mcp/connection-port.ts';
+import { HostRefusal } from '../ports/mcp.ts';
 import type { HostMessage, WireError } from './protocol.ts';
 import { fromWire } from './wire-error.ts';
 

@@ -4,8 +4,8 @@
 // answers with what its abort did, as the session expects.
 
 import { fromPromise } from 'xstate';
-import type { CallOptions, Connection } from '../adapters/mcp/connection-port.ts';
 import { type HostCallInput, hostCallMachine } from '../machines/host-call.machine.ts';
+import type { CallOptions, Connection } from '../ports/connection.ts';
 import type { AttachedClient, Attachment, Instance } from './instance.ts';
 import type { ClientMessage, Operation, OperationResult, WireError } from './protocol.ts';
 import { toWire } from './wire-error.ts';

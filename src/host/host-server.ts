@@ -11,14 +11,15 @@
 import { unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { type Clock, unrefClock } from '../actors/unref-clock.ts';
-import type { Connector } from '../adapters/mcp/connection-port.ts';
+import { unrefClock } from '../actors/unref-clock.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import { type Logger, nullLogger } from '../logger.ts';
+import type { Connector } from '../machines/server-types.ts';
+import type { Clock } from '../ports/clock.ts';
 import type { SecretValues } from '../redact/index.ts';
 import { Asks } from './asks.ts';
 import { type ListenOutcome, listenExclusive } from './exclusive-listen.ts';
-import { type CallWork, NOT_RUNNING } from './host-calls.ts';
+import { type CallWork, hostCallLogic, NOT_RUNNING } from './host-calls.ts';
 import { HostInspection } from './host-inspection.ts';
 import { hostProof, newNonce, proofMatches, sessionProof } from './host-key.ts';
 import { type Attachment, Instance } from './instance.ts';
@@ -276,6 +277,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         key,
         request,
         connector,
+        hostCallLogic,
         asks,
         forget,
         idleMs,

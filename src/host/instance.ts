@@ -41,15 +41,6 @@ import {
 import { serverLogic } from '../actors/server-actor.ts';
 import { unrefClock } from '../actors/unref-clock.ts';
 import { watchTokensLogic } from '../actors/watch-tokens.ts';
-import type {
-  Connection,
-  ConnectionEvent,
-  Connector,
-  ElicitAnswer,
-  HostRequests,
-  SamplingAnswer,
-} from '../adapters/mcp/connection-port.ts';
-import { ConnectError } from '../adapters/mcp/connection-port.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -57,19 +48,19 @@ import {
   type HostAttachmentContext,
   hostAttachmentMachine,
 } from '../machines/host-attachment.machine.ts';
+import type { hostCallMachine } from '../machines/host-call.machine.ts';
 import { attachmentId, hostInstanceMachine } from '../machines/host-instance.machine.ts';
-import {
-  type FarEnd,
-  type ServerContext,
-  type ServerStatus,
-  type ServerTag,
-  serverStateOf,
-} from '../machines/server.machine.ts';
+import { serverStateOf } from '../machines/server.machine.ts';
+import type { Connector, ServerContext } from '../machines/server-types.ts';
+import type { Connection, ConnectionEvent } from '../ports/connection.ts';
+import type { InstanceState } from '../ports/host.ts';
+import type { ElicitAnswer, HostRequests, SamplingAnswer } from '../ports/mcp.ts';
+import { ConnectError } from '../ports/mcp.ts';
+import type { FarEnd, ServerStatus, ServerTag } from '../ports/server-state.ts';
 import { serverErrorText } from '../server-error-text.ts';
 import { ensureConnected } from '../session/ensure-connected.ts';
 import type { Asks, AskTarget } from './asks.ts';
-import { hostCallLogic } from './host-calls.ts';
-import type { AskQuestion, HostMessage, HostStatus, InstanceRequest, InstanceState } from './protocol.ts';
+import type { AskQuestion, HostMessage, HostStatus, InstanceRequest } from './protocol.ts';
 
 /** The host's line to a session, as an instance sees it. */
 export interface AttachedClient {
@@ -125,6 +116,8 @@ export class Instance {
     readonly key: string,
     readonly request: InstanceRequest,
     connector: Connector,
+    /** A call's two steps (./host-calls.ts, which reads this class: handed in, so neither imports the other). */
+    callLogic: typeof hostCallMachine,
     private readonly asks: Asks,
     /** The instance ended: the host forgets it. */
     private readonly onGone: (instance: Instance) => void,
@@ -141,7 +134,7 @@ export class Instance {
       actors: {
         server: serverLogicFor(tokenStore),
         attachment: hostAttachmentMachine.provide({
-          actors: { call: hostCallLogic },
+          actors: { call: callLogic },
           actions: {
             sayEnd: ({ context }) => this.sayEnd(context),
             release: ({ context }) => this.released(context),

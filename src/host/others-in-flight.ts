@@ -2,7 +2,7 @@
 // restarts at once when there are none; otherwise it answers with these counts and the session asks
 // its user first (docs/shared-host.md, "Restart").
 
-import type { OthersInFlight } from './protocol.ts';
+import type { OthersInFlight } from '../ports/host.ts';
 
 /** A client of the host as this count sees it: its attachments and its calls. */
 export interface CallerView {

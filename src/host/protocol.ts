@@ -5,13 +5,14 @@
 // its own (the host keys them by client), and the host's ask ids are the host's. Nothing a session
 // sends names another session's request.
 
+import type { ServerDefinition, ShareScope } from '../config/types.ts';
+import type { ConnectionEvent, Progress } from '../ports/connection.ts';
+import type { InstanceState, OthersInFlight } from '../ports/host.ts';
 import type {
   CallToolResult,
   ConnectErrorKind,
-  ConnectionEvent,
   ElicitRequest,
   GetPromptResult,
-  Progress,
   PromptDescriptor,
   ReadResourceResult,
   ResourceDescriptor,
@@ -20,9 +21,8 @@ import type {
   SamplingRequest,
   ServerCatalog,
   ToolDescriptor,
-} from '../adapters/mcp/connection-port.ts';
-import type { ServerDefinition, ShareScope } from '../config/types.ts';
-import type { ServerError, ServerState, ServerTag } from '../machines/server.machine.ts';
+} from '../ports/mcp.ts';
+import type { ServerState, ServerTag } from '../ports/server-state.ts';
 
 export type { ShareScope };
 
@@ -165,26 +165,6 @@ export type HostMessage =
   | { t: 'inspecting'; on: boolean }
   /** One inspection event of an instance actor this session is attached to, redacted by the host. */
   | { t: 'inspect'; event: Record<string, unknown> };
-
-/** What an attached session is told of the host's instance actor: its snapshot's state, tags, last error, next try. */
-export interface InstanceState {
-  state: ServerState;
-  tags: ServerTag[];
-  lastError?: Pick<ServerError, 'kind' | 'detail'>;
-  /** Epoch ms of the actor's next try while it is in backoff. */
-  nextRetryAt?: number;
-  /** The server's process while it runs (a restarted copy has a new one). */
-  pid?: number;
-}
-
-/** The other sessions' calls running on an instance (what a restart would cut), and those sessions. */
-export interface OthersInFlight {
-  calls: number;
-  /** The other sessions those calls are from. */
-  callers: number;
-  /** Other sessions attached to the instance (a restart is seen by all of them). */
-  attached: number;
-}
 
 /** A server's question to a session: an elicitation or a sampling request. */
 export type AskQuestion =

@@ -1,8 +1,8 @@
 // Errors across the host's socket: the class, kind and code survive, so the session's server actor
 // and tool executor read a shared server's failure exactly as an in-session one.
 
-import { CallError, type CallErrorKind } from '../adapters/mcp/call-error.ts';
-import { ConnectError, type ConnectErrorKind, HostRefusal } from '../adapters/mcp/connection-port.ts';
+import { CallError, type CallErrorKind } from '../ports/call-error.ts';
+import { ConnectError, type ConnectErrorKind, HostRefusal } from '../ports/mcp.ts';
 import type { WireError } from './protocol.ts';
 
 export function toWire(error: unknown): WireError {

@@ -2,7 +2,7 @@
 // envelope (ids, actor name, state value, event type) is structure from our own machines and stays
 // readable so inspectors can draw it; everything else goes through the redactor.
 
-import type { ServerErrorDetail } from '../machines/server.machine.ts';
+import type { ServerErrorDetail } from '../ports/server-state.ts';
 import type { Redactor } from '../redact/index.ts';
 import { serverErrorText } from '../server-error-text.ts';
 

@@ -13,7 +13,7 @@
 // `release` (src/host/instance.ts).
 
 import { type ActorRefFrom, assign, enqueueActions, setup } from 'xstate';
-import type { ConnectionEvent } from '../adapters/mcp/connection-port.ts';
+import type { ConnectionEvent } from '../ports/connection.ts';
 import { hostCallMachine } from './host-call.machine.ts';
 
 export type HostAttachmentEvent =

@@ -18,7 +18,8 @@
 
 import { type ActorRefFrom, assign, enqueueActions, sendTo, setup } from 'xstate';
 import { hostAttachmentMachine } from './host-attachment.machine.ts';
-import { type ServerInput, serverMachine, serverStateOf } from './server.machine.ts';
+import { serverMachine, serverStateOf } from './server.machine.ts';
+import type { ServerInput } from './server-types.ts';
 
 /** How long a stopping instance waits for its server's connection to close. */
 export const CLOSE_DEADLINE_MS = 10_000;

@@ -17,294 +17,49 @@
 // A server run by the shared host: the host's pushes of its copy's state arrive as HOST_STATE in any
 // state and are kept in `hostCopy` (display only; what this actor does follows its own connection).
 
-import { type AnyActorRef, assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+import type { SignInResult } from '../auth/port.ts';
+import type { Connection } from '../ports/connection.ts';
+import type { ConnectErrorKind } from '../ports/mcp.ts';
 import type {
-  ConnectErrorKind,
-  Connection,
-  Connector,
-  PromptDescriptor,
-  ResourceDescriptor,
-  ResourceTemplateDescriptor,
-  ServerCatalog,
-  ToolDescriptor,
-} from '../adapters/mcp/connection-port.ts';
-import type { SignInIo, SignInResult } from '../auth/port.ts';
-import type { Lifecycle, ServerDefinition } from '../config/types.ts';
+  CatalogList,
+  FarEnd,
+  HostCopyState,
+  ServerCatalogUpdate,
+  ServerEmitted,
+  ServerState,
+  ServerStatus,
+  ServerTag,
+} from '../ports/server-state.ts';
+import {
+  BACKOFF_BASE_MS,
+  fullJitterDelayMs,
+  HEALTH_TIMEOUT_MS,
+  LIST_CHANGED_MAX_WAIT_MS,
+  LIST_CHANGED_QUIET_MS,
+  startupTimeoutMs,
+  timerMs,
+} from './server-timing.ts';
+import type {
+  AfterClose,
+  CloseInput,
+  ConnectInput,
+  PingInput,
+  RefreshInput,
+  RefreshOutput,
+  ServerContext,
+  ServerEvent,
+  ServerInput,
+  SignInInput,
+  WatchEvent,
+  WatchInput,
+  WatchTokensInput,
+} from './server-types.ts';
 
-export const BACKOFF_BASE_MS = 1_000;
-export const BACKOFF_CAP_MS = 5 * 60_000;
-export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
-/** The longest a health ping may go unanswered (shorter when the interval is). */
-export const HEALTH_TIMEOUT_MS = 10_000;
 const STDERR_TAIL_LINES = 20;
 const STDERR_TAIL_CHARS = 4_000;
 /** How many recent states a server remembers (its trail in /mcp). */
 export const TRAIL_LENGTH = 8;
-/** A burst of list_changed notifications is read once: when they pause this long… */
-export const LIST_CHANGED_QUIET_MS = 100;
-/** …or at the latest this long after the first one. */
-export const LIST_CHANGED_MAX_WAIT_MS = 1_000;
-/** setTimeout fires at once for delays above 2^31-1 ms: a configured duration longer than that is clamped. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-function timerMs(ms: number): number {
-  return Math.min(MAX_TIMER_MS, Math.max(0, ms));
-}
-
-/** What code outside the machine reads from a snapshot (`snapshot.hasTag`) instead of state names. */
-export type ServerTag =
-  /** `connected`: the connection in context can take calls. */
-  | 'usable'
-  /** `connecting`: an attempt is running; callers wait for it. */
-  | 'starting'
-  /** `connecting.listing`: the server answered initialize and is listing its tools (and the rest). */
-  | 'listing'
-  /** `needsAuth`, `backoff`: CONNECT is not handled; a caller gets the reason at once. */
-  | 'failsFast'
-  /** `needsAuth`: only a sign-in (here or anywhere) moves it on. */
-  | 'needsSignIn'
-  /** `needsAuth.signingIn`: a sign-in runs; whoever else asks waits for its outcome. */
-  | 'signingIn'
-  /** `backoff`: the last attempt failed; the next one is scheduled. */
-  | 'failed'
-  /** `closing`: the connection is closing (a stdio server's process group ending). */
-  | 'closing'
-  /** `init`, `closed`: nothing runs; the next use (CONNECT) starts it. */
-  | 'resting';
-
-export type ServerState =
-  | 'init'
-  | 'connecting'
-  | 'connected'
-  | 'closing'
-  | 'needsAuth'
-  | 'backoff'
-  | 'closed';
-
-/** Where `closing` goes once the connection is closed. */
-export type AfterClose = 'closed' | 'backoff' | 'connecting';
-
-/**
- * Where the far end of a connection went when it ended it: the shared host's copy of the server
- * (src/host/instance.ts), whose state this actor then mirrors. `backoff`: its next try is at `retryAt`
- * (epoch ms), so this actor's is too; `connecting`: it starts again now (a restart), so this actor
- * reconnects at once (and waits for it). `lastError` is the far end's, shown as this actor's.
- * (A copy that needs a sign-in gets there from `connecting`: the attach that follows says so.)
- */
-export type FarEnd =
-  | { state: 'backoff'; retryAt: number; lastError?: Pick<ServerError, 'kind' | 'detail'> }
-  | { state: 'connecting'; lastError?: Pick<ServerError, 'kind' | 'detail'> };
-
-/** What went wrong, as data; src/server-error-text.ts words it (the machine holds no sentences). */
-export type ServerErrorDetail =
-  /** Connecting failed; `message` is the connection adapter's own wording of the ConnectError. */
-  | { cause: 'connect'; message: string }
-  | { cause: 'startupTimeout'; ms: number }
-  | { cause: 'connectionLost'; reason?: string }
-  | { cause: 'healthCheckFailed'; message: string }
-  | { cause: 'healthCheckTimeout'; ms: number }
-  | { cause: 'refreshFailed'; list: CatalogList; message: string };
-
-export interface ServerError {
-  kind: ConnectErrorKind | 'call';
-  detail: ServerErrorDetail;
-  /** Epoch ms, for display only. */
-  at: number;
-}
-
-/** A state the server entered, and when (epoch ms, display only). */
-export interface StateVisit {
-  state: ServerState;
-  at: number;
-}
-
-export interface KnownCatalog {
-  tools: ToolDescriptor[];
-  resources: ResourceDescriptor[];
-}
-
-export interface ServerInput {
-  definition: ServerDefinition;
-  generation: number;
-  /** The supervisor; receives SERVER.STATUS / SERVER.CATALOG. */
-  parentRef?: AnyActorRef;
-  connector: Connector;
-  /** From the metadata cache: what the server offered last time, before any connect. */
-  knownCatalog?: KnownCatalog;
-  /** The failure of this server's previous actor (disabled, then enabled): kept until the next try replaces it. */
-  lastFailure?: LastFailure;
-}
-
-/** What a failed server's actor knew of its failure, handed to the next actor of that server. */
-export interface LastFailure {
-  error: ServerError;
-  stderrTail: string;
-  attempt: number;
-}
-
-export interface ServerContext {
-  name: string;
-  definition: ServerDefinition;
-  generation: number;
-  lifecycle: Lifecycle;
-  connector: Connector;
-  parentRef?: AnyActorRef;
-  knownCatalog?: KnownCatalog;
-  /** Consecutive failed attempts; 0 after a successful connect. */
-  attempt: number;
-  lastError?: ServerError;
-  /** The fraction of the backoff ceiling to wait, drawn on entering backoff (full jitter). */
-  jitter: number;
-  backoffDelayMs?: number;
-  /** Epoch ms when backoff ends; display only. */
-  nextRetryAt?: number;
-  /**
-   * The next try the far end set (the shared host's copy: a lost connection's FarEnd, or a failed
-   * connect's `retryAt`): the next backoff ends then instead of by this actor's own schedule.
-   */
-  retryAtGiven?: number;
-  stderrTail: string;
-  /** What the live server offered at the last connect or refresh. */
-  catalog?: ServerCatalog;
-  /** The live connection, while `connected` and `closing`. */
-  connection?: Connection;
-  /** Where `closing` goes next: set by what left `connected`, changed by CLOSE / RETRY / CONNECT meanwhile. */
-  afterClose: AfterClose;
-  /** Calls bracketed by CALL_STARTED / CALL_FINISHED that have not finished yet. */
-  inFlight: number;
-  /** The last TRAIL_LENGTH states reported, oldest first (`closing` is passed through, not reported). */
-  trail: StateVisit[];
-  /** Lists that changed while they were being read: that answer is dropped and they are read again. */
-  staleLists: CatalogList[];
-  /** How the last sign-in in needs-auth ended; cleared when one starts. Read by those who waited for it. */
-  lastSignIn?: SignInResult;
-  /**
-   * The shared host's copy of this server as the host last pushed it (HOST_STATE), while this actor's
-   * connect or connection is attached to it: snapshots carry it, so views react instead of polling.
-   */
-  hostCopy?: HostCopyState;
-}
-
-/** The shared host's copy of a server, as the host pushes it (the wire's `InstanceState`), and that host. Display only. */
-export interface HostCopyState {
-  /** The host process that runs the copy. */
-  hostPid: number;
-  state: ServerState;
-  tags: ServerTag[];
-  lastError?: Pick<ServerError, 'kind' | 'detail'>;
-  /** Epoch ms of the copy's next try while it is in backoff. */
-  nextRetryAt?: number;
-  /** The server's process in the host while it runs. */
-  pid?: number;
-}
-
-export type ServerEvent =
-  | { type: 'CONNECT' }
-  | { type: 'CLOSE' }
-  | { type: 'RETRY' }
-  | { type: 'AUTHENTICATED' }
-  /** Sign in through the auth port while needing auth; `io` shows the URL to the one who asked. */
-  | { type: 'SIGN_IN'; io: SignInIo }
-  | { type: 'CALL_STARTED' }
-  | { type: 'CALL_FINISHED' }
-  /** From the connect actor: the server answered initialize; its listings start. */
-  | { type: 'LISTING' }
-  /** The shared host pushed its copy's state; undefined once this actor is no longer attached to it. */
-  | { type: 'HOST_STATE'; copy: HostCopyState | undefined }
-  | WatchEvent;
-
-/** What the watcher reports about a live connection. */
-export type WatchEvent =
-  | { type: 'TRANSPORT_CLOSED'; error?: string; farEnd?: FarEnd }
-  | { type: 'TOOLS_CHANGED' }
-  | { type: 'RESOURCES_CHANGED' }
-  | { type: 'PROMPTS_CHANGED' }
-  | { type: 'STDERR'; line: string };
-
-export interface ServerStatus {
-  name: string;
-  generation: number;
-  state: ServerState;
-  lastError?: ServerError;
-}
-
-export interface ServerCatalogUpdate {
-  name: string;
-  generation: number;
-  catalog: ServerCatalog;
-}
-
-/** Sent to `parentRef`. */
-export type ServerToParentEvent =
-  | ({ type: 'SERVER.STATUS' } & ServerStatus)
-  | ({ type: 'SERVER.CATALOG' } & ServerCatalogUpdate);
-
-/** Emitted to host listeners (`actor.on(type, ...)`). `stderr` is for `debug: true` live output. */
-export type ServerEmitted =
-  | ({ type: 'status' } & ServerStatus)
-  | ({ type: 'catalog' } & ServerCatalogUpdate)
-  | { type: 'stderr'; name: string; generation: number; line: string };
-
-export interface ConnectInput {
-  definition: ServerDefinition;
-  connector: Connector;
-  /** Stderr lines while connecting (afterwards the watcher reports them). */
-  onStderr: (line: string) => void;
-  /** The server answered initialize; the listing of its tools starts. */
-  onListing: () => void;
-  /** The shared host's copy changed (for as long as the connection is attached to it). */
-  onHostState: (copy: HostCopyState | undefined) => void;
-}
-
-export interface WatchInput {
-  connection: Connection;
-}
-
-export interface CloseInput {
-  connection: Connection;
-}
-
-/** Input of the sign-in watcher that runs while the server needs auth. */
-export interface WatchTokensInput {
-  definition: ServerDefinition;
-}
-
-/** Input of the sign-in that runs in `needsAuth.signingIn`. */
-export interface SignInInput {
-  definition: ServerDefinition;
-  io: SignInIo;
-}
-
-export type CatalogList = 'tools' | 'resources' | 'prompts';
-
-export interface RefreshInput {
-  connection: Connection;
-  list: CatalogList;
-}
-
-export interface PingInput {
-  connection: Connection;
-}
-
-export type RefreshOutput =
-  | { list: 'tools'; tools: ToolDescriptor[] }
-  /** `resourceTemplates` is absent when only their listing failed: the old ones are kept. */
-  | { list: 'resources'; resources: ResourceDescriptor[]; resourceTemplates?: ResourceTemplateDescriptor[] }
-  | { list: 'prompts'; prompts: PromptDescriptor[] };
-
-/** The longest backoff wait for a given attempt: base · 2^(attempt-1), capped. */
-export function backoffCeilingMs(attempt: number): number {
-  return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
-}
-
-/** Full jitter: anywhere between 0 and the ceiling; `jitter` is in [0, 1]. */
-export function fullJitterDelayMs(attempt: number, jitter: number): number {
-  return Math.floor(Math.min(1, Math.max(0, jitter)) * backoffCeilingMs(attempt));
-}
-
-export function startupTimeoutMs(definition: ServerDefinition): number {
-  return definition.startupTimeoutMs > 0 ? definition.startupTimeoutMs : DEFAULT_STARTUP_TIMEOUT_MS;
-}
 
 const CONNECT_ERROR_KINDS: ReadonlySet<string> = new Set<ConnectErrorKind>([
   'auth',

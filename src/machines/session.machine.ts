@@ -16,9 +16,11 @@ import {
   raise,
   setup,
 } from 'xstate';
-import type { Connector, ServerCatalog } from '../adapters/mcp/connection-port.ts';
 import type { LoadedConfig, ServerDefinition } from '../config/types.ts';
-import { type LastFailure, type ServerContext, serverMachine } from './server.machine.ts';
+import type { ServerCatalog } from '../ports/mcp.ts';
+import type { LastFailure } from '../ports/server-state.ts';
+import { serverMachine } from './server.machine.ts';
+import type { Connector, ServerContext } from './server-types.ts';
 
 /** What Pi told us at session_start. */
 export interface StartRequest {

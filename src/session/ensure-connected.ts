@@ -3,12 +3,14 @@
 // Never throws: an unavailable server comes back as a typed error whose message says what to do.
 
 import type { ActorRefFrom } from 'xstate';
-import type { Connection } from '../adapters/mcp/connection-port.ts';
 import { type Surface, signInReason, signInSentence } from '../auth/sign-in-advice.ts';
 import { formatElapsed } from '../duration.ts';
-import type { ServerContext, serverMachine } from '../machines/server.machine.ts';
+import type { serverMachine } from '../machines/server.machine.ts';
+import type { ServerContext } from '../machines/server-types.ts';
+import type { Connection } from '../ports/connection.ts';
+import type { SurfaceWords } from '../ports/surface-words.ts';
 import { serverErrorText } from '../server-error-text.ts';
-import { type SurfaceWords, wordsFor } from '../tools/surface-words.ts';
+import { wordsFor } from '../tools/surface-words.ts';
 
 export type ServerActorRef = ActorRefFrom<typeof serverMachine>;
 

@@ -1,8 +1,8 @@
 // The effects the session needs from its host (Pi, or the CLI), in the host's own vocabulary-free
 // terms. src/adapters/pi/ implements it for Pi; the CLI and tests implement it in a few lines.
 
-import type { PromptDescriptor } from '../adapters/mcp/connection-port.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
+import type { PromptDescriptor } from '../ports/mcp.ts';
 import type { RegisteredTools } from './registered-tools.ts';
 
 export type NotifyLevel = 'info' | 'warning' | 'error';

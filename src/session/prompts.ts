@@ -1,8 +1,8 @@
 // MCP prompts as host commands: which prompts the host has been given (registered again when one
 // changes), and running one: connect the server, prompts/get, and the messages as model content.
 
-import type { PromptDescriptor } from '../adapters/mcp/connection-port.ts';
 import type { KnownCatalog } from '../machines/session.machine.ts';
+import type { PromptDescriptor } from '../ports/mcp.ts';
 import { mcpResultToPi, type PiContent } from '../tools/content.ts';
 import { ensureConnected, type ServerActorRef } from './ensure-connected.ts';
 

@@ -4,8 +4,8 @@
 
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { HostRequests } from '../adapters/mcp/connection-port.ts';
 import type { ServerDefinition, Settings } from '../config/types.ts';
+import type { HostRequests } from '../ports/mcp.ts';
 
 export function allowedRequests(
   host: HostRequests,

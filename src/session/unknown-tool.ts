@@ -4,7 +4,7 @@
 import { type Surface, signInSentence } from '../auth/sign-in-advice.ts';
 import { serverPrefix } from '../catalog/naming.ts';
 import type { ToolPrefix } from '../config/types.ts';
-import type { ServerContext } from '../machines/server.machine.ts';
+import type { ServerContext } from '../machines/server-types.ts';
 import { needsAuthText } from './ensure-connected.ts';
 
 export interface WaitingServer {

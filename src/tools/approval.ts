@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { matchesToolPattern } from '../catalog/name-patterns.ts';
 import type { ServerDefinition } from '../config/types.ts';
+import type { SurfaceWords } from '../ports/surface-words.ts';
 import type { SecretValues } from '../redact/index.ts';
-import { type SurfaceWords, wordsFor } from './surface-words.ts';
+import { wordsFor } from './surface-words.ts';
 
 /** The user's answer; `no-ui` when nobody can be asked (print or JSON mode, no TTY, no host dialog). */
 export type ApprovalAnswer = 'once' | 'session' | 'server' | 'deny' | 'no-ui';

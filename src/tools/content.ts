@@ -1,7 +1,7 @@
 // MCP content -> Pi content. Text and images go to the model as they are; binary content that the
 // model cannot read inline (audio, non-text blobs) is saved to a private temp file and named by path.
 
-import type { CallToolResult, McpContent, ReadResourceResult } from '../adapters/mcp/connection-port.ts';
+import type { CallToolResult, McpContent, ReadResourceResult } from '../ports/mcp.ts';
 import { errorText, formatBytes, writePrivateFile } from './spill.ts';
 import { textCarries } from './structured-content.ts';
 

@@ -3,7 +3,7 @@
 // multi-choice lists), every answer validated against the requested schema and asked again with the
 // problem; a URL request shows the link and waits. A cancelled dialog cancels at any point.
 
-import type { ElicitAnswer, ElicitRequest } from '../adapters/mcp/connection-port.ts';
+import type { ElicitAnswer, ElicitRequest } from '../ports/mcp.ts';
 import {
   checkField,
   type FormField,

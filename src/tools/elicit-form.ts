@@ -2,7 +2,7 @@
 // string, number, integer, boolean, single- and multi-select enums), parsing what the user typed, and
 // validating a value against its field.
 
-import type { JsonSchema } from '../adapters/mcp/connection-port.ts';
+import type { JsonSchema } from '../ports/mcp.ts';
 
 export interface FormOption {
   value: string;

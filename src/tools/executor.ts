@@ -2,14 +2,16 @@
 // CALL_STARTED / CALL_FINISHED, then the result stages (content, TOON, output guard). Every failure
 // comes back as a tool result that says what happened and what to do; nothing is thrown.
 
-import { type Clock, unrefClock } from '../actors/unref-clock.ts';
-import { CallError } from '../adapters/mcp/call-error.ts';
-import type { CallToolResult, Connection } from '../adapters/mcp/connection-port.ts';
+import { unrefClock } from '../actors/unref-clock.ts';
 import type { Surface } from '../auth/sign-in-advice.ts';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { expandUriTemplate } from '../catalog/uri-template.ts';
 import type { Settings } from '../config/types.ts';
 import { formatDuration } from '../duration.ts';
+import { CallError } from '../ports/call-error.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { Connection } from '../ports/connection.ts';
+import type { CallToolResult } from '../ports/mcp.ts';
 import type { SecretValues } from '../redact/index.ts';
 import { ensureConnected, type ServerActorRef } from '../session/ensure-connected.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from './content.ts';

@@ -2,7 +2,7 @@
 // JSON and RPC mode, an event). The first update goes at once; then at most one per interval, always
 // the latest; `flush` sends the last one before the call's result. Time comes from XState's clock.
 
-import type { Clock } from '../actors/unref-clock.ts';
+import type { Clock } from '../ports/clock.ts';
 
 export const PROGRESS_INTERVAL_MS = 250;
 

@@ -4,9 +4,10 @@
 import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import { worthLoading } from '../catalog/search/worth-loading.ts';
 import { searchIndexOf } from '../catalog/search.ts';
+import type { SurfaceWords } from '../ports/surface-words.ts';
 import type { ServerUnavailable } from '../session/ensure-connected.ts';
 import { plainText } from '../terminal-text.ts';
-import { type SurfaceWords, wordsFor } from './surface-words.ts';
+import { wordsFor } from './surface-words.ts';
 import { oneLine, SEARCH_LIMIT } from './tool-search.ts';
 
 export type SearchOutcome =

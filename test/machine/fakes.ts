@@ -5,23 +5,20 @@
 import { vi } from 'vitest';
 import { assign, createActor, fromCallback, SimulatedClock, waitFor } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
+import type { Lifecycle, ServerDefinition } from '../../src/config/types.ts';
+import type { ConnectOptions, Connector, ServerInput } from '../../src/machines/server-types.ts';
+import type { Connection, ConnectionEvent } from '../../src/ports/connection.ts';
 import {
   type CallToolResult,
   ConnectError,
   type ConnectErrorKind,
-  type Connection,
-  type ConnectionEvent,
-  type ConnectOptions,
-  type Connector,
   type PromptDescriptor,
   type ReadResourceResult,
   type ResourceDescriptor,
   type ResourceTemplateDescriptor,
   type ServerCatalog,
   type ToolDescriptor,
-} from '../../src/adapters/mcp/connection-port.ts';
-import type { Lifecycle, ServerDefinition } from '../../src/config/types.ts';
-import type { ServerInput } from '../../src/machines/server.machine.ts';
+} from '../../src/ports/mcp.ts';
 import { definition as baseDefinition } from '../support/config.ts';
 
 export function definition(overrides: Partial<ServerDefinition> = {}): ServerDefinition {

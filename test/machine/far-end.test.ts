@@ -5,8 +5,9 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
-import { ConnectError } from '../../src/adapters/mcp/connection-port.ts';
-import { type FarEnd, serverStateOf } from '../../src/machines/server.machine.ts';
+import { serverStateOf } from '../../src/machines/server.machine.ts';
+import { ConnectError } from '../../src/ports/mcp.ts';
+import type { FarEnd } from '../../src/ports/server-state.ts';
 import { type FakeConnection, type Harness, startServer } from './fakes.ts';
 
 afterEach(() => {

@@ -4,7 +4,8 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
-import { HEALTH_TIMEOUT_MS, serverStateOf } from '../../src/machines/server.machine.ts';
+import { serverStateOf } from '../../src/machines/server.machine.ts';
+import { HEALTH_TIMEOUT_MS } from '../../src/machines/server-timing.ts';
 import { FakeConnection, type Harness, startServer } from './fakes.ts';
 
 afterEach(() => {

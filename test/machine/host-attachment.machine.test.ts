@@ -4,12 +4,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { createActor, waitFor } from 'xstate';
-import type { ConnectionEvent } from '../../src/adapters/mcp/connection-port.ts';
 import {
   callChildId,
   callsInFlight,
   hostAttachmentMachine,
 } from '../../src/machines/host-attachment.machine.ts';
+import type { ConnectionEvent } from '../../src/ports/connection.ts';
 import { fakeCalls } from './host-calls-fake.ts';
 
 const END: ConnectionEvent = { type: 'closed', error: 'connection lost' };

@@ -3,7 +3,8 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, SimulatedClock, waitFor } from 'xstate';
-import { serverStateOf, type WatchTokensInput } from '../../src/machines/server.machine.ts';
+import { serverStateOf } from '../../src/machines/server.machine.ts';
+import type { WatchTokensInput } from '../../src/machines/server-types.ts';
 import { serverErrorText } from '../../src/server-error-text.ts';
 import { definition, logicWithJitter, scriptedConnector } from './fakes.ts';
 

@@ -4,23 +4,18 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromTransition, waitFor } from 'xstate';
 import { serverLogic } from '../../src/actors/server-actor.ts';
-import {
-  ConnectError,
-  type Connection,
-  type ConnectionEvent,
-  type Connector,
-} from '../../src/adapters/mcp/connection-port.ts';
+import { serverStateOf, TRAIL_LENGTH } from '../../src/machines/server.machine.ts';
 import {
   BACKOFF_CAP_MS,
   backoffCeilingMs,
   fullJitterDelayMs,
   LIST_CHANGED_MAX_WAIT_MS,
   LIST_CHANGED_QUIET_MS,
-  type ServerEmitted,
-  type ServerToParentEvent,
-  serverStateOf,
-  TRAIL_LENGTH,
-} from '../../src/machines/server.machine.ts';
+} from '../../src/machines/server-timing.ts';
+import type { Connector } from '../../src/machines/server-types.ts';
+import type { Connection, ConnectionEvent } from '../../src/ports/connection.ts';
+import { ConnectError } from '../../src/ports/mcp.ts';
+import type { ServerEmitted, ServerToParentEvent } from '../../src/ports/server-state.ts';
 import { definition, FakeConnection, type Harness, SlowClose, startServer, tool } from './fakes.ts';
 
 afterEach(() => {

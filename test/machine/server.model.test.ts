@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMachine, waitFor } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import type { Lifecycle } from '../../src/config/types.ts';
-import { fullJitterDelayMs, serverStateOf } from '../../src/machines/server.machine.ts';
+import { serverStateOf } from '../../src/machines/server.machine.ts';
+import { fullJitterDelayMs } from '../../src/machines/server-timing.ts';
 import { type Harness, startServer } from './fakes.ts';
 
 afterEach(() => {

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromCallback, fromPromise, SimulatedClock, waitFor } from 'xstate';
 import { drainServerLogic } from '../../src/actors/drain-server.ts';
-import type { Connector } from '../../src/adapters/mcp/connection-port.ts';
 import type { ServerDefinition } from '../../src/config/types.ts';
+import type { Connector } from '../../src/machines/server-types.ts';
 import {
   CONFIG_DEBOUNCE_MS,
   type ConfigChange,

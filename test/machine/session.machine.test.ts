@@ -3,8 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { type AnyActorRef, createActor, createMachine, fromCallback, fromPromise, waitFor } from 'xstate';
-import type { Connector } from '../../src/adapters/mcp/connection-port.ts';
 import type { LoadedConfig } from '../../src/config/types.ts';
+import type { Connector } from '../../src/machines/server-types.ts';
 import {
   type CacheWrite,
   type LoadedSession,

@@ -5,12 +5,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, fromPromise, SimulatedClock, waitFor } from 'xstate';
 import type { SignInIo, SignInResult } from '../../src/auth/port.ts';
-import {
-  type ServerTag,
-  type SignInInput,
-  serverStateOf,
-  type WatchTokensInput,
-} from '../../src/machines/server.machine.ts';
+import { serverStateOf } from '../../src/machines/server.machine.ts';
+import type { SignInInput, WatchTokensInput } from '../../src/machines/server-types.ts';
+import type { ServerTag } from '../../src/ports/server-state.ts';
 import { serverErrorText } from '../../src/server-error-text.ts';
 import { definition, FakeConnection, logicWithJitter, scriptedConnector } from './fakes.ts';
 

@@ -3,12 +3,12 @@
 // (an in-memory metadata cache), so a server that never connects still has tools to call.
 
 import { createRuntime, type Runtime } from '../../src/actors/session-actor.ts';
-import type { ToolDescriptor } from '../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import { type CacheStore, cachedServerFromCatalog } from '../../src/catalog/cache.ts';
 import type { CatalogEntry } from '../../src/catalog/catalog.ts';
 import type { LoadedConfig, ServerDefinition } from '../../src/config/types.ts';
 import { nullLogger } from '../../src/logger.ts';
+import type { ToolDescriptor } from '../../src/ports/mcp.ts';
 import { SecretValues } from '../../src/redact/index.ts';
 import type { HostPort } from '../../src/session/host-port.ts';
 import type { ToolResult } from '../../src/tools/executor.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ServerErrorDetail } from '../../src/machines/server.machine.ts';
+import type { ServerErrorDetail } from '../../src/ports/server-state.ts';
 import { serverErrorText, startupTimeoutText } from '../../src/server-error-text.ts';
 
 describe('serverErrorText', () => {

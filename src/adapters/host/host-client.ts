@@ -12,10 +12,8 @@ import {
   type HostMessage,
   type HostStatus,
   type InstanceRequest,
-  type InstanceState,
   type Operation,
   type OperationResult,
-  type OthersInFlight,
   WIRE_PROTOCOL,
   type WireError,
 } from '../../host/protocol.ts';
@@ -28,10 +26,12 @@ import {
   type HostRequestOutcome,
   hostRequestMachine,
 } from '../../machines/host-request.machine.ts';
-import type { Surface } from '../../tools/surface-words.ts';
+import { CallError } from '../../ports/call-error.ts';
+import type { CallOptions, ConnectionEvent } from '../../ports/connection.ts';
+import type { InstanceState, OthersInFlight } from '../../ports/host.ts';
+import type { HostRequests, LogLevel } from '../../ports/mcp.ts';
+import type { Surface } from '../../ports/surface-words.ts';
 import { inSurfaceWords } from '../mcp/auth/connect-auth.ts';
-import { CallError } from '../mcp/call-error.ts';
-import type { CallOptions, ConnectionEvent, HostRequests, LogLevel } from '../mcp/connection-port.ts';
 import { CALL_GRACE_MS, RESTART_ANSWER_MS } from './link-deadlines.ts';
 
 /**

@@ -1,14 +1,13 @@
-// A Connection (the port in ../mcp/connection-port.ts) whose server runs in the shared host: each
+// A Connection (the port in ../../ports/connection.ts) whose server runs in the shared host: each
 // request goes over this session's line to the host and only its own answer, progress and events
 // come back. Closing it detaches this session; the host keeps the server warm for the next one.
 
 import type { ServerDefinition } from '../../config/types.ts';
-import type { InstanceState, Operation } from '../../host/protocol.ts';
+import type { Operation } from '../../host/protocol.ts';
+import type { CallOptions, Connection, ConnectionEvent, SharedHostView } from '../../ports/connection.ts';
+import type { InstanceState } from '../../ports/host.ts';
 import type {
-  CallOptions,
   CallToolResult,
-  Connection,
-  ConnectionEvent,
   GetPromptResult,
   LogLevel,
   PromptDescriptor,
@@ -16,9 +15,8 @@ import type {
   ResourceDescriptor,
   ResourceTemplateDescriptor,
   ServerCatalog,
-  SharedHostView,
   ToolDescriptor,
-} from '../mcp/connection-port.ts';
+} from '../../ports/mcp.ts';
 import type { Attached, HostClient } from './host-client.ts';
 
 const TAIL_LINES = 50;

@@ -1,7 +1,7 @@
 // The shared host's session side, loaded on first use: a session without `settings.sharedHost` never
 // loads the client, the socket code or the protocol.
 
-import type { Connector } from '../mcp/connection-port.ts';
+import type { Connector } from '../../machines/server-types.ts';
 import type { HostAddress } from './start-host.ts';
 
 /** Like sharedHostConnector (./shared-connector.ts), whose module is imported at the first connect. */

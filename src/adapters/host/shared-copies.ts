@@ -6,19 +6,11 @@
 import type { ServerDefinition } from '../../config/types.ts';
 import { instanceKey } from '../../host/instance-key.ts';
 import type { HostStatus } from '../../host/protocol.ts';
-import type { ServerState } from '../../machines/server.machine.ts';
-import type { HostRequests } from '../mcp/connection-port.ts';
+import type { SharedCopy } from '../../ports/host.ts';
+import type { HostRequests } from '../../ports/mcp.ts';
 import type { HostClient } from './host-client.ts';
 import { instanceRequest, shareOf } from './shared-connector.ts';
 import { openHost } from './start-host.ts';
-
-/** A copy of one of the session's servers in the shared host. */
-export interface SharedCopy {
-  state: ServerState;
-  /** When the host made it (epoch ms). */
-  since?: number;
-  hostPid: number;
-}
 
 /** The label a probe gives itself (`pi-mcp-actors host` lists no probe among the sessions). */
 export const WARM_PROBE_LABEL = 'pi-mcp-actors warm check';

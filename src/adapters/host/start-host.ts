@@ -14,7 +14,7 @@ import { hostSocketPath } from '../../host/paths.ts';
 import { checkSocket, ensurePrivateFolder, HostPlaceError } from '../../host/private-place.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
 import { packageFile } from '../../package-files.ts';
-import type { Surface } from '../../tools/surface-words.ts';
+import type { Surface } from '../../ports/surface-words.ts';
 import { HostClient, HostUnavailable } from './host-client.ts';
 import { HOST_START_DEADLINE_MS, HOST_START_RETRY_MS } from './link-deadlines.ts';
 

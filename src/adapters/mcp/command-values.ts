@@ -4,8 +4,8 @@
 
 import type { CommandValue } from '../../config/command-values.ts';
 import type { ServerDefinition } from '../../config/types.ts';
+import { ConnectError } from '../../ports/mcp.ts';
 import { headerSecrets } from '../../redact/index.ts';
-import { ConnectError } from './connection-port.ts';
 import { runShortCommand, ShortCommandError } from './short-command.ts';
 
 const TIMEOUT_MS = 10_000;

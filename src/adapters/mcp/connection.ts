@@ -2,15 +2,11 @@
 
 import { type Client, ProtocolError } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
-import { needsAuthMessage } from './auth/connect-auth.ts';
-import { CallError } from './call-error.ts';
-import { STREAM_LOST_CODE } from './call-streams.ts';
+import { CallError } from '../../ports/call-error.ts';
+import type { CallOptions, Connection, ConnectionEvent } from '../../ports/connection.ts';
 import {
-  type CallOptions,
   type CallToolResult,
   ConnectError,
-  type Connection,
-  type ConnectionEvent,
   type GetPromptResult,
   type McpContent,
   type PromptDescriptor,
@@ -19,7 +15,9 @@ import {
   type ResourceTemplateDescriptor,
   type ServerCatalog,
   type ToolDescriptor,
-} from './connection-port.ts';
+} from '../../ports/mcp.ts';
+import { needsAuthMessage } from './auth/connect-auth.ts';
+import { STREAM_LOST_CODE } from './call-streams.ts';
 import {
   CONNECTION_CLOSED_CODE,
   describe,

@@ -5,7 +5,7 @@
 
 import type { Client, PriorDiscovery, VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
-import { ConnectError } from './connection-port.ts';
+import { ConnectError } from '../../ports/mcp.ts';
 import type { ProtocolEraStore } from './protocol-eras.ts';
 
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';

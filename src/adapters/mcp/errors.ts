@@ -10,9 +10,9 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
+import { ConnectError, type ServerCatalog } from '../../ports/mcp.ts';
 import { startupTimeoutText } from '../../server-error-text.ts';
 import { SignInRequiredError } from './auth/provider.ts';
-import { ConnectError, type ServerCatalog } from './connection-port.ts';
 import { HeadersCommandError } from './request-headers-command.ts';
 import type { StderrTail } from './stderr-tail.ts';
 import type { StdioProcess } from './stdio-process.ts';

@@ -1,7 +1,7 @@
 // The events of one Connection, with a small buffer: events that happen between connect and the
 // owner's first onEvent subscription (a list_changed right after initialize) are not lost.
 
-import type { ConnectionEvent } from './connection-port.ts';
+import type { ConnectionEvent } from '../../ports/connection.ts';
 
 export class EventHub {
   private readonly listeners = new Set<(event: ConnectionEvent) => void>();

@@ -12,7 +12,7 @@ import {
   type LogLevel,
   type SamplingContent,
   type SamplingRequest,
-} from './connection-port.ts';
+} from '../../ports/mcp.ts';
 
 export function clientCapabilities(host: HostRequests | undefined): Record<string, unknown> {
   const capabilities: Record<string, unknown> = {};

@@ -1,5 +1,5 @@
 // The MCP SDK adapter (this folder is the only code that imports the SDK, @modelcontextprotocol/client,
-// the v2 line of @modelcontextprotocol/sdk). It implements the Connection port (./connection-port.ts) for
+// the v2 line of @modelcontextprotocol/sdk). It implements the Connection port (../../ports/connection.ts) for
 // stdio, Streamable HTTP and legacy SSE servers.
 //
 // Decisions worth knowing:
@@ -19,14 +19,10 @@
 //   request is sent again. If that fails, the connection reports `closed`.
 
 import type { ServerDefinition } from '../../config/types.ts';
+import type { ConnectOptions, Connector } from '../../machines/server-types.ts';
+import type { Connection } from '../../ports/connection.ts';
+import { ConnectError, type LogLevel } from '../../ports/mcp.ts';
 import { McpConnection } from './connection.ts';
-import {
-  ConnectError,
-  type Connection,
-  type ConnectOptions,
-  type Connector,
-  type LogLevel,
-} from './connection-port.ts';
 import { toConnectError } from './errors.ts';
 import { EventHub } from './event-hub.ts';
 import { applyLogLevel } from './host-requests.ts';
@@ -35,7 +31,7 @@ import { fileProtocolEraStore, memoryProtocolEraStore } from './protocol-eras.ts
 import { closeSession, type McpConnectorOptions, SessionOpener } from './session.ts';
 import { StderrTail } from './stderr-tail.ts';
 
-export { CallError } from './call-error.ts';
+export { CallError } from '../../ports/call-error.ts';
 export type { McpConnectorOptions } from './session.ts';
 
 /** Builds a Connector; `connectMcp` is the one with default timings. */

@@ -5,7 +5,7 @@
 // The rules are the SDK's: answer every request of a round, resend the call with the answers and a
 // byte-exact echo of requestState, at most MAX_ROUNDS rounds, a pause before a round with no question.
 
-import { CallError } from './call-error.ts';
+import { CallError } from '../../ports/call-error.ts';
 
 /** Answers one input request of the server (elicitation, sampling, roots); undefined when it cannot. */
 export type AnswerInput = (

@@ -9,7 +9,7 @@ import type {
   ResourceTemplateDescriptor,
   ServerCatalog,
   ToolDescriptor,
-} from './connection-port.ts';
+} from '../../ports/mcp.ts';
 import { isMethodNotFound } from './errors.ts';
 import type { Session } from './session.ts';
 import { headerMarkProblem } from './x-mcp-header.ts';

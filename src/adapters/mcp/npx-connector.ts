@@ -9,7 +9,8 @@
 // or given a `cwd` resolves where it points.
 
 import { mkdirSync } from 'node:fs';
-import { ConnectError, type Connector } from './connection-port.ts';
+import type { Connector } from '../../machines/server-types.ts';
+import { ConnectError } from '../../ports/mcp.ts';
 import { isNpxCommand, resolveNpx } from './npx-resolver.ts';
 
 export function withNpxResolution(connect: Connector, cacheFile: string, packageRoot?: string): Connector {

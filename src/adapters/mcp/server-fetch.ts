@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from '../../config/types.ts';
+import { ConnectError } from '../../ports/mcp.ts';
 import { caFetch } from './ca-fetch.ts';
-import { ConnectError } from './connection-port.ts';
 import { originOf } from './errors.ts';
 import { headersCommandFetch } from './request-headers-command.ts';
 

@@ -13,13 +13,14 @@ import { defaultTokenStore } from '../../auth/default-store.ts';
 import type { Surface } from '../../auth/sign-in-advice.ts';
 import type { TokenStore } from '../../auth/token-store.ts';
 import type { ServerDefinition } from '../../config/types.ts';
+import { ConnectError, type HostRequests, type ServerCatalog } from '../../ports/mcp.ts';
+import type { TraceLog } from '../../ports/trace.ts';
 import type { SecretValues } from '../../redact/index.ts';
 import { needsAuthMessage, usesOAuth } from './auth/connect-auth.ts';
 import { StoreOAuthProvider } from './auth/provider.ts';
 import { boundListedSchemas } from './bounded-listing.ts';
 import { CallStreams } from './call-streams.ts';
 import { withCommandValues } from './command-values.ts';
-import { ConnectError, type HostRequests, type ServerCatalog } from './connection-port.ts';
 import { connectInEra, type EraPlan } from './era-negotiation.ts';
 import { isAuthError, isRequestTimeout, toConnectError } from './errors.ts';
 import type { EventHub } from './event-hub.ts';
@@ -33,7 +34,7 @@ import type { StderrTail } from './stderr-tail.ts';
 import { StdioProcess } from './stdio-process.ts';
 import { GroupStdioTransport } from './stdio-transport.ts';
 import { catchCreatedTasks } from './task-extension.ts';
-import { type TraceLog, traceTransport } from './trace.ts';
+import { traceTransport } from './trace.ts';
 
 const CLIENT_INFO = { name: 'pi-mcp-actors', version: '0.1.0' };
 

@@ -20,7 +20,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { isDetailedTaskV2, TASKS_EXTENSION_ID_V2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { isPlainObject } from '../../plain-object.ts';
-import { CallError } from './call-error.ts';
+import { CallError } from '../../ports/call-error.ts';
 import { type AnswerInput, unanswerable } from './input-rounds.ts';
 import { type FollowOptions, followTask, type Send, type TaskStatus } from './task-polling.ts';
 

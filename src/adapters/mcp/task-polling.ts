@@ -6,8 +6,8 @@
 // given up on) cancels the task.
 
 import type { Client } from '@modelcontextprotocol/client';
-import { CallError } from './call-error.ts';
-import type { Progress } from './connection-port.ts';
+import { CallError } from '../../ports/call-error.ts';
+import type { Progress } from '../../ports/connection.ts';
 
 /** The connection's request path (session renewal, errors as CallError). */
 export type Send = <T>(

@@ -7,29 +7,9 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { TraceEvent, TraceLog, TraceSink } from '../../ports/trace.ts';
 import type { SecretValues } from '../../redact/index.ts';
 import { plainLine } from '../../terminal-text.ts';
-
-export interface TraceEvent {
-  direction: 'outbound' | 'inbound';
-  kind: 'request' | 'response' | 'notification';
-  method?: string;
-  id?: number;
-  status: 'sent' | 'received' | 'error';
-  errorCode?: number;
-  bytes: number;
-  durationMs?: number;
-}
-
-/** Receives the events of one server's connection. */
-export type TraceSink = (event: TraceEvent) => void;
-
-export interface TraceLog {
-  readonly file: string;
-  sink(server: string, transport: string): TraceSink;
-  /** Resolves when every line recorded so far is written. */
-  flush(): Promise<void>;
-}
 
 /** `file` as configured (relative to the session's folder), else `.pi/mcp-traces/mcp-<time>-<random>.jsonl`. */
 export function traceFile(cwd: string, file: string | undefined): string {

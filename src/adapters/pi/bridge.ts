@@ -15,14 +15,15 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Runtime } from '../../actors/session-actor.ts';
-import { type Clock, unrefClock } from '../../actors/unref-clock.ts';
+import { unrefClock } from '../../actors/unref-clock.ts';
 import { agentDirFrom } from '../../config/agent-dir.ts';
 import { CACHE_FILE_NAME } from '../../config/defaults.ts';
 import { usesSharedHost } from '../../config/share-defaults.ts';
 import type { LoadedConfig } from '../../config/types.ts';
+import type { Connector } from '../../machines/server-types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
+import type { Clock } from '../../ports/clock.ts';
 import { plainText } from '../../terminal-text.ts';
-import type { Connector } from '../mcp/connection-port.ts';
 import { failureGuards } from './failure-guards.ts';
 import { declareFirstRequest, startNeedsOnlyToolSearch } from './first-request.ts';
 import { fullStartLoader } from './full-start-loader.ts';

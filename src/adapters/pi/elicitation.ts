@@ -3,10 +3,10 @@
 // requested schema and asked again with the problem; a URL request shows the link and waits. Escape
 // (a cancelled dialog) cancels at any point. Without UI (print, JSON) the server is told why not.
 
+import { type ElicitAnswer, type ElicitRequest, HostRefusal } from '../../ports/mcp.ts';
 import type { SecretValues } from '../../redact/index.ts';
 import { elicitWithDialogs } from '../../tools/elicit-dialogs.ts';
 import { wordsFor } from '../../tools/surface-words.ts';
-import { type ElicitAnswer, type ElicitRequest, HostRefusal } from '../mcp/connection-port.ts';
 import type { PiContext, PiDialogs } from './pi-types.ts';
 
 /** Dialogs of one Pi at a time: two servers asking at once get their turns one after the other. */

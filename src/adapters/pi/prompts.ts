@@ -5,11 +5,11 @@
 // server's suggestions (MCP completion/complete) are offered while typing the arguments, and as
 // choices in the dialog that asks for a missing one.
 
+import type { PromptDescriptor } from '../../ports/mcp.ts';
 import { promptCommandName } from '../../session/prompt-command-name.ts';
 import type { PromptOutcome } from '../../session/prompts.ts';
 import { plainLine } from '../../terminal-text.ts';
 import type { PiContent } from '../../tools/content.ts';
-import type { PromptDescriptor } from '../mcp/connection-port.ts';
 import type { PiCommandDefinition, PiContext, PiDialogs } from './pi-types.ts';
 
 export interface PromptCommandDeps {

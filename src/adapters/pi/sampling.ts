@@ -3,13 +3,13 @@
 // request is refused with the reason. settings.samplingAutoApprove skips the question, UI or not.
 // maxTokens and temperature are passed on; text and images go both ways (audio is described, not sent).
 
-import type { SecretValues } from '../../redact/index.ts';
 import {
   HostRefusal,
   type SamplingAnswer,
   type SamplingContent,
   type SamplingRequest,
-} from '../mcp/connection-port.ts';
+} from '../../ports/mcp.ts';
+import type { SecretValues } from '../../redact/index.ts';
 import type { PiContext, PiDialogs } from './pi-types.ts';
 
 /** The slice of Pi's model objects and registry we use (pi-ai Model, ctx.modelRegistry). */

@@ -3,8 +3,8 @@
 
 import { pathToFileURL } from 'node:url';
 import type { Settings } from '../../config/types.ts';
+import type { HostRequests } from '../../ports/mcp.ts';
 import type { SecretValues } from '../../redact/index.ts';
-import type { HostRequests } from '../mcp/connection-port.ts';
 import { createElicitor } from './elicitation.ts';
 import type { PiContext } from './pi-types.ts';
 import { createSampler } from './sampling.ts';

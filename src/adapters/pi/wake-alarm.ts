@@ -3,7 +3,7 @@
 // alive; a test's SimulatedClock drives both), not as an XState `after`, because XState must stay off
 // the way to the first model request.
 
-import type { Clock } from '../../actors/unref-clock.ts';
+import type { Clock } from '../../ports/clock.ts';
 import { WAKE_AFTER_MS, type Wake } from './start-phase.ts';
 
 export interface WakeAlarm {

@@ -2,7 +2,7 @@
 // (Style) and the terminal-width arithmetic (TextKit: ANSI, wide characters), so every line fits.
 
 import { formatElapsed } from '../../duration.ts';
-import type { ServerState } from '../../machines/server.machine.ts';
+import type { ServerState } from '../../ports/server-state.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 import { countsText, STATE_NAME, sharedHostText } from '../server-status.ts';
 import type { PanelView, RunningServer, ServerRow, SkippedServerRow, ToolRow } from './view.ts';

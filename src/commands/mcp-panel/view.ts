@@ -7,8 +7,8 @@ import type { CatalogEntry } from '../../catalog/catalog.ts';
 import { declarationTokens } from '../../catalog/declaration-tokens.ts';
 import type { Lifecycle, Transport } from '../../config/types.ts';
 import { unreadableText } from '../../config/unreadable.ts';
-import type { InstanceState } from '../../host/protocol.ts';
-import type { ServerState, ServerTag } from '../../machines/server.machine.ts';
+import type { InstanceState } from '../../ports/host.ts';
+import type { ServerState, ServerTag } from '../../ports/server-state.ts';
 import { plainLine, plainText } from '../../terminal-text.ts';
 import {
   failureText,
@@ -41,7 +41,7 @@ export interface RunningServer {
   name: string;
   /** The state's name, for display; what the panel does is decided by `tags`. */
   state: ServerState;
-  /** The snapshot's tags (src/machines/server.machine.ts ServerTag): `usable`, `starting`, `needsSignIn`… */
+  /** The snapshot's tags (ServerTag, src/ports/server-state.ts): `usable`, `starting`, `needsSignIn`… */
   tags: Pick<ReadonlySet<ServerTag>, 'has'>;
   health: ServerHealth;
   /** When the current state was entered (epoch ms). */

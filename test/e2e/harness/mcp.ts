@@ -3,9 +3,9 @@
 // cache, and finding (and, as a safety net, stopping) the server processes a test caused.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { ToolDescriptor } from '../../../src/adapters/mcp/connection-port.ts';
 import { cachedServerFromCatalog, createCacheStore } from '../../../src/catalog/cache.ts';
 import { loadConfig } from '../../../src/config/load.ts';
+import type { ToolDescriptor } from '../../../src/ports/mcp.ts';
 import { fixtureArgs } from '../../fixtures/servers/spawn.ts';
 import type { AgentDir } from './agent-dir.ts';
 import { type ChatRequestBody, toolNames, toolResultMessages } from './fake-llm.ts';

@@ -2,14 +2,11 @@
 // closed after it, and then the test process must have no child processes left (checked in /proc).
 
 import { afterEach, expect, vi } from 'vitest';
-import type {
-  Connection,
-  ConnectionEvent,
-  Connector,
-  HostRequests,
-} from '../../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
+import type { Connector } from '../../../src/machines/server-types.ts';
+import type { Connection, ConnectionEvent } from '../../../src/ports/connection.ts';
+import type { HostRequests } from '../../../src/ports/mcp.ts';
 import type { SecretValues } from '../../../src/redact/index.ts';
 import {
   type HttpFixture,

@@ -2,8 +2,8 @@
 // the SSE fallback (only on 404/405), and expired sessions renewed once and retried.
 
 import { describe, expect, test, vi } from 'vitest';
-import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { CallError } from '../../../src/adapters/mcp/index.ts';
+import { ConnectError } from '../../../src/ports/mcp.ts';
 import { httpDefinition } from '../../fixtures/servers/definitions.ts';
 import { recordEvents, rejectionOf, textOf, useAdapterHarness } from './harness.ts';
 

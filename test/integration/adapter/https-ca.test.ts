@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { createMcpConnector } from '../../../src/adapters/mcp/index.ts';
 import { createTokenStore } from '../../../src/auth/token-store.ts';
 import { loadConfig } from '../../../src/config/load.ts';
+import { ConnectError } from '../../../src/ports/mcp.ts';
 import { startOAuthFixture } from '../../fixtures/oauth/start.ts';
 import { httpDefinition } from '../../fixtures/servers/definitions.ts';
 import { rejectionOf, textOf, useAdapterHarness } from './harness.ts';

@@ -2,8 +2,8 @@
 // stdio and over Streamable HTTP (bound to 127.0.0.1 by the loopback-only preload).
 
 import { describe, expect, test } from 'vitest';
-import type { Connection } from '../../../src/adapters/mcp/connection-port.ts';
 import { CallError } from '../../../src/adapters/mcp/index.ts';
+import type { Connection } from '../../../src/ports/connection.ts';
 import { httpDefinition, serverDefinition } from '../../fixtures/servers/definitions.ts';
 import { EVERYTHING_ENTRY, startEverythingHttp } from '../../fixtures/servers/spawn.ts';
 import { rejectionOf, textOf, useAdapterHarness } from './harness.ts';

@@ -5,10 +5,10 @@ import { mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { CallError, createMcpConnector } from '../../../src/adapters/mcp/index.ts';
 import { StderrTail } from '../../../src/adapters/mcp/stderr-tail.ts';
 import { StdioProcess } from '../../../src/adapters/mcp/stdio-process.ts';
+import { ConnectError } from '../../../src/ports/mcp.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import {
   FIXTURE_DIR,

@@ -7,16 +7,18 @@
 import { afterEach, expect, vi } from 'vitest';
 import { type AnyActorRef, assign, createActor, fromCallback, type SnapshotFrom, waitFor } from 'xstate';
 import { serverLogic } from '../../../src/actors/server-actor.ts';
-import type { CallOptions, CallToolResult, Connector } from '../../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
-import {
-  type ServerCatalogUpdate,
-  type ServerState,
-  type ServerStatus,
-  type ServerToParentEvent,
-  serverStateOf,
-} from '../../../src/machines/server.machine.ts';
+import { serverStateOf } from '../../../src/machines/server.machine.ts';
+import type { Connector } from '../../../src/machines/server-types.ts';
+import type { CallOptions } from '../../../src/ports/connection.ts';
+import type { CallToolResult } from '../../../src/ports/mcp.ts';
+import type {
+  ServerCatalogUpdate,
+  ServerState,
+  ServerStatus,
+  ServerToParentEvent,
+} from '../../../src/ports/server-state.ts';
 import { ensureConnected } from '../../../src/session/ensure-connected.ts';
 import {
   type HttpFixture,

@@ -3,8 +3,8 @@
 // connection renews them, the actor stays connected), and concurrent callers sharing one connect.
 
 import { describe, expect, it, vi } from 'vitest';
-import type { Connector } from '../../../src/adapters/mcp/connection-port.ts';
 import { CallError, connectMcp } from '../../../src/adapters/mcp/index.ts';
+import type { Connector } from '../../../src/machines/server-types.ts';
 import { serverErrorText } from '../../../src/server-error-text.ts';
 import { ensureConnected } from '../../../src/session/ensure-connected.ts';
 import { httpDefinition } from '../../fixtures/servers/definitions.ts';

@@ -11,12 +11,14 @@ import type { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
 import { sharedHostConnector } from '../../../src/adapters/host/shared-connector.ts';
 import { openHost, socketOf } from '../../../src/adapters/host/start-host.ts';
-import type { Connection, ConnectOptions, HostRequests } from '../../../src/adapters/mcp/connection-port.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
 import { buildIdentity } from '../../../src/host/build-identity.ts';
 import type { HostStatus } from '../../../src/host/protocol.ts';
+import type { ConnectOptions } from '../../../src/machines/server-types.ts';
+import type { Connection } from '../../../src/ports/connection.ts';
+import type { HostRequests } from '../../../src/ports/mcp.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
 import { RecordingPi } from '../../support/recording-pi.ts';
 

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { HostClient } from '../../../src/adapters/host/host-client.ts';
-import { ConnectError } from '../../../src/adapters/mcp/connection-port.ts';
 import { type RunningHost, startHost } from '../../../src/host/host-server.ts';
 import type { Logger } from '../../../src/logger.ts';
+import { ConnectError } from '../../../src/ports/mcp.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
 
 const IDLE_MS = 60_000;

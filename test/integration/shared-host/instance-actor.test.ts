@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { ConnectionEvent } from '../../../src/adapters/mcp/connection-port.ts';
+import type { ConnectionEvent } from '../../../src/ports/connection.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive } from '../../fixtures/servers/spawn.ts';
 import { eventually, HostWorld } from './harness.ts';

@@ -5,14 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HostConnection } from '../../../src/adapters/host/host-connection.ts';
-import { CallError } from '../../../src/adapters/mcp/call-error.ts';
-import type {
-  ConnectionEvent,
-  ElicitRequest,
-  HostRequests,
-  Progress,
-  SamplingRequest,
-} from '../../../src/adapters/mcp/connection-port.ts';
+import { CallError } from '../../../src/ports/call-error.ts';
+import type { ConnectionEvent, Progress } from '../../../src/ports/connection.ts';
+import type { ElicitRequest, HostRequests, SamplingRequest } from '../../../src/ports/mcp.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import {
   EVERYTHING_ENTRY,

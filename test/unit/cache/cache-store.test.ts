@@ -2,7 +2,6 @@ import * as fs from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ToolDescriptor } from '../../../src/adapters/mcp/connection-port.ts';
 import {
   type CachedServer,
   cachedServerFromCatalog,
@@ -10,6 +9,7 @@ import {
   createCacheStore,
 } from '../../../src/catalog/cache.ts';
 import { DEFAULT_CACHE_MAX_AGE_MS } from '../../../src/config/defaults.ts';
+import type { ToolDescriptor } from '../../../src/ports/mcp.ts';
 import { definition } from '../../fixtures/cache/definition.ts';
 
 const NOW = 1_760_000_000_000;

@@ -1,11 +1,11 @@
 // Which tools exist, under which names, and which are direct: buildCatalog over resolved config.
 
 import { describe, expect, it } from 'vitest';
-import type { ToolDescriptor } from '../../../src/adapters/mcp/connection-port.ts';
 import { buildCatalog, resourceToolName } from '../../../src/catalog/catalog.ts';
 import { mayHaveDirectTools, resolveExposure } from '../../../src/catalog/exposure.ts';
 import { searchIndexOf } from '../../../src/catalog/search.ts';
 import type { DirectToolsSpec, ServerDefinition } from '../../../src/config/types.ts';
+import type { ToolDescriptor } from '../../../src/ports/mcp.ts';
 import { definition } from '../../support/config.ts';
 
 const tools = (...names: string[]): ToolDescriptor[] =>

@@ -2,10 +2,10 @@
 // never shown to the model (the turn-one ToolSearch description does not change).
 
 import { describe, expect, it } from 'vitest';
-import type { ToolDescriptor } from '../../../src/adapters/mcp/connection-port.ts';
 import { buildCatalog } from '../../../src/catalog/catalog.ts';
 import { searchIndexOf } from '../../../src/catalog/search.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
+import type { ToolDescriptor } from '../../../src/ports/mcp.ts';
 import { describeSession } from '../../../src/session/describe-session.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
 import { loadMemory, server, USER_FILE } from '../config/helpers.ts';

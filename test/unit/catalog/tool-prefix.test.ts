@@ -3,9 +3,9 @@
 // lost tool), and the cache identity does not change.
 
 import { describe, expect, it } from 'vitest';
-import type { ToolDescriptor } from '../../../src/adapters/mcp/connection-port.ts';
 import { buildCatalog } from '../../../src/catalog/catalog.ts';
 import type { ServerDefinition, ToolPrefix } from '../../../src/config/types.ts';
+import type { ToolDescriptor } from '../../../src/ports/mcp.ts';
 import { definition } from '../../support/config.ts';
 import { loadMemory, server, USER_FILE } from '../config/helpers.ts';
 

@@ -3,9 +3,9 @@
 
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { HostRefusal } from '../../../src/adapters/mcp/connection-port.ts';
 import { cliServerRequests } from '../../../src/cli/server-requests.ts';
 import { terminalDialogs } from '../../../src/cli/terminal-dialogs.ts';
+import { HostRefusal } from '../../../src/ports/mcp.ts';
 
 /** A terminal: answers each question once it is asked; records what was shown. */
 function terminal(answers: string[]) {

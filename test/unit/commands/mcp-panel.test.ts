@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
-import type { SharedHostView } from '../../../src/adapters/mcp/connection-port.ts';
 import { runMcpAuthCommand, runMcpCommand } from '../../../src/commands/mcp-command.ts';
 import {
   createPanelController,
@@ -18,9 +17,11 @@ import {
 } from '../../../src/commands/mcp-panel/controller.ts';
 import { type Style, type TextKit, trailText } from '../../../src/commands/mcp-panel/render.ts';
 import type { Diagnostic, ServerDefinition } from '../../../src/config/types.ts';
-import type { OthersInFlight } from '../../../src/host/protocol.ts';
 import { nullLogger } from '../../../src/logger.ts';
-import { BACKOFF_CAP_MS, type HostCopyState } from '../../../src/machines/server.machine.ts';
+import { BACKOFF_CAP_MS } from '../../../src/machines/server-timing.ts';
+import type { SharedHostView } from '../../../src/ports/connection.ts';
+import type { OthersInFlight } from '../../../src/ports/host.ts';
+import type { HostCopyState } from '../../../src/ports/server-state.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
 import { silentHost } from '../../../src/session/host-port.ts';
 import { FakeConnection, scriptedConnector, tool } from '../../machine/fakes.ts';

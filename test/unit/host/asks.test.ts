@@ -2,9 +2,9 @@
 // a session that was asked can answer; with nobody left to answer it is declined.
 
 import { describe, expect, it } from 'vitest';
-import { HostRefusal } from '../../../src/adapters/mcp/connection-port.ts';
 import { Asks, type AskTarget } from '../../../src/host/asks.ts';
 import type { HostMessage } from '../../../src/host/protocol.ts';
+import { HostRefusal } from '../../../src/ports/mcp.ts';
 
 function target(id: number, a = 1) {
   const sent: HostMessage[] = [];

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CallToolResult, McpContent } from '../../../src/adapters/mcp/connection-port.ts';
+import type { CallToolResult, McpContent } from '../../../src/ports/mcp.ts';
 import { mcpResultToPi, type PiContent, resourceResultToPi } from '../../../src/tools/content.ts';
 import { everythingResult, fileMode, makeTempDir, savedPaths } from './helpers.ts';
 

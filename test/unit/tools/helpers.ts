@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult, ReadResourceResult } from '../../../src/adapters/mcp/connection-port.ts';
+import type { CallToolResult, ReadResourceResult } from '../../../src/ports/mcp.ts';
 
 /** Real results captured from server-everything by fixtures/capture-everything.ts. */
 export const everything = JSON.parse(

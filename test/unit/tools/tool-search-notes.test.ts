@@ -4,8 +4,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
-import { ConnectError, type Connector } from '../../../src/adapters/mcp/connection-port.ts';
 import { nullLogger } from '../../../src/logger.ts';
+import type { Connector } from '../../../src/machines/server-types.ts';
+import { ConnectError } from '../../../src/ports/mcp.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
 import { silentHost } from '../../../src/session/host-port.ts';
 import { FakeConnection, tool } from '../../machine/fakes.ts';

@@ -30,10 +30,10 @@ import {
   bindingOf,
   type FoundServer,
   issuerMatchesMetadataUrl,
-  type SignInBinding,
   sameUrl,
   signInSettings,
 } from '../../../auth/sign-in-binding.ts';
+import type { SignInBinding } from '../../../auth/sign-in-record.ts';
 import type { SignInRecord, StoredTokens, TokenStore } from '../../../auth/token-store.ts';
 import type { ServerDefinition } from '../../../config/types.ts';
 import { privateKeyJwtAuth, usesPrivateKey } from './client-assertion.ts';
