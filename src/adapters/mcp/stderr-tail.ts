@@ -13,7 +13,7 @@ export class StderrTail {
   private readonly maxBytes: number;
   private readonly maxLineLength: number;
   private readonly lines: string[] = [];
-  /** Lines an earlier process of the same start said: a retry's identical line is not kept twice. */
+  /** Kept lines an earlier process of the same start said: a retry's identical line replaces it (once, newest). */
   private readonly earlier = new Set<string>();
   private bytes = 0;
   private partial = '';
@@ -59,7 +59,7 @@ export class StderrTail {
 
   /**
    * Another process of the same start (the other protocol era's try): what the earlier one said stays,
-   * and a line it said already is not kept again.
+   * and a line both say is kept once, where the newer one said it (so the tail still ends with the cause).
    */
   nextProcess(): void {
     for (const line of this.lines) this.earlier.add(line);
@@ -79,7 +79,13 @@ export class StderrTail {
   }
 
   private add(line: string): void {
-    if (this.earlier.has(line)) return;
+    if (this.earlier.delete(line)) {
+      const at = this.lines.indexOf(line);
+      if (at >= 0) {
+        this.lines.splice(at, 1);
+        this.bytes -= Buffer.byteLength(line) + 1;
+      }
+    }
     this.lines.push(line);
     this.bytes += Buffer.byteLength(line) + 1;
     while (this.lines.length > this.maxLines || (this.bytes > this.maxBytes && this.lines.length > 1)) {
