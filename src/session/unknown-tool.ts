@@ -1,10 +1,11 @@
 // A call of a name no catalog holds, while a server waiting for its first sign-in has listed nothing
 // yet: the tool is most likely that server's, so the answer is "sign in", not "no longer provided".
 
-import { type Surface, signInSentence } from '../auth/sign-in-advice.ts';
+import { type Surface, signInReason, signInSentence } from '../auth/sign-in-advice.ts';
 import { serverPrefix } from '../catalog/naming.ts';
 import type { ToolPrefix } from '../config/types.ts';
 import type { ServerContext } from '../machines/server-types.ts';
+import { serverErrorText } from '../server-error-text.ts';
 import { needsAuthText } from './ensure-connected.ts';
 
 export interface WaitingServer {
@@ -28,7 +29,7 @@ export function signInFirst(
   return {
     server: owner.name,
     message: `Tool ${tool} is not known yet: MCP server "${owner.name}" lists its tools once you are signed in. ${
-      owner.lastError
+      owner.lastError && signInReason(serverErrorText(owner.lastError))
         ? needsAuthText({ name: owner.name, lastError: owner.lastError }, surface)
         : `${signInSentence(owner.name, surface)}, then try again.`
     }`,
