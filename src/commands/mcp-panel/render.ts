@@ -159,7 +159,12 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
     lines.push(...wrapIndented(error, ctx, selected ? 3 : 1, style.error));
     if (selected && row.stderr.length > 0) {
       lines.push(`${INDENT}${style.muted('stderr:')}`);
-      for (const l of row.stderr) lines.push(`${INDENT}${style.dim(`│ ${l}`)}`);
+      // The newest line (most often the cause) wraps onto up to 3 lines; older ones are cut to width.
+      row.stderr.forEach((l, i) => {
+        const room = Math.max(10, ctx.width - INDENT.length - 2);
+        const parts = i === row.stderr.length - 1 ? ctx.text.wrap(l, room).slice(0, 3) : [l];
+        parts.forEach((part, j) => lines.push(`${INDENT}${style.dim(`${j === 0 ? '│' : ' '} ${part}`)}`));
+      });
     }
   }
   return lines;
