@@ -160,11 +160,12 @@ function runningBlock(row: RunningServer, selected: boolean, ctx: RenderContext)
     if (selected && row.stderr.length > 0) {
       lines.push(`${INDENT}${style.muted('stderr:')}`);
       // The newest line (most often the cause) wraps onto up to 3 lines; older ones are cut to width.
-      row.stderr.forEach((l, i) => {
-        const room = Math.max(10, ctx.width - INDENT.length - 2);
+      const room = Math.max(10, ctx.width - INDENT.length - 2);
+      for (const [i, l] of row.stderr.entries()) {
         const parts = i === row.stderr.length - 1 ? ctx.text.wrap(l, room).slice(0, 3) : [l];
-        parts.forEach((part, j) => lines.push(`${INDENT}${style.dim(`${j === 0 ? '│' : ' '} ${part}`)}`));
-      });
+        for (const [j, part] of parts.entries())
+          lines.push(`${INDENT}${style.dim(`${j === 0 ? '│' : ' '} ${part}`)}`);
+      }
     }
   }
   return lines;
