@@ -71,3 +71,17 @@ export function filesSignature(files: string[]): string {
     })
     .join('\n');
 }
+
+/**
+ * A config file that is empty right now is most likely being written (a save truncates, then writes):
+ * a check between turns waits for the watcher's settled read instead of taking it as "no servers".
+ */
+export function someFileEmpty(files: string[]): boolean {
+  return files.some((file) => {
+    try {
+      return statSync(file).size === 0;
+    } catch {
+      return false;
+    }
+  });
+}

@@ -74,7 +74,7 @@ import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/exec
 import { instructionsNote } from '../tools/server-instructions.ts';
 import { wordsFor } from '../tools/surface-words.ts';
 import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
-import { configWatchLogic, filesSignature } from './config-watch.ts';
+import { configWatchLogic, filesSignature, someFileEmpty } from './config-watch.ts';
 import { drainServerLogic } from './drain-server.ts';
 import { serverLogicWith } from './server-actor.ts';
 import { serversClosedLogic } from './servers-closed.ts';
@@ -340,6 +340,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (!last || !request) return;
     const signature = filesSignature(configFiles(last));
     if (!force && signature === checkedFiles) return;
+    if (!force && someFileEmpty(configFiles(last))) return;
     checkedFiles = signature;
     const read = (options.reloadConfig ?? options.loadConfig)(request);
     const errors = newErrors(last, read);

@@ -98,6 +98,9 @@ beforeEach(async () => {
   mkdirSync(agentDir, { recursive: true });
   mkdirSync(project, { recursive: true });
   writeUserConfig({
+    // The record, not the host, is the subject: a host started as a first request goes out would
+    // outlive the test's folder (test/integration/shared-host/host-prestart.test.ts covers that start).
+    settings: { sharedHost: false },
     mcpServers: {
       notes: { ...stdioFixture(['--name', 'notes']), env: { TOKEN: '${API_TOKEN}' } },
       files: stdioFixture(['--name', 'files']),
