@@ -11,7 +11,7 @@ import { stopHostsUnder } from '../support/hosts.ts';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { toolNames } from './harness/fake-llm.ts';
 import { EXTENSION, killMarked, markedProcesses, stdioEntry, uniqueMarker } from './harness/mcp.ts';
-import { startPiInTmux, type TmuxPi } from './harness/tmux.ts';
+import { panelOf, startPiInTmux, type TmuxPi } from './harness/tmux.ts';
 import { createWorld, type World } from './harness/world.ts';
 
 let world: World | undefined;
@@ -36,16 +36,6 @@ afterEach(async () => {
 afterAll(async () => {
   await locked?.stop();
 });
-
-/** The panel's own lines: between its top rule and its key hints ('' when it is not shown). */
-function panelOf(screen: string): string {
-  const lines = screen.split('\n');
-  const end = lines.findLastIndex((l) => /esc (close|back)$/.test(l));
-  if (end < 0) return '';
-  const rules = lines.flatMap((l, i) => (i < end && /^─+$/.test(l) ? [i] : []));
-  const top = rules.at(-2);
-  return top === undefined ? '' : lines.slice(top + 1, end + 1).join('\n');
-}
 
 const panelShows = (test: RegExp) => (screen: string) => test.test(panelOf(screen));
 

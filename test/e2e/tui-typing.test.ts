@@ -6,7 +6,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENSURE_PI_TIMEOUT_MS, ensurePi } from './harness/ensure-pi.ts';
 import { messageText } from './harness/fake-llm.ts';
 import { EXTENSION, killMarked, stdioEntry, uniqueMarker } from './harness/mcp.ts';
-import { startPiInTmux, type TmuxPi } from './harness/tmux.ts';
+import { panelOf, startPiInTmux, type TmuxPi } from './harness/tmux.ts';
 import { createWorld, type World } from './harness/world.ts';
 
 const EVERYTHING_ENTRY = resolve(
@@ -27,16 +27,6 @@ afterEach(async () => {
   world = undefined;
   killMarked(marker);
 });
-
-/** The panel's own lines: between its top rule and its key hints ('' when it is not shown). */
-function panelOf(screen: string): string {
-  const lines = screen.split('\n');
-  const end = lines.findLastIndex((l) => /esc (close|back)$/.test(l));
-  if (end < 0) return '';
-  const rules = lines.flatMap((l, i) => (i < end && /^─+$/.test(l) ? [i] : []));
-  const top = rules.at(-2);
-  return top === undefined ? '' : lines.slice(top + 1, end + 1).join('\n');
-}
 
 const RULE = /^─+$/;
 

@@ -153,3 +153,13 @@ export async function startPiInTmux(opts: TmuxPiOptions): Promise<TmuxPi> {
     },
   };
 }
+
+/** The panel's own lines: between its top rule and its key hints ('' when it is not shown). */
+export function panelOf(screen: string): string {
+  const lines = screen.split('\n');
+  const end = lines.findLastIndex((l) => /esc (close|back)$/.test(l));
+  if (end < 0) return '';
+  const rules = lines.flatMap((l, i) => (i < end && /^─+$/.test(l) ? [i] : []));
+  const top = rules.at(-2);
+  return top === undefined ? '' : lines.slice(top + 1, end + 1).join('\n');
+}
