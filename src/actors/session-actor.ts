@@ -12,14 +12,13 @@ import {
   createActor,
   fromPromise,
   type InspectionEvent,
-  type SnapshotFrom,
   waitFor,
 } from 'xstate';
 import { lazySharedHost } from '../adapters/host/lazy-shared-host.ts';
 import { isStoreOf } from '../auth/default-store.ts';
 import type { AuthPort, SignInIo, SignInResult } from '../auth/port.ts';
 import type { CacheStore } from '../catalog/cache.ts';
-import { buildCatalog, type Catalog, type CatalogEntry } from '../catalog/catalog.ts';
+import { buildCatalog, type Catalog } from '../catalog/catalog.ts';
 import { describeServers, statusLine } from '../commands/server-status.ts';
 import {
   type ConfigDiff,
@@ -48,6 +47,8 @@ import type { SharedCopy } from '../ports/host.ts';
 import type { HostRequests } from '../ports/mcp.ts';
 import type { Surface } from '../ports/surface-words.ts';
 import type { SecretValues } from '../redact/index.ts';
+import { activeNames } from '../session/active-tools.ts';
+import { callTool, removedToolNote } from '../session/call-tool.ts';
 import {
   awaitsDirectTools,
   describeSession,
@@ -55,9 +56,10 @@ import {
   type SessionStartup,
   serverTools,
 } from '../session/describe-session.ts';
-import { ensureConnected, type ServerActorRef, type ServerUnavailable } from '../session/ensure-connected.ts';
+import { ensureConnected, type ServerActorRef } from '../session/ensure-connected.ts';
+import { generationGuard } from '../session/generation.ts';
 import type { HostPort } from '../session/host-port.ts';
-import { redactingHost, redactProgress, redactResult } from '../session/outbound.ts';
+import { redactingHost, redactResult } from '../session/outbound.ts';
 import {
   completePromptArgument,
   type PromptOutcome,
@@ -66,14 +68,12 @@ import {
 } from '../session/prompts.ts';
 import { EVERY_TOOL_LIMIT, RegisteredTools } from '../session/registered-tools.ts';
 import { reportConfigDiagnostics } from '../session/report-diagnostics.ts';
+import { searchTools } from '../session/search-tools.ts';
 import { allowedRequests } from '../session/server-requests.ts';
-import { signInFirst, type WaitingServer } from '../session/unknown-tool.ts';
-import { plainText } from '../terminal-text.ts';
-import { type AskApproval, createToolApprovals } from '../tools/approval.ts';
-import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
-import { instructionsNote } from '../tools/server-instructions.ts';
+import { type SessionDeps, untilStarted } from '../session/session-deps.ts';
+import type { AskApproval } from '../tools/approval.ts';
+import type { ProgressUpdate, ToolResult } from '../tools/executor.ts';
 import { wordsFor } from '../tools/surface-words.ts';
-import { renderSearchOutcome, searchCatalog, unavailableNote } from '../tools/tool-search-answer.ts';
 import { configWatchLogic, filesSignature, someFileEmpty } from './config-watch.ts';
 import { drainServerLogic } from './drain-server.ts';
 import { serverLogicWith } from './server-actor.ts';
@@ -131,12 +131,6 @@ export interface RuntimeOptions {
 
 export type SessionActor = Actor<typeof sessionMachine>;
 
-/** What a ToolSearch learns of the servers whose tools were unknown: which failed, which still list. */
-interface UnknownServers {
-  failed: Map<string, ServerUnavailable>;
-  listing: string[];
-}
-
 export interface Runtime {
   actor: SessionActor;
   /** The known secrets this runtime redacts with (/mcp, the CLI and the host's texts use them too). */
@@ -182,9 +176,6 @@ export interface Runtime {
   knownSharedCopies?(): Record<string, SharedCopy>;
 }
 
-/** How long a ToolSearch waits for servers whose tools are unknown before it answers without them. */
-export const SEARCH_WAIT_MS = 1_000;
-
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { logger, secrets } = options;
   const clock = options.clock ?? unrefClock;
@@ -226,14 +217,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return catalog;
   }
 
-  function activeNames(context: SessionContext): string[] {
-    const catalog = catalogOf(context);
-    const on = (e: CatalogEntry | undefined) => e !== undefined && !context.disabled.includes(e.server);
-    const direct = catalog.entries.filter((e) => e.exposure === 'direct' && on(e)).map((e) => e.name);
-    const activated = context.activated.filter((n) => on(catalog.byName.get(n)));
-    return [...new Set([...direct, ...activated])];
-  }
-
   function childRefs(): Record<string, ServerActorRef> {
     const children = actor.getSnapshot().children as Record<string, AnyActorRef | undefined>;
     let refs = refsOf.get(children);
@@ -244,14 +227,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
     refsOf.set(children, refs);
     return refs;
-  }
-
-  /** `approveTools` answers, remembered for the session in its machine's context (a new session asks again). */
-  function approvalsOf(generation: number) {
-    return createToolApprovals(options.askApproval, secrets, words, {
-      has: (grant) => actor.getSnapshot().context.approved.includes(grant),
-      add: (grant) => actor.send({ type: 'APPROVED', grant, generation }),
-    });
   }
 
   /** A running recorder of the session (none while it is not open). */
@@ -469,7 +444,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         for (const { server, prompt } of prompts.changed(context.catalogs))
           host.registerPrompt?.(server, prompt);
       },
-      syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context)),
+      syncActiveTools: ({ context }) => host.setActiveMcpTools(activeNames(context, catalogOf(context))),
       // The action's context is already updated (a server just disabled is in `disabled`).
       publishStatus: ({ context }) => host.setStatus(statusLine(context, childRefs())),
       // The machine calls this once per server and kind of trouble in a session.
@@ -516,208 +491,49 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return catalogOf(actor.getSnapshot().context);
   }
 
-  /**
-   * Resolves once the session has left `starting`, and a new session asked for while the last one was
-   * open has started too (at once when nothing starts: the hot path).
-   */
-  function started(signal?: AbortSignal): Promise<unknown> {
-    const settled = (s: SnapshotFrom<typeof sessionMachine>) =>
-      !s.matches('starting') && s.context.restart === undefined;
-    if (settled(actor.getSnapshot())) return Promise.resolve();
-    return waitFor(actor, settled, signal ? { signal } : {}).catch(() => undefined);
-  }
+  // What the session's use cases (ToolSearch, a call) take from this runtime, built once.
+  const deps: SessionDeps = {
+    snapshot: () => actor.getSnapshot(),
+    send: (event) => actor.send(event),
+    until: (done, signal) =>
+      done(actor.getSnapshot())
+        ? Promise.resolve()
+        : waitFor(actor, done, signal ? { signal } : {}).then(
+            () => undefined,
+            () => undefined,
+          ),
+    catalogOf,
+    servers: childRefs,
+    removedTool: (name) => removedTools.get(name),
+    stats: () => recorders.statsOf(recorder('stats')),
+    askApproval: options.askApproval,
+    secrets,
+    words,
+    surface: options.surface,
+    clock,
+    tempDir: options.tempDir,
+    startLoadedServers: options.startLoadedServers !== false,
+  };
 
-  /** Servers that wait for a sign-in and have never listed their tools. */
-  function waitingForFirstSignIn(context: SessionContext): WaitingServer[] {
-    const refs = childRefs();
-    return (context.config?.servers ?? [])
-      .filter((d) => !context.catalogs[d.name] && refs[d.name]?.getSnapshot().hasTag('needsSignIn'))
-      .map((d) => {
-        const lastError = refs[d.name]?.getSnapshot().context.lastError;
-        return {
-          name: d.name,
-          prefix: d.toolPrefix ?? context.config?.settings.toolPrefix ?? 'server',
-          ...(lastError ? { lastError } : {}),
-        };
-      });
-  }
-
-  /**
-   * Servers whose tools are not known yet (no cache, not listed) are connected and waited for: while
-   * they start (bounded by their startup timeout), then at most SEARCH_WAIT_MS once they are listing
-   * their tools. A ToolSearch answers from what is known then and names the servers still listing;
-   * their connects go on, and their tools are registered when they arrive, for the next search.
-   */
-  async function waitForUnknownServers(signal?: AbortSignal): Promise<UnknownServers> {
-    const context = actor.getSnapshot().context;
-    const refs = childRefs();
-    const unknown = serverTools(context)
-      .filter((s) => !s.tools && refs[s.definition.name])
-      .map((s) => s.definition.name);
-    const failed = new Map<string, ServerUnavailable>();
-    const done = new Set<string>();
-    if (unknown.length === 0) return { failed, listing: [] };
-    const settled = unknown.map(async (name) => {
-      const result = await ensureConnected(refs[name]!, { ...(signal ? { signal } : {}), ...surface });
-      if (!result.ok && result.error.kind !== 'aborted') failed.set(name, result.error);
-      done.add(name);
-    });
-    const listed = new AbortController();
-    await Promise.all(
-      unknown.map((name, i) => Promise.race([settled[i], listingStarted(refs[name]!, listed)])),
-    );
-    listed.abort();
-    if (done.size < unknown.length) {
-      let timer: unknown;
-      const bound = new Promise<void>((resolve) => {
-        timer = clock.setTimeout(resolve, SEARCH_WAIT_MS);
-      });
-      await Promise.race([Promise.all(settled), bound]);
-      clock.clearTimeout(timer);
-    }
-    return { failed, listing: unknown.filter((name) => !done.has(name)) };
-  }
-
-  /**
-   * The model calls what it just loaded on its next turn, seconds away: its servers start now. A start
-   * that is never used ends with the idle timeout; a server that needs auth or waits in backoff stays so.
-   */
-  function startInBackground(entries: CatalogEntry[]) {
-    if (options.startLoadedServers === false) return;
-    const refs = childRefs();
-    for (const server of new Set(entries.map((e) => e.server))) {
-      const ref = refs[server];
-      if (ref) void ensureConnected(ref);
-    }
-  }
-
-  function removedToolNote(name: string): string | undefined {
+  function removedNote(name: string): string | undefined {
     const removed = removedTools.get(name);
-    return removed
-      ? `Tool ${name} is gone: MCP server "${removed.server}" was removed from the config (${removed.file}). Use ToolSearch to find what the config offers now.`
-      : undefined;
+    return removed ? removedToolNote(name, removed) : undefined;
   }
 
   return {
     actor,
     secrets,
     catalog,
-    removedToolNote,
+    removedToolNote: removedNote,
     servers: childRefs,
     signIn(server, io) {
       const def = actor.getSnapshot().context.config?.servers.find((d) => d.name === server);
       return signInAndConnect(options.auth, def, childRefs()[server], io, secrets, options.surface);
     },
-    async toolSearch(query, signal) {
-      await started(signal);
-      // An edit since the last turn's end is seen now (the files' sizes and times, read only if changed).
-      actor.send({ type: 'CONFIG_CHECK' });
-      const { failed, listing: stillListing } = await waitForUnknownServers(signal);
-      const context = actor.getSnapshot().context;
-      const outcome = searchCatalog(
-        catalogOf(context),
-        query,
-        new Set(activeNames(context)),
-        (e) => !context.disabled.includes(e.server),
-      );
-      // server:<name> of a configured server without tools says why, in place of "no server named".
-      const asked = outcome.kind === 'unknown-server' ? outcome.server : undefined;
-      const configured = asked !== undefined && context.config?.servers.some((d) => d.name === asked);
-      if (asked !== undefined && configured && !context.disabled.includes(asked)) {
-        const reason = failed.get(asked);
-        if (reason) actor.send({ type: 'MODEL_TOLD', troubles: [`${asked}:${reason.kind}`] });
-        const text = reason
-          ? secrets.redact(unavailableNote(reason, words))
-          : `Server ${asked} offers no tools.`;
-        return redactResult(
-          {
-            content: [{ type: 'text', text: plainText(text) }],
-            details: { query, loaded: [] },
-          },
-          secrets,
-        );
-      }
-      // Told once per session and kind of trouble: the model keeps what it read.
-      const notes = stillListing.map(
-        (name) =>
-          `Note: MCP server "${name}" is still starting (listing its tools); search again in a moment.`,
-      );
-      const troubles: string[] = [];
-      for (const [name, reason] of failed) {
-        const key = `${name}:${reason.kind}`;
-        if (context.troublesTold.includes(key) || troubles.includes(key)) continue;
-        troubles.push(key);
-        notes.push(`Note: ${secrets.redact(unavailableNote(reason, words))}`);
-      }
-      if (outcome.kind === 'loaded') {
-        actor.send({ type: 'ACTIVATE', names: outcome.entries.map((e) => e.name) });
-        startInBackground(outcome.entries);
-      }
-      const loaded = outcome.kind === 'loaded' ? outcome.entries.map(entrySummary) : [];
-      const instructed: string[] = [];
-      for (const server of new Set(loaded.map((e) => e.server))) {
-        const instructions = context.catalogs[server]?.instructions;
-        if (context.instructionsTold.includes(server) || !instructions) continue;
-        instructed.push(server);
-        const note = instructionsNote(server, instructions);
-        if (note) notes.push(note);
-      }
-      if (troubles.length > 0 || instructed.length > 0)
-        actor.send({ type: 'MODEL_TOLD', troubles, instructions: instructed });
-      return redactResult(
-        {
-          content: [{ type: 'text', text: plainText(renderSearchOutcome(query, outcome, notes)) }],
-          details: { query, loaded },
-        },
-        secrets,
-      );
-    },
-    async callTool(name, args, signal, onUpdate) {
-      await started(signal);
-      actor.send({ type: 'CONFIG_CHECK' });
-      // A server a config edit changed finishes its calls, then restarts: a new call goes to the new one.
-      const server = catalogOf(actor.getSnapshot().context).byName.get(name)?.server;
-      if (server !== undefined && actor.getSnapshot().context.retiring.includes(server))
-        await waitFor(actor, (s) => !s.context.retiring.includes(server), signal ? { signal } : {}).catch(
-          () => undefined,
-        );
-      const context = actor.getSnapshot().context;
-      const stats = recorders.statsOf(recorder('stats'));
-      const result = await executeTool(
-        {
-          secrets,
-          entry: (n) => catalogOf(context).byName.get(n),
-          names: () =>
-            catalogOf(context)
-              .entries.filter((e) => !context.disabled.includes(e.server))
-              .map((e) => e.name),
-          server: (s) => (context.disabled.includes(s) ? undefined : childRefs()[s]),
-          settings: context.config?.settings ?? defaultSettings(),
-          tempDir: options.tempDir,
-          clock,
-          ...(stats ? { stats } : {}),
-          ...surface,
-          unknownTool: (n) => signInFirst(n, waitingForFirstSignIn(context), options.surface),
-          removedTool: (n) => {
-            const message = removedToolNote(n);
-            return message ? { server: removedTools.get(n)!.server, message } : undefined;
-          },
-          approve: (entry, callArgs, signal) => {
-            const definition = context.config?.servers.find((d) => d.name === entry.server);
-            return definition
-              ? approvalsOf(context.generation).check(definition, entry, callArgs, signal)
-              : Promise.resolve(undefined);
-          },
-        },
-        name,
-        args,
-        signal,
-        redactProgress(onUpdate, secrets),
-      );
-      return redactResult(result, secrets);
-    },
+    toolSearch: (query, signal) => searchTools(deps, query, signal),
+    callTool: (name, args, signal, onUpdate) => callTool(deps, { name, args, signal, onUpdate }),
     async prompt(server, name, args, signal) {
-      await started(signal);
+      await untilStarted(deps, signal);
       const context = actor.getSnapshot().context;
       const ref = context.disabled.includes(server) ? undefined : childRefs()[server];
       const outcome = await runPrompt(ref, server, name, args, {
@@ -735,12 +551,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return values.map((value) => secrets.redactKnown(value));
     },
     async start(request) {
-      const before = actor.getSnapshot().context.generation;
+      const previous = generationGuard(() => actor.getSnapshot().context.generation);
       actor.send({ type: 'SESSION_START', request });
       // An open session stops first (its servers closed, its recorders flushed); a failed load ends idle.
       await waitFor(
         actor,
-        (s) => s.matches('idle') || (s.matches({ open: 'running' }) && s.context.generation > before),
+        (s) => s.matches('idle') || (s.matches({ open: 'running' }) && !previous.stillCurrent()),
       );
       // Direct tools must exist for the first model request: the one wait for them (Pi's start too
       // comes here), bounded by each server's startup timeout.
@@ -767,15 +583,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 function summariesChanged(last: LoadedConfig, diff: ConfigDiff): boolean {
   if (diff.added.length > 0 || diff.removed.length > 0) return true;
   return diff.changed.some((d) => last.servers.find((o) => o.name === d.name)?.description !== d.description);
-}
-
-/** Resolves when the server is listing its tools (its `listing` tag), or once `until` is aborted. */
-function listingStarted(ref: ServerActorRef, until: AbortController): Promise<unknown> {
-  return waitFor(ref, (s) => s.hasTag('listing'), { signal: until.signal }).catch(() => undefined);
-}
-
-function entrySummary(e: CatalogEntry) {
-  return { name: e.name, server: e.server, tool: e.tool };
 }
 
 export { serverId };
