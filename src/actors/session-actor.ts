@@ -554,10 +554,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const previous = generationGuard(() => actor.getSnapshot().context.generation);
       actor.send({ type: 'SESSION_START', request });
       // An open session stops first (its servers closed, its recorders flushed); a failed load ends idle.
-      await waitFor(
-        actor,
-        (s) => s.matches('idle') || (s.matches({ open: 'running' }) && !previous.stillCurrent()),
-      );
+      await waitFor(actor, (s) => s.matches('idle') || (s.matches({ open: 'running' }) && !previous()));
       // Direct tools must exist for the first model request: the one wait for them (Pi's start too
       // comes here), bounded by each server's startup timeout.
       const { config, catalogs } = actor.getSnapshot().context;

@@ -7,7 +7,7 @@ import type { SessionContext } from '../machines/session.machine.ts';
 import { createToolApprovals } from '../tools/approval.ts';
 import { executeTool, type ProgressUpdate, type ToolResult } from '../tools/executor.ts';
 import { redactProgress, redactResult } from './outbound.ts';
-import { currentGeneration, type SessionDeps, untilStarted } from './session-deps.ts';
+import { type SessionDeps, untilStarted } from './session-deps.ts';
 import { signInFirst, type WaitingServer } from './unknown-tool.ts';
 
 export type CallDeps = Pick<
@@ -45,13 +45,12 @@ export async function callTool(deps: CallDeps, call: ToolCall): Promise<ToolResu
     await deps.until((s) => !s.context.retiring.includes(server), signal);
   const context = deps.snapshot().context;
   const catalog = deps.catalogOf(context);
-  const generation = currentGeneration(deps);
   const stats = deps.stats();
   // `approveTools` answers, remembered for the session in its machine's context (a new session asks
   // again; the machine drops an answer that arrives after one started).
   const approvals = createToolApprovals(deps.askApproval, secrets, deps.words, {
     has: (grant) => deps.snapshot().context.approved.includes(grant),
-    add: (grant) => deps.send({ type: 'APPROVED', grant, generation: generation.generation }),
+    add: (grant) => deps.send({ type: 'APPROVED', grant, generation: context.generation }),
   });
   const result = await executeTool(
     {

@@ -1,16 +1,10 @@
 // Each session start is a new generation (Pi's /new, /reload, /resume). Work begun in one (a search
-// waiting for servers, a call, a session start) asks after each await whether it is still that one,
-// here, instead of comparing numbers by hand. Events that carry a generation are dropped by the
+// waiting for servers, a session start) asks after its awaits whether it is still in it, with this
+// one helper, instead of comparing numbers by hand. Events that carry a generation are dropped by the
 // session machine itself when stale; this is for the runtime code between awaits.
 
-export interface GenerationGuard {
-  /** The generation the work began in. */
-  readonly generation: number;
-  /** Whether the session is still in that generation. */
-  stillCurrent(): boolean;
-}
-
-export function generationGuard(readGeneration: () => number): GenerationGuard {
+/** Reads the generation now; the guard answers whether it is still the one read when it was made. */
+export function generationGuard(readGeneration: () => number | undefined): () => boolean {
   const generation = readGeneration();
-  return { generation, stillCurrent: () => readGeneration() === generation };
+  return () => readGeneration() === generation;
 }

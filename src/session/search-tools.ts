@@ -12,7 +12,7 @@ import { activeNames } from './active-tools.ts';
 import { serverTools } from './describe-session.ts';
 import { ensureConnected, type ServerActorRef, type ServerUnavailable } from './ensure-connected.ts';
 import { redactResult } from './outbound.ts';
-import { type SessionDeps, untilStarted } from './session-deps.ts';
+import { type SessionDeps, stillRunning, untilStarted } from './session-deps.ts';
 
 export type SearchDeps = Pick<
   SessionDeps,
@@ -44,9 +44,12 @@ export async function searchTools(
 ): Promise<ToolResult> {
   const { secrets, words } = deps;
   await untilStarted(deps, signal);
+  const running = stillRunning(deps);
   // An edit since the last turn's end is seen now (the files' sizes and times, read only if changed).
   deps.send({ type: 'CONFIG_CHECK' });
   const { failed, listing: stillListing } = await waitForUnknownServers(deps, signal);
+  // The session stopped (a shutdown, or a new session) while this search waited: nothing was loaded.
+  if (!running()) return answer(deps, query, stoppedText, []);
   const context = deps.snapshot().context;
   const catalog = deps.catalogOf(context);
   const outcome = searchCatalog(
@@ -92,6 +95,9 @@ export async function searchTools(
     deps.send({ type: 'MODEL_TOLD', troubles, instructions: instructed });
   return answer(deps, query, renderSearchOutcome(query, outcome, notes), loaded);
 }
+
+const stoppedText =
+  'The MCP session was stopped or restarted while this search waited for its servers; nothing was loaded. Search again.';
 
 function answer(
   deps: Pick<SearchDeps, 'secrets'>,

@@ -10,7 +10,7 @@ import type { SecretValues } from '../redact/index.ts';
 import type { AskApproval } from '../tools/approval.ts';
 import type { CallStats } from '../tools/stats.ts';
 import type { ServerActorRef } from './ensure-connected.ts';
-import { type GenerationGuard, generationGuard } from './generation.ts';
+import { generationGuard } from './generation.ts';
 
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
 
@@ -48,7 +48,14 @@ export function untilStarted(deps: Pick<SessionDeps, 'until'>, signal?: AbortSig
   return deps.until((s) => !s.matches('starting') && s.context.restart === undefined, signal);
 }
 
-/** The guard of the generation the session is in now. */
-export function currentGeneration(deps: Pick<SessionDeps, 'snapshot'>): GenerationGuard {
-  return generationGuard(() => deps.snapshot().context.generation);
+/**
+ * Whether the session still runs the generation it ran when this was asked (none while it was not
+ * running): false once it stops, for a shutdown or a new session, whose tools and told troubles are
+ * not this work's to change.
+ */
+export function stillRunning(deps: Pick<SessionDeps, 'snapshot'>): () => boolean {
+  return generationGuard(() => {
+    const snapshot = deps.snapshot();
+    return snapshot.matches({ open: 'running' }) ? snapshot.context.generation : undefined;
+  });
 }
