@@ -1,5 +1,6 @@
-// The session runtime: the session machine with its real effects provided, plus the two things the
-// host calls into it for — ToolSearch and MCP tool calls. Host-agnostic: Pi and the CLI both use it.
+// The session runtime: the session machine with its real effects provided, and the entry points the
+// host calls (ToolSearch and MCP tool calls run as use cases in src/session/, over the one deps object
+// built here). Host-agnostic: Pi and the CLI both use it.
 // What a session knows lives in its actors: the machine's context (what the user and the model were
 // told, the approvals), the server actors (connections), the recorders (cache writes, trace, stats).
 // What this closure keeps besides: memos keyed by the objects they derive from and the host's
