@@ -270,8 +270,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       definition,
       host: hostRequestsOf(definition, config.settings),
     }));
-    knownCopies = await sharedCopiesOf(options.agentDir, request.cwd, servers).catch(() => ({}));
-    return knownCopies;
+    const copies = await sharedCopiesOf(options.agentDir, request.cwd, servers).catch(() => ({}));
+    // A late answer for a config an edit or a new session has since replaced is not the known one.
+    if (actor.getSnapshot().context.config === config) knownCopies = copies;
+    return copies;
   }
 
   const connector: Connector = async (definition, connectOptions) => {
