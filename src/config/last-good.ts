@@ -86,9 +86,9 @@ export class LastGoodConfig {
         : {
             ...merged,
             diagnostics: [
-              ...current.diagnostics.filter(
-                (d) => d.file !== undefined && kept.has(d.file) && FILE_ERRORS.has(d.code),
-              ),
+              ...current.diagnostics
+                .filter((d) => d.file !== undefined && kept.has(d.file) && FILE_ERRORS.has(d.code))
+                .map(keptVersion),
               ...merged.diagnostics,
             ],
           };
@@ -135,6 +135,14 @@ export function keepBroken(last: LoadedConfig, next: LoadedConfig, errors: Diagn
     servers: [...next.servers, ...kept].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     skipped: next.skipped.filter((s) => !keptNames.has(s.name)),
     settings: settingBroken ? last.settings : next.settings,
+  };
+}
+
+/** A kept file's error says what happens now: not "ignored" (a start's words), its last good version is used. */
+function keptVersion(d: Diagnostic): Diagnostic {
+  return {
+    ...d,
+    message: `${d.message.replace(/;[^;]*$/, '')}; its last good version is used until it is fixed.`,
   };
 }
 

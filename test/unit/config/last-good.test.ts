@@ -46,7 +46,9 @@ describe('a file that no longer parses keeps its last good version', () => {
     const bad = s.save({ [USER]: BROKEN });
     expect(names(bad.config)).toEqual(['alpha', 'local']);
     expect(bad.errors.map((d) => [d.code, d.file])).toEqual([['invalid-json', file(s.l, USER)]]);
-    expect(bad.errors[0]!.message).toMatch(/line \d+, column \d+/);
+    expect(bad.errors[0]!.message).toMatch(
+      /line \d+, column \d+: .*\); its last good version is used until it is fixed\.$/,
+    );
     // /mcp lists it with the config's other problems.
     expect(bad.config.diagnostics.some((d) => d.code === 'invalid-json')).toBe(true);
 
