@@ -346,10 +346,11 @@ describe('a live config in the real Pi, RPC mode, servers in the session', () =>
     expect(world.llm.errors).toEqual([]);
   }, 120_000);
 
-  it('a bad save is told once (file, line), /mcp shows it, the next good save recovers; a project file that appears starts nothing by itself', async () => {
+  it('a bad save is told once (file, line), /mcp shows it, the next good save recovers; a broken entry keeps its server while a new one starts; a project file that appears starts nothing by itself', async () => {
     const alpha = uniqueMarker('alpha');
     const local = uniqueMarker('local');
-    markers.push(alpha, local);
+    const gamma = uniqueMarker('gamma');
+    markers.push(alpha, local, gamma);
     world = await createWorld({
       mcpJson: { settings: IN_SESSION, mcpServers: { alpha: stdioEntry(alpha) } },
       // A ToolSearch starts the session's runtime (it loads after the first request): its watcher runs from then on.
@@ -393,6 +394,33 @@ describe('a live config in the real Pi, RPC mode, servers in the session', () =>
       { since, timeoutMs: 20_000 },
     );
     expect(fixed.message).toContain('config changed: alpha restarted');
+
+    // One entry broken beside a new one: the broken server keeps its last good definition, the new one starts.
+    since = pi.records.length;
+    writeFileSync(
+      mcpFile,
+      JSON.stringify({
+        settings: IN_SESSION,
+        mcpServers: {
+          alpha: { ...stdioEntry(alpha, ['--v2']), args: 'not a list' },
+          gamma: stdioEntry(gamma, [], { lifecycle: 'eager' }),
+        },
+      }),
+    );
+    const entry = await pi.waitForRecord(
+      (r) => r.type === 'extension_ui_request' && r.method === 'notify' && /not applied/.test(r.message),
+      { since, timeoutMs: 20_000 },
+    );
+    expect(entry.message).toContain(`the last good config stays for ${mcpFile} mcpServers.alpha.args`);
+    const added = await pi.waitForRecord(
+      (r) => r.type === 'extension_ui_request' && r.method === 'notify' && /config changed/.test(r.message),
+      { since, timeoutMs: 20_000 },
+    );
+    expect(added.message).toContain('config changed: +gamma');
+    expect(added.message).not.toContain('alpha');
+    const panel = JSON.stringify((await pi.runCommand('/mcp')).records);
+    expect(panel).toContain('Config: config edit not applied');
+    expect(panel).not.toMatch(/alpha: skipped/);
 
     // A project file appears: its server waits for the user's consent and starts nothing.
     since = pi.records.length;
