@@ -28,9 +28,10 @@ import {
   describeDiff,
   diffConfig,
   isEmptyDiff,
-  newErrors,
 } from '../config/config-diff.ts';
 import { defaultSettings } from '../config/defaults.ts';
+import { LastGoodConfig } from '../config/last-good.ts';
+import type { ReadFile } from '../config/read-file.ts';
 import type { LoadedConfig, PendingServer, ServerDefinition, Settings } from '../config/types.ts';
 import type { InspectionRelay } from '../inspect/deferred.ts';
 import type { Logger } from '../logger.ts';
@@ -86,9 +87,13 @@ import { unrefClock } from './unref-clock.ts';
 export interface RuntimeOptions {
   host: HostPort;
   connector: Connector;
-  loadConfig(request: StartRequest): LoadedConfig;
-  /** Reads the config files again for a running session (an edit); default loadConfig. */
-  reloadConfig?(request: StartRequest): LoadedConfig;
+  /** `readFile`, when given, is the only way the load may read files (a live edit: src/config/last-good.ts). */
+  loadConfig(request: StartRequest, readFile?: ReadFile): LoadedConfig;
+  /**
+   * Reads the config files again for a running session (an edit), through `readFile` when given (a
+   * broken file is read as its last good version); default loadConfig.
+   */
+  reloadConfig?(request: StartRequest, readFile?: ReadFile): LoadedConfig;
   /**
    * A config edit brought project servers that wait for the user's consent (new or changed entries):
    * asks where the host can (Pi's terminal UI); true when one was allowed, and the config is read again.
@@ -195,6 +200,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** The config files' sizes and times at the last check: a turn's end reads them again only if they changed. */
   let checkedFiles: string | undefined;
   let readSignature: string | undefined;
+  /** The config files' last good versions: what a bad save breaks keeps them. */
+  const lastGood = new LastGoodConfig();
   /** Tools of servers a config edit removed this session: a call is told so, plainly. */
   const removedTools = new Map<string, { server: string; file: string }>();
   /** ToolSearch's description as last registered by this runtime. */
@@ -302,6 +309,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     readSignature = undefined;
     removedTools.clear();
     beforeEdit = undefined;
+    lastGood.start(config);
     secrets.addDefinitions(config.servers);
     options.auth?.store.useAdapterSignInSettings(config.settings.adapterSignIns ?? {});
     // The same catalog serves registration when the session enters running (same config, same cache).
@@ -310,8 +318,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   /**
    * Reads the config files again if they changed (`force`: the watcher saw them change) and tells the
-   * session what to apply: CONFIG_CHANGED with the difference, CONFIG_REJECTED for a bad save (the last
-   * good config stays), nothing when nothing that runs changed.
+   * session what to apply: CONFIG_REJECTED for a bad save (what it broke keeps its last good version),
+   * CONFIG_CHANGED with the difference the rest of the edit makes, nothing when nothing that runs changed.
    */
   function checkConfig(context: SessionContext, force = false) {
     const { config: last, request, generation } = context;
@@ -320,16 +328,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (!force && signature === checkedFiles) return;
     if (!force && someFileEmpty(configFiles(last))) return;
     checkedFiles = signature;
-    const read = (options.reloadConfig ?? options.loadConfig)(request);
-    const errors = newErrors(last, read);
-    if (errors.length > 0) {
-      actor.send({ type: 'CONFIG_REJECTED', generation, message: describeBadSave(errors) });
-      return;
-    }
+    const reload = options.reloadConfig ?? options.loadConfig;
+    const { config: read, errors } = lastGood.reread(last, (readFile) => reload(request, readFile));
+    const configError = errors.length > 0 ? describeBadSave(errors) : undefined;
+    // Told once (the chart drops a message it holds already), and it stays until the files are good.
+    if (configError) actor.send({ type: 'CONFIG_REJECTED', generation, message: configError });
     const { diff, config } = diffConfig(last, read);
     const waitingBefore = new Set((last.pending ?? []).map((p) => p.key));
     const waiting = (config.pending ?? []).filter((p) => !waitingBefore.has(p.key));
-    if (isEmptyDiff(diff) && waiting.length === 0 && context.configError === undefined) {
+    const fixed = context.configError !== undefined && configError === undefined;
+    if (isEmptyDiff(diff) && waiting.length === 0 && !fixed) {
       const watched = actor.getSnapshot().children.configWatch as AnyActorRef | undefined;
       watched?.send({ type: 'WATCH', files: configFiles(read) });
       return;
@@ -377,10 +385,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       toolSearchDescription: summariesChanged(last, diff)
         ? describeSession(config, catalogs).description
         : context.toolSearchDescription,
-      note:
-        context.configError !== undefined && isEmptyDiff(diff)
-          ? 'config fixed: nothing changed'
-          : notes.join('; '),
+      note: fixed && isEmptyDiff(diff) ? 'config fixed: nothing changed' : notes.join('; '),
+      ...(configError ? { configError } : {}),
     });
   }
 

@@ -1,7 +1,7 @@
 // What an edit of the config changed, per server: the plain half of a live config (DESIGN.md rule 14).
 // The session applies it (src/machines/session.machine.ts): added servers start, removed ones finish
-// their calls and close, changed ones restart after their calls. An edit that brings new errors is not
-// applied at all: the last good config stays until the files are good again.
+// their calls and close, changed ones restart after their calls. What an edit breaks keeps its last
+// good version (./last-good.ts); the rest of the edit applies.
 
 import type { Diagnostic, LoadedConfig, ServerDefinition, Settings } from './types.ts';
 
@@ -30,12 +30,6 @@ export const SESSION_SETTINGS = [
 /** The files a config came from, to watch: user, flag, project, imports (missing ones too: they may appear). */
 export function configFiles(config: LoadedConfig): string[] {
   return [...new Set(config.files.map((f) => f.file))].sort();
-}
-
-/** Errors of `next` that `last` did not have: a save that does not parse or validate. */
-export function newErrors(last: LoadedConfig, next: LoadedConfig): Diagnostic[] {
-  const known = new Set(last.diagnostics.filter((d) => d.level === 'error').map(diagnosticKey));
-  return next.diagnostics.filter((d) => d.level === 'error' && !known.has(diagnosticKey(d)));
 }
 
 /**
@@ -93,16 +87,15 @@ export function describeDiff(diff: ConfigDiff): string {
   return `config changed: ${parts.join(', ') || 'nothing that runs'}`;
 }
 
-/** A bad save, once: file, line (in the message), key path, and that the last good config stays. */
+/**
+ * A bad save, once: file, line (in the message), key path, and that the last good config stays for
+ * what it broke (that file, that server's entry) while the rest of the edit applies.
+ */
 export function describeBadSave(errors: Diagnostic[]): string {
   const first = errors[0]!;
   const where = [first.file, first.path].filter(Boolean).join(' ');
   const more = errors.length > 1 ? ` (+${errors.length - 1} more)` : '';
-  return `config edit not applied, the last good config stays: ${where ? `${where}: ` : ''}${first.message}${more}`;
-}
-
-function diagnosticKey(d: Diagnostic): string {
-  return JSON.stringify([d.code, d.file, d.path, d.server, d.message]);
+  return `config edit not applied, the last good config stays${where ? ` for ${where}` : ''}: ${first.message}${more}`;
 }
 
 /** A definition's identity for restarts; where it was written (file, key path) does not count. */

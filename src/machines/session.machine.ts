@@ -112,6 +112,8 @@ export interface ConfigChange {
   toolSearchDescription: string;
   /** `config changed: +beta −alpha, notes restarted` */
   note: string;
+  /** A bad save that still holds (what it broke keeps its last good version); absent: the files are good. */
+  configError?: string;
 }
 
 /** How long the watcher's burst of events (an editor's write, rename, several writes) settles. */
@@ -339,7 +341,7 @@ export const sessionMachine = setup({
         toolSearchDescription: event.toolSearchDescription,
         retiring,
         configNote: event.note,
-        configError: undefined,
+        configError: event.configError,
       };
       enqueue.assign({
         config: next.config,
@@ -348,7 +350,7 @@ export const sessionMachine = setup({
         toolSearchDescription: next.toolSearchDescription,
         retiring: next.retiring,
         configNote: next.configNote,
-        configError: undefined,
+        configError: next.configError,
       });
       for (const definition of definitions(next)) {
         if (!event.added.includes(definition.name) || children[serverId(definition.name)]) continue;

@@ -146,6 +146,88 @@ describe.each([
   }, 90_000);
 });
 
+describe('a live config in the real Pi, print mode: a bad save keeps the last good config of its file only', () => {
+  it('the user file broken, a project file gains a server meanwhile: select: loads it and it answers; the repaired user file applies', async () => {
+    const alpha = uniqueMarker('alpha');
+    const pen = uniqueMarker('pen');
+    const beta = uniqueMarker('beta');
+    markers.push(alpha, pen, beta);
+    let userFile = '';
+    let projectFile = '';
+    // The project's servers are allowed by the user file (trustedProjectFolders): broken, its last good
+    // version still allows them.
+    const user = (alphaFlags: string[] = []) => ({
+      settings: { trustedProjectFolders: [world!.dir.projectDir] },
+      mcpServers: { alpha: stdioEntry(alpha, alphaFlags) },
+    });
+    const save = (file: string, content: unknown) =>
+      writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+    const seen: Record<string, number> = {};
+    world = await createWorld({
+      mcpJson: {},
+      // `.mcp.json`, not `.pi/mcp.json`: Pi trusts a folder without the latter, in print mode too.
+      files: { 'project/.mcp.json': { mcpServers: { pen: stdioEntry(pen) } } },
+      script: [
+        call('p0', TOOL_SEARCH, { query: 'select:alpha__echo' }),
+        call('p1', 'alpha__echo', { text: 'one' }),
+        // The user's file is saved broken; the project file gains beta while the model thinks.
+        () => {
+          save(userFile, '{\n  "mcpServers": {\n    "alpha": \n');
+          save(projectFile, { mcpServers: { pen: stdioEntry(pen), beta: stdioEntry(beta) } });
+          return call('p2', 'alpha__echo', { text: 'two' });
+        },
+        call('p3', TOOL_SEARCH, { query: 'select:beta__echo' }),
+        (body) => {
+          seen.betaLoaded = loadedByToolSearch(lastToolResult(body)).includes('beta__echo') ? 1 : 0;
+          return call('p4', 'beta__echo', { text: 'from beta' });
+        },
+        // The user file repaired, with alpha changed: alpha restarts.
+        () => {
+          seen.alphaPid = markedProcesses(alpha)[0]?.pid ?? 0;
+          save(userFile, user(['--pages', '1']));
+          return call('p5', 'alpha__echo', { text: 'three' });
+        },
+        () => {
+          const now = markedProcesses(alpha).map((p) => p.pid);
+          seen.alphaRestarted = now.length > 0 && !now.includes(seen.alphaPid!) ? 1 : 0;
+          return { text: 'done' };
+        },
+      ],
+    });
+    userFile = join(world.dir.agentDir, 'mcp.json');
+    projectFile = join(world.dir.projectDir, '.mcp.json');
+    save(userFile, user());
+
+    const run = await runPiPrint({
+      dir: world.dir,
+      extensions: [EXTENSION],
+      prompt: 'Use the MCP tools',
+      timeoutMs: 60_000,
+    });
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(world.llm.errors).toEqual([]);
+    const bodies = world.llm.requests.map((r) => r.body);
+    const result = (i: number) => lastToolResult(bodies[i]!);
+    expect(result(2)).toBe('one');
+    // The user's servers keep their last good version while the file is broken.
+    expect(result(3)).toBe('two');
+    // The project file's new server applied meanwhile: select: loads it, and it answers.
+    expect(seen.betaLoaded, result(4)).toBe(1);
+    expect(result(5)).toBe('from beta');
+    // The repaired user file applies: alpha restarted with its new arguments, and answers.
+    expect(result(6)).toBe('three');
+    expect(seen.alphaPid).toBeGreaterThan(0);
+    expect(seen.alphaRestarted).toBe(1);
+    expect(run.stdout).toContain('done');
+    // The bad save was told once, with the file and the line.
+    const told = run.stderr.split('\n').filter((line) => line.includes('config edit not applied'));
+    expect(told, run.stderr).toHaveLength(1);
+    expect(told[0]).toContain(`the last good config stays for ${userFile}`);
+    expect(told[0]).toMatch(/line \d+/);
+  }, 90_000);
+});
+
 describe('a live config in the real Pi, RPC mode, servers in the session', () => {
   const IN_SESSION = { sharedHost: false };
 
@@ -264,10 +346,11 @@ describe('a live config in the real Pi, RPC mode, servers in the session', () =>
     expect(world.llm.errors).toEqual([]);
   }, 120_000);
 
-  it('a bad save is told once (file, line), /mcp shows it, the next good save recovers; a project file that appears starts nothing by itself', async () => {
+  it('a bad save is told once (file, line), /mcp shows it, the next good save recovers; a broken entry keeps its server while a new one starts; a project file that appears starts nothing by itself', async () => {
     const alpha = uniqueMarker('alpha');
     const local = uniqueMarker('local');
-    markers.push(alpha, local);
+    const gamma = uniqueMarker('gamma');
+    markers.push(alpha, local, gamma);
     world = await createWorld({
       mcpJson: { settings: IN_SESSION, mcpServers: { alpha: stdioEntry(alpha) } },
       // A ToolSearch starts the session's runtime (it loads after the first request): its watcher runs from then on.
@@ -292,7 +375,7 @@ describe('a live config in the real Pi, RPC mode, servers in the session', () =>
       (r) => r.type === 'extension_ui_request' && r.method === 'notify' && /not applied/.test(r.message),
       { since, timeoutMs: 20_000 },
     );
-    expect(bad.message).toContain(`config edit not applied, the last good config stays: ${mcpFile}`);
+    expect(bad.message).toContain(`config edit not applied, the last good config stays for ${mcpFile}`);
     expect(bad.message).toMatch(/line \d+/);
     // The same broken file saved again is not told again.
     writeFileSync(mcpFile, '{\n  "mcpServers": {\n    "alpha": \n');
@@ -311,6 +394,33 @@ describe('a live config in the real Pi, RPC mode, servers in the session', () =>
       { since, timeoutMs: 20_000 },
     );
     expect(fixed.message).toContain('config changed: alpha restarted');
+
+    // One entry broken beside a new one: the broken server keeps its last good definition, the new one starts.
+    since = pi.records.length;
+    writeFileSync(
+      mcpFile,
+      JSON.stringify({
+        settings: IN_SESSION,
+        mcpServers: {
+          alpha: { ...stdioEntry(alpha, ['--v2']), args: 'not a list' },
+          gamma: stdioEntry(gamma, [], { lifecycle: 'eager' }),
+        },
+      }),
+    );
+    const entry = await pi.waitForRecord(
+      (r) => r.type === 'extension_ui_request' && r.method === 'notify' && /not applied/.test(r.message),
+      { since, timeoutMs: 20_000 },
+    );
+    expect(entry.message).toContain(`the last good config stays for ${mcpFile} mcpServers.alpha.args`);
+    const added = await pi.waitForRecord(
+      (r) => r.type === 'extension_ui_request' && r.method === 'notify' && /config changed/.test(r.message),
+      { since, timeoutMs: 20_000 },
+    );
+    expect(added.message).toContain('config changed: +gamma');
+    expect(added.message).not.toContain('alpha');
+    const panel = JSON.stringify((await pi.runCommand('/mcp')).records);
+    expect(panel).toContain('Config: config edit not applied');
+    expect(panel).not.toMatch(/alpha: skipped/);
 
     // A project file appears: its server waits for the user's consent and starts nothing.
     since = pi.records.length;

@@ -188,6 +188,37 @@ describe('session machine: live config', () => {
     expect(counts.notifyConfig).toBe(2);
   });
 
+  it('a bad save of one file beside a good edit of another: the edit applies, the error stays until repaired, told once', async () => {
+    const { actor, counts, change, child } = harness();
+    await running(actor);
+    const generation = actor.getSnapshot().context.generation;
+    const message =
+      'config edit not applied, the last good config stays for mcp.json: not valid JSON (line 3)';
+    const edit = {
+      config: loadedConfig([
+        definition({ name: 'alpha' }),
+        definition({ name: 'notes', command: 'notes-v1' }),
+      ]),
+      configError: message,
+    };
+    // What checkConfig sends for each read while the file stays broken: the error, then what applied.
+    actor.send({ type: 'CONFIG_REJECTED', generation, message });
+    change({
+      ...edit,
+      config: loadedConfig([...edit.config.servers, definition({ name: 'beta' })]),
+      added: ['beta'],
+    });
+    expect(child('beta')).toBeDefined();
+    expect(actor.getSnapshot().context.configError).toBe(message);
+    actor.send({ type: 'CONFIG_REJECTED', generation, message });
+    change({ ...edit, config: loadedConfig([definition({ name: 'alpha' })]), removed: ['notes'] });
+    expect(actor.getSnapshot().context.configError).toBe(message);
+    // Told: the error once, and each applied edit.
+    expect(counts.notifyConfig).toBe(3);
+    change({ config: loadedConfig([definition({ name: 'alpha' })]), note: 'config fixed: nothing changed' });
+    expect(actor.getSnapshot().context.configError).toBeUndefined();
+  });
+
   it('ignores an edit of an earlier generation', async () => {
     const { actor, child } = harness();
     await running(actor);

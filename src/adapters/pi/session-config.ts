@@ -1,7 +1,7 @@
 // What a Pi session's config is read from (the --mcp-config flag, Pi's own MCP servers, the folder and
 // its trust) and the load itself, recording what it read for the start record (./start-record.ts).
 
-import { readFileFromDisk } from '../../config/read-file.ts';
+import { type ReadFile, readFileFromDisk } from '../../config/read-file.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
 import type { FullStart } from './full-start-loader.ts';
@@ -43,18 +43,20 @@ export interface SessionConfigSource {
   env: Record<string, string | undefined>;
   /** Config texts the start record read: taken instead of reading the files again. */
   texts: ConfigTexts | undefined;
+  /** Reads the files (default: from disk); a live edit's read keeps a broken file's last good version. */
+  readFile?: ReadFile | undefined;
 }
 
 /** Reads the config, and says what it read (for the start record). */
 export function loadSessionConfig(
   { loadConfig, readProjectConsent }: FullStart,
-  { pi, agentDir, homeDir, env, texts }: SessionConfigSource,
+  { pi, agentDir, homeDir, env, texts, readFile = readFileFromDisk }: SessionConfigSource,
   request: StartRequest,
 ): { config: LoadedConfig; inputs: StartInputs | undefined } {
   const configPath = configPathFlag(pi);
   const seen = recordingInputs(
     env,
-    texts ? (path) => (texts.has(path) ? texts.get(path) : readFileFromDisk(path)) : readFileFromDisk,
+    texts ? (path) => (texts.has(path) ? texts.get(path) : readFile(path)) : readFile,
   );
   const config = loadConfig({
     agentDir,
