@@ -81,7 +81,12 @@ const startBuild = await build({
 const lazyBuild = await build({
   ...common,
   plugins: [bundleLazyParsers],
-  entryPoints: { ...lazyEntries, cli: join(root, 'src/cli/main.ts') },
+  // host.js: what `pi-mcp-actors host serve` loads (bin/), without the rest of the CLI.
+  entryPoints: {
+    ...lazyEntries,
+    cli: join(root, 'src/cli/main.ts'),
+    host: join(root, 'src/host/host-process.ts'),
+  },
   outdir,
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',

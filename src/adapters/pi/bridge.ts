@@ -343,7 +343,7 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     if (save) setImmediate(() => void save());
     if (startHost)
       setImmediate(() =>
-        import('../host/start-host.ts')
+        import('../host/spawn-host.ts')
           .then(({ startHostSoon }) => startHostSoon(agentDir))
           .catch((e: unknown) => log('warn', `starting the shared host: ${String(e)}`)),
       );
