@@ -23,12 +23,23 @@ export interface StartedHost {
   follow(listener: (event: HostProcessEvent) => void): () => void;
 }
 
-/** The hosts this process started that have not yet said they listen (nor exited), per socket. */
-const comingUp = new Map<string, StartedHost>();
+const COMING_UP = Symbol.for('pi-mcp-actors.hostsComingUp');
+
+/**
+ * The hosts this process started that have not yet said they listen (nor exited), per socket. Kept on
+ * globalThis: the bundle's start module (Pi's pre-start) and its lazy build (the first connect) each
+ * run a copy of this module, and the connect must follow the host the pre-start started rather than
+ * start a second one on the cold first call's path (docs/module-state.md).
+ */
+function comingUp(): Map<string, StartedHost> {
+  const shared = globalThis as { [COMING_UP]?: Map<string, StartedHost> };
+  shared[COMING_UP] ??= new Map();
+  return shared[COMING_UP];
+}
 
 /** A host this process started for `socket` that is still coming up. */
 export function hostComingUp(socket: string): StartedHost | undefined {
-  return comingUp.get(socket);
+  return comingUp().get(socket);
 }
 
 /**
@@ -44,14 +55,14 @@ export function startHostSoon(agentDir: string, build = buildIdentity()): void {
   } catch {
     return;
   }
-  if (comingUp.has(socket)) return;
+  if (comingUp().has(socket)) return;
   // No socket file: nobody listens, no need to ask.
   if (!existsSync(socket)) return void spawnHost(agentDir, build);
   const probe = connect(socket);
   probe.unref();
   probe.once('connect', () => probe.destroy());
   probe.once('error', () => {
-    if (!comingUp.has(socket)) spawnHost(agentDir, build);
+    if (!comingUp().has(socket)) spawnHost(agentDir, build);
   });
 }
 
@@ -60,7 +71,7 @@ export function spawnHost(agentDir: string, build: string): StartedHost {
   const socket = hostSocketPath(agentDir, build);
   const listeners = new Set<(event: HostProcessEvent) => void>();
   const tell = (event: HostProcessEvent) => {
-    if (comingUp.get(socket) === started) comingUp.delete(socket);
+    if (comingUp().get(socket) === started) comingUp().delete(socket);
     for (const listener of [...listeners]) listener(event);
   };
   const child = spawn(process.execPath, [packageFile('bin', 'pi-mcp-actors.mjs'), 'host', 'serve'], {
@@ -76,15 +87,24 @@ export function spawnHost(agentDir: string, build: string): StartedHost {
     },
   });
   let exited = false;
+  const ready = child.stdio[HOST_READY_FD] as Socket | null;
+  // Nobody waiting: neither the host nor its pipe keeps this process alive. Someone waiting (a call
+  // that needs the host) does, until it says it listens or exits.
+  const hold = (held: boolean) => {
+    for (const handle of [child, ready]) held ? handle?.ref() : handle?.unref();
+  };
   const started: StartedHost = {
     pid: child.pid,
     follow(listener) {
       listeners.add(listener);
-      return () => listeners.delete(listener);
+      hold(true);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) hold(false);
+      };
     },
   };
-  comingUp.set(socket, started);
-  const ready = child.stdio[HOST_READY_FD] as Socket | null;
+  comingUp().set(socket, started);
   if (ready) {
     let said = '';
     ready.setEncoding('utf8');
@@ -96,7 +116,6 @@ export function spawnHost(agentDir: string, build: string): StartedHost {
       }
     });
     ready.on('error', () => {});
-    ready.unref();
   }
   const end = (code: number) => {
     if (exited) return;
@@ -105,7 +124,7 @@ export function spawnHost(agentDir: string, build: string): StartedHost {
   };
   child.on('error', () => end(1));
   child.on('exit', (code) => end(code ?? 1));
-  child.unref();
+  hold(false);
   return started;
 }
 
