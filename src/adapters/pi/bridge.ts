@@ -24,6 +24,7 @@ import type { Connector } from '../../machines/server-types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { plainText } from '../../terminal-text.ts';
+import { startHostSoon } from '../host/spawn-host.ts';
 import { failureGuards } from './failure-guards.ts';
 import { declareFirstRequest, startNeedsOnlyToolSearch } from './first-request.ts';
 import { fullStartLoader } from './full-start-loader.ts';
@@ -218,14 +219,13 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       // A newer session or a restart took over meanwhile: the runtime starts with that one.
       if (phase.kind !== 'started' || phase.runtime !== started) return ready();
       await guarded('session_start', () => rt.start(request));
-      // Off the critical path, one after the other: the search index, then the MCP SDK.
+      // Off the critical path, one after the other: the search index, then what the first connect needs.
       // A session that has ended starts no import: one in progress would hold Pi's exit.
       const open = () => isCurrent(phase, request);
       setImmediate(() => {
         if (!open()) return;
         void runtimeModule()
-          .then(({ warmUp }) => warmUp(rt))
-          .then(() => (open() ? options.preloadConnector?.() : undefined))
+          .then(({ warmUp }) => warmUp(rt, () => (open() ? options.preloadConnector?.() : undefined)))
           .catch((e: unknown) => log('warn', `warm-up: ${String(e)}`));
       });
       return rt;
@@ -339,14 +339,11 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     // The first request's: the host starts while the model thinks, as a server starts at ToolSearch.
     const startHost =
       phase.kind === 'declared' && (phase.config ? usesSharedHost(phase.config) : phase.sharedHost === true);
+    // Queued first, so the host's process starts before the runtime's load takes Pi's thread (its
+    // module is small and loaded with this one: on the cold first call's path, an import costs more).
+    if (startHost) setImmediate(() => safely(() => startHostSoon(agentDir)));
     dispatch({ type: 'provider_request' });
     if (save) setImmediate(() => void save());
-    if (startHost)
-      setImmediate(() =>
-        import('../host/spawn-host.ts')
-          .then(({ startHostSoon }) => startHostSoon(agentDir))
-          .catch((e: unknown) => log('warn', `starting the shared host: ${String(e)}`)),
-      );
     return undefined;
   });
   // Another extension registered or removed an MCP server (pi.registerMcpServer): we connect those
