@@ -1,8 +1,8 @@
 // Starting the shared host's process, and hearing when it listens. `pi-mcp-actors host serve` runs
 // detached (its own session and process group, outliving the session that started it); it writes one
 // line on a pipe (fd HOST_READY_FD) once it listens, so a session waiting for it connects at that
-// moment instead of at its next try. Light on purpose: a Pi session loads this on its first model
-// request to start the host while the model thinks (nothing of the host client or XState).
+// moment instead of at its next try. Light on purpose: a Pi session loads it as its first model request
+// is prepared, to start the host once that request is on its way (nothing of the host client or XState).
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -23,23 +23,12 @@ export interface StartedHost {
   follow(listener: (event: HostProcessEvent) => void): () => void;
 }
 
-const COMING_UP = Symbol.for('pi-mcp-actors.hostsComingUp');
-
-/**
- * The hosts this process started that have not yet said they listen (nor exited), per socket. Kept on
- * globalThis: the bundle's start module (Pi's pre-start) and its lazy build (the first connect) each
- * run a copy of this module, and the connect must follow the host the pre-start started rather than
- * start a second one on the cold first call's path (docs/module-state.md).
- */
-function comingUp(): Map<string, StartedHost> {
-  const shared = globalThis as { [COMING_UP]?: Map<string, StartedHost> };
-  shared[COMING_UP] ??= new Map();
-  return shared[COMING_UP];
-}
+/** The hosts this process started that have not yet said they listen (nor exited), per socket. */
+const comingUp = new Map<string, StartedHost>();
 
 /** A host this process started for `socket` that is still coming up. */
 export function hostComingUp(socket: string): StartedHost | undefined {
-  return comingUp().get(socket);
+  return comingUp.get(socket);
 }
 
 /**
@@ -55,14 +44,14 @@ export function startHostSoon(agentDir: string, build = buildIdentity()): void {
   } catch {
     return;
   }
-  if (comingUp().has(socket)) return;
+  if (comingUp.has(socket)) return;
   // No socket file: nobody listens, no need to ask.
   if (!existsSync(socket)) return void spawnHost(agentDir, build);
   const probe = connect(socket);
   probe.unref();
   probe.once('connect', () => probe.destroy());
   probe.once('error', () => {
-    if (!comingUp().has(socket)) spawnHost(agentDir, build);
+    if (!comingUp.has(socket)) spawnHost(agentDir, build);
   });
 }
 
@@ -71,7 +60,7 @@ export function spawnHost(agentDir: string, build: string): StartedHost {
   const socket = hostSocketPath(agentDir, build);
   const listeners = new Set<(event: HostProcessEvent) => void>();
   const tell = (event: HostProcessEvent) => {
-    if (comingUp().get(socket) === started) comingUp().delete(socket);
+    if (comingUp.get(socket) === started) comingUp.delete(socket);
     for (const listener of [...listeners]) listener(event);
   };
   const child = spawn(process.execPath, [packageFile('bin', 'pi-mcp-actors.mjs'), 'host', 'serve'], {
@@ -104,7 +93,7 @@ export function spawnHost(agentDir: string, build: string): StartedHost {
       };
     },
   };
-  comingUp().set(socket, started);
+  comingUp.set(socket, started);
   if (ready) {
     let said = '';
     ready.setEncoding('utf8');

@@ -24,7 +24,6 @@ import type { Connector } from '../../machines/server-types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { plainText } from '../../terminal-text.ts';
-import { startHostSoon } from '../host/spawn-host.ts';
 import { failureGuards } from './failure-guards.ts';
 import { declareFirstRequest, startNeedsOnlyToolSearch } from './first-request.ts';
 import { fullStartLoader } from './full-start-loader.ts';
@@ -333,15 +332,27 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     dispatch({ type: 'declared', ...(saveRecord ? { saveRecord } : {}) });
   });
   // A model request is coming: the runtime loads once it has been sent, not while Pi prepares it.
-  pi.on('agent_start', () => dispatch({ type: 'agent_start' }));
+  // What starts the host (a small module) loads as the request is prepared, so that the request,
+  // once on its way, starts the host at once rather than after an import on Pi's busy thread.
+  let hostStarter: Promise<typeof import('../host/spawn-host.ts')> | undefined;
+  const startsHost = () =>
+    phase.kind === 'declared' && (phase.config ? usesSharedHost(phase.config) : phase.sharedHost === true);
+  pi.on('agent_start', () => {
+    if (startsHost()) hostStarter ??= import('../host/spawn-host.ts');
+    dispatch({ type: 'agent_start' });
+  });
   pi.on('before_provider_request', () => {
     const save = phase.kind === 'closed' ? undefined : phase.saveRecord;
     // The first request's: the host starts while the model thinks, as a server starts at ToolSearch.
-    const startHost =
-      phase.kind === 'declared' && (phase.config ? usesSharedHost(phase.config) : phase.sharedHost === true);
-    // Queued first, so the host's process starts before the runtime's load takes Pi's thread (its
-    // module is small and loaded with this one: on the cold first call's path, an import costs more).
-    if (startHost) setImmediate(() => safely(() => startHostSoon(agentDir)));
+    // Queued first, so the host's process starts before the runtime's load takes Pi's thread.
+    if (startsHost()) {
+      hostStarter ??= import('../host/spawn-host.ts');
+      setImmediate(() =>
+        hostStarter!
+          .then(({ startHostSoon }) => startHostSoon(agentDir))
+          .catch((e: unknown) => log('warn', `starting the shared host: ${String(e)}`)),
+      );
+    }
     dispatch({ type: 'provider_request' });
     if (save) setImmediate(() => void save());
     return undefined;
