@@ -1,7 +1,9 @@
 // A cold host never makes a first call slower (issue 35): the real Pi, a model that answers at once
 // (ToolSearch for `echo`, then the call, then its answer), one stdio server (the test fixture). The
 // call turn (from the model's answer naming the call to the request carrying its result; the
-// server's own start included) with:
+// server's own start included), and the search and call turns together (from the model's answer naming
+// ToolSearch to the request carrying the call's result: a session that answers the search sooner leaves
+// less of a server's start to the call turn, so the call turn alone can favour the slower search) with:
 //   inSession  `sharedHost: false`: the server starts in the session at the search, as before the host;
 //   hostCold   the shared host, not running when Pi starts (each run stops it first);
 //   hostWarm   the shared host and its server left running by the run before;
@@ -57,14 +59,14 @@ function script(variant: Variant, problems: string[]): Step {
 }
 
 const dirs = new Map<Variant, AgentDir>();
-const samples = new Map<Variant, { call: number[]; search: number[] }>();
+const samples = new Map<Variant, { call: number[]; search: number[]; both: number[] }>();
 const failures: string[] = [];
 try {
   for (const v of chosen) {
     const dir = createAgentDir({ llmBaseUrl: 'http://127.0.0.1:9/v1' });
     writeFileSync(join(dir.agentDir, 'mcp.json'), JSON.stringify(config(v), null, 2));
     dirs.set(v, dir);
-    samples.set(v, { call: [], search: [] });
+    samples.set(v, { call: [], search: [], both: [] });
   }
   for (let r = 0; r <= RUNS; r++) {
     for (const v of chosen.map((_, i) => chosen[(i + r) % chosen.length]!)) {
@@ -91,6 +93,7 @@ try {
       const s = samples.get(v)!;
       s.call.push(round(run.arrivals[2]! - run.answered[1]!, 1));
       s.search.push(round(run.arrivals[1]! - run.answered[0]!, 1));
+      s.both.push(round(run.arrivals[2]! - run.answered[0]!, 1));
     }
   }
 } finally {
@@ -103,7 +106,7 @@ console.log(`${RUNS} runs per variant, round-robin, model answers at once`);
 for (const v of chosen) {
   const s = samples.get(v)!;
   console.log(
-    `${v.padEnd(10)} call turn median ${round(median(s.call), 1)} ms [${s.call.join(', ')}]; search turn median ${round(median(s.search), 1)} ms`,
+    `${v.padEnd(10)} call turn median ${round(median(s.call), 1)} ms [${s.call.join(', ')}]; search turn median ${round(median(s.search), 1)} ms; search + call median ${round(median(s.both), 1)} ms`,
   );
 }
 for (const f of failures) console.log(`failed: ${f}`);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 // Bundles the extension (src/index.ts → dist/index.js) and the CLI (src/cli/main.ts → dist/cli.js) with
 // every runtime dependency, so an install needs nothing from the registry and stays small: lazy
 // imports (the runtime, the MCP SDK, the inspector) stay separate files, loaded on first use. Run by
@@ -80,11 +81,32 @@ const startBuild = await build({
 const lazyBuild = await build({
   ...common,
   plugins: [bundleLazyParsers],
-  entryPoints: { ...lazyEntries, cli: join(root, 'src/cli/main.ts') },
+  // host.js: what `pi-mcp-actors host serve` loads (bin/), without the rest of the CLI.
+  entryPoints: {
+    ...lazyEntries,
+    cli: join(root, 'src/cli/main.ts'),
+    host: join(root, 'src/host/host-process.ts'),
+  },
   outdir,
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
 });
+
+/**
+ * The build's identity (src/host/build-identity.ts): sessions and hosts of different builds never share
+ * a socket. Hashed here, once, the way folderHash there hashes a folder, so a session reads it instead
+ * of hashing the bundle on its way to starting the host.
+ */
+function folderHash(dir) {
+  const hash = createHash('sha256');
+  for (const file of readdirSync(dir, { recursive: true }).sort()) {
+    const path = join(dir, file);
+    if (file === 'build-id' || !statSync(path).isFile()) continue;
+    hash.update(`${file}\0`).update(readFileSync(path)).update('\0');
+  }
+  return hash.digest('hex');
+}
+writeFileSync(join(outdir, 'build-id'), `${folderHash(outdir)}\n`);
 
 const outputs = { ...startBuild.metafile.outputs, ...lazyBuild.metafile.outputs };
 const bytes = Object.values(outputs).reduce((sum, o) => sum + o.bytes, 0);

@@ -70,3 +70,8 @@ function packageName(word: string): string {
   if (name.startsWith('@')) return name;
   return name.slice(name.lastIndexOf('/') + 1);
 }
+
+/** Whether a session with this config runs any server itself (every one, without the shared host). */
+export function runsServersInSession(config: Pick<LoadedConfig, 'settings' | 'servers'>): boolean {
+  return !config.settings.sharedHost || config.servers.some((d) => shareOf(d) === 'session');
+}

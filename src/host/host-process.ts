@@ -7,7 +7,6 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { createMcpConnector } from '../adapters/mcp/index.ts';
 import { withNpxResolution } from '../adapters/mcp/npx-connector.ts';
 import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../adapters/mcp/npx-resolver.ts';
 import { observeProcessGroups } from '../adapters/mcp/process-group.ts';
@@ -15,6 +14,7 @@ import { defaultProtocolErasFile, fileProtocolEraStore } from '../adapters/mcp/p
 import { tokenStoreFor } from '../auth/default-store.ts';
 import { agentDirFrom } from '../config/agent-dir.ts';
 import { createLogger, type Logger } from '../logger.ts';
+import type { Connector } from '../machines/server-types.ts';
 import { SecretValues } from '../redact/index.ts';
 import { buildIdentity } from './build-identity.ts';
 import { prepareHostPlace } from './host-place.ts';
@@ -23,6 +23,7 @@ import { endOrphans } from './orphans.ts';
 import { type SocketWatch, watchOwnSocket } from './own-socket.ts';
 import { hostDir, packageVersion } from './paths.ts';
 import { ProcessRecords, recordsDir } from './process-records.ts';
+import { tellStarter } from './ready-signal.ts';
 
 /** The host's log, beside its socket. */
 export const HOST_LOG_FILE = 'host.log';
@@ -49,11 +50,18 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   const secrets = new SecretValues();
   const tokenStore = tokenStoreFor(agentDir);
   tokenStore.shareSecrets(secrets);
+  // The MCP SDK (most of the host's code) loads once the host listens: the session that started it
+  // connects, greets and attaches meanwhile, so its first server waits only for what is left of it.
+  let mcp: Promise<Connector> | undefined;
+  const loadMcp = () =>
+    (mcp ??= import('../adapters/mcp/index.ts').then(({ createMcpConnector }) =>
+      createMcpConnector({
+        tokenStore,
+        protocolEras: fileProtocolEraStore(defaultProtocolErasFile(agentDir)),
+      }),
+    ));
   const connector = withNpxResolution(
-    createMcpConnector({
-      tokenStore,
-      protocolEras: fileProtocolEraStore(defaultProtocolErasFile(agentDir)),
-    }),
+    async (definition, options) => (await loadMcp())(definition, options),
     defaultNpxCacheFile(agentDir),
     defaultNpxPackageRoot(agentDir),
   );
@@ -91,6 +99,8 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     observeProcessGroups(undefined);
     return false;
   }
+  tellStarter(env);
+  loadMcp().catch(() => {});
   void endOrphans(agentDir).then(
     (ended) => {
       if (ended.hosts.length === 0) return;

@@ -5,11 +5,11 @@
 /** From connecting to a proven welcome (the link chart's `greetingDeadline`): a silent host is gone. */
 export { GREETING_DEADLINE_MS } from '../../machines/host-link.machine.ts';
 
-/** How long a session waits for a host it started to answer (the host exits early when it cannot serve). */
-export const HOST_START_DEADLINE_MS = 15_000;
-
-/** Between tries to reach a host being started. */
-export const HOST_START_RETRY_MS = 25;
+/**
+ * How long a session waits for a host it started to answer (the `hostStart` chart's `startDeadline`; the
+ * host says when it listens, and exits early when it cannot serve).
+ */
+export { HOST_START_DEADLINE_MS } from '../../machines/host-start.machine.ts';
 
 /** After the host could not be used, a runtime runs its servers itself this long before it tries again. */
 export const HOST_RETRY_AFTER_MS = 60_000;

@@ -218,14 +218,13 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       // A newer session or a restart took over meanwhile: the runtime starts with that one.
       if (phase.kind !== 'started' || phase.runtime !== started) return ready();
       await guarded('session_start', () => rt.start(request));
-      // Off the critical path, one after the other: the search index, then the MCP SDK.
+      // Off the critical path, one after the other: the search index, then what the first connect needs.
       // A session that has ended starts no import: one in progress would hold Pi's exit.
       const open = () => isCurrent(phase, request);
       setImmediate(() => {
         if (!open()) return;
         void runtimeModule()
-          .then(({ warmUp }) => warmUp(rt))
-          .then(() => (open() ? options.preloadConnector?.() : undefined))
+          .then(({ warmUp }) => warmUp(rt, () => (open() ? options.preloadConnector?.() : undefined)))
           .catch((e: unknown) => log('warn', `warm-up: ${String(e)}`));
       });
       return rt;
@@ -333,20 +332,29 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
     dispatch({ type: 'declared', ...(saveRecord ? { saveRecord } : {}) });
   });
   // A model request is coming: the runtime loads once it has been sent, not while Pi prepares it.
-  pi.on('agent_start', () => dispatch({ type: 'agent_start' }));
+  // What starts the host (a small module) loads as the request is prepared, so that the request,
+  // once on its way, starts the host at once rather than after an import on Pi's busy thread.
+  let hostStarter: Promise<typeof import('../host/spawn-host.ts')> | undefined;
+  const startsHost = () =>
+    phase.kind === 'declared' && (phase.config ? usesSharedHost(phase.config) : phase.sharedHost === true);
+  pi.on('agent_start', () => {
+    if (startsHost()) hostStarter ??= import('../host/spawn-host.ts');
+    dispatch({ type: 'agent_start' });
+  });
   pi.on('before_provider_request', () => {
     const save = phase.kind === 'closed' ? undefined : phase.saveRecord;
     // The first request's: the host starts while the model thinks, as a server starts at ToolSearch.
-    const startHost =
-      phase.kind === 'declared' && (phase.config ? usesSharedHost(phase.config) : phase.sharedHost === true);
-    dispatch({ type: 'provider_request' });
-    if (save) setImmediate(() => void save());
-    if (startHost)
+    // Queued first, so the host's process starts before the runtime's load takes Pi's thread.
+    if (startsHost()) {
+      hostStarter ??= import('../host/spawn-host.ts');
       setImmediate(() =>
-        import('../host/start-host.ts')
+        hostStarter!
           .then(({ startHostSoon }) => startHostSoon(agentDir))
           .catch((e: unknown) => log('warn', `starting the shared host: ${String(e)}`)),
       );
+    }
+    dispatch({ type: 'provider_request' });
+    if (save) setImmediate(() => void save());
     return undefined;
   });
   // Another extension registered or removed an MCP server (pi.registerMcpServer): we connect those

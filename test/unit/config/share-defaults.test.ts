@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { shareOf } from '../../../src/adapters/host/shared-connector.ts';
-import { shareScopeOf } from '../../../src/config/share-defaults.ts';
+import { defaultSettings } from '../../../src/config/defaults.ts';
+import { runsServersInSession, shareScopeOf, usesSharedHost } from '../../../src/config/share-defaults.ts';
 import { definition } from '../../support/config.ts';
 
 describe('the default share of a server', () => {
@@ -52,5 +53,30 @@ describe('the default share of a server', () => {
 
   it('a server whose connect needs this process runs in the session whatever its share', () => {
     expect(shareOf(definition({ command: 'srv', share: 'user', trace: true }))).toBe('session');
+  });
+});
+
+describe('where a session’s servers run (what it loads ahead: the host’s client, the MCP SDK)', () => {
+  const files = definition({
+    name: 'files',
+    command: 'npx',
+    args: ['-y', '@modelcontextprotocol/server-filesystem'],
+  });
+  const browser = definition({ name: 'browser', command: 'npx', args: ['-y', '@playwright/mcp'] });
+  const config = (sharedHost: boolean, ...servers: (typeof files)[]) => ({
+    settings: { ...defaultSettings(), sharedHost },
+    servers,
+  });
+
+  it('every server in the host: none in the session', () => {
+    expect(usesSharedHost(config(true, files))).toBe(true);
+    expect(runsServersInSession(config(true, files))).toBe(false);
+  });
+
+  it('a per-client server beside it runs in the session; without the host every one does', () => {
+    expect(runsServersInSession(config(true, files, browser))).toBe(true);
+    expect(usesSharedHost(config(true, files, browser))).toBe(true);
+    expect(runsServersInSession(config(false, files))).toBe(true);
+    expect(usesSharedHost(config(false, files))).toBe(false);
   });
 });
