@@ -242,8 +242,8 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
   /**
    * What this session's connects will load, ahead of them: the line to the shared host for its servers
    * there, the MCP SDK for those in the session. A session whose servers all run in the host loads the
-   * SDK only if it falls back to running one itself (the SDK's load would take tens of ms of Pi's event
-   * loop, in the middle of its next turns, for nothing).
+   * SDK only at the first connect of one that runs in the session after all (the host cannot be used, a
+   * config edit): its load takes tens of ms of Pi's event loop, in the middle of the model's next turns.
    */
   function preloadConnectors(rt: Runtime): Promise<unknown> | undefined {
     const config = rt.actor.getSnapshot().context.config;
