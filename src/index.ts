@@ -4,9 +4,9 @@ import { bridgePi } from './adapters/pi/bridge.ts';
 import type { PiHost } from './adapters/pi/pi-types.ts';
 import type { Connector } from './machines/server-types.ts';
 
-// The MCP SDK loads in the background once the session runtime has started (or on the first connect),
-// never on Pi's way to the first model request. One shared import: concurrent first connects must not
-// see a half-evaluated module (jiti loads it).
+// The MCP SDK loads in the background once the session runtime has started, when a server runs in the
+// session (or on the first connect), never on Pi's way to the first model request. One shared import:
+// concurrent first connects must not see a half-evaluated module (jiti loads it).
 let mcpAdapter: Promise<typeof import('./adapters/mcp/index.ts')> | undefined;
 const loadMcpAdapter = () => (mcpAdapter ??= import('./adapters/mcp/index.ts'));
 const connectMcp: Connector = async (definition, options) =>

@@ -49,6 +49,11 @@ export function usesSharedHost(config: Pick<LoadedConfig, 'settings' | 'servers'
   return config.settings.sharedHost && config.servers.some((d) => shareOf(d) !== 'session');
 }
 
+/** Whether a session with this config runs any server itself (so needs the MCP SDK in its own process). */
+export function runsServersInSession(config: Pick<LoadedConfig, 'settings' | 'servers'>): boolean {
+  return config.servers.some((d) => !config.settings.sharedHost || shareOf(d) === 'session');
+}
+
 /** A stdio server whose command line runs one of PER_CLIENT_SERVERS (`npx -y @playwright/mcp@latest`…). */
 export function keepsPerClientState(definition: ServerDefinition): boolean {
   if (definition.transport !== 'stdio') return false;
@@ -69,9 +74,4 @@ function packageName(word: string): string {
   const name = at > 0 ? word.slice(0, at) : word;
   if (name.startsWith('@')) return name;
   return name.slice(name.lastIndexOf('/') + 1);
-}
-
-/** Whether a session with this config runs any server itself (every one, without the shared host). */
-export function runsServersInSession(config: Pick<LoadedConfig, 'settings' | 'servers'>): boolean {
-  return !config.settings.sharedHost || config.servers.some((d) => shareOf(d) === 'session');
 }

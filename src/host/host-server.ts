@@ -288,8 +288,9 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       instances.set(key, instance);
     }
     const attachment = instance.attach(client, a);
-    // Its state now (opening, listing…): the attaching session sees a server that is still listing.
-    client.send({ t: 'state', a, state: instance.state() });
+    // Its state now (opening, listing…): the attaching session sees a server that is still listing. A
+    // copy that takes calls now is answered at once below, the answer carrying its state.
+    if (!instance.connection()) client.send({ t: 'state', a, state: instance.state() });
     try {
       const connection = await instance.usable();
       // Detached meanwhile (or the line closed): nobody to answer.

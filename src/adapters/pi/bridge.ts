@@ -9,8 +9,9 @@
 // so the bundle's start module can hold it whole. Where the current session is on its way to a started
 // runtime is one value, `phase` (./start-phase.ts); every way into the runtime goes through ready().
 // The runtime (machines, actors, executor, search, npx resolver) is ./session-runtime.ts, imported
-// after that request is on its way, or at the first tool call or /mcp, whichever comes first; the MCP
-// SDK follows it in the background.
+// after that request is on its way, or at the first tool call or /mcp, whichever comes first; what its
+// connects use (the shared host's client, the MCP SDK for servers in the session) follows it in the
+// background.
 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import type { Runtime } from '../../actors/session-actor.ts';
 import { unrefClock } from '../../actors/unref-clock.ts';
 import { agentDirFrom } from '../../config/agent-dir.ts';
 import { CACHE_FILE_NAME } from '../../config/defaults.ts';
-import { usesSharedHost } from '../../config/share-defaults.ts';
+import { runsServersInSession, usesSharedHost } from '../../config/share-defaults.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import type { Connector } from '../../machines/server-types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
@@ -45,10 +46,14 @@ import { piTools } from './tool-registration.ts';
 import { loadToolsCalledUnloaded } from './unloaded-tool-calls.ts';
 import { wakeAlarm } from './wake-alarm.ts';
 
+const loadHostClient = () => import('../host/shared-connector.ts');
+
 export interface PiBridgeOptions {
   connector: Connector;
-  /** Loads the connector's code ahead of the first connect, in the background (index.ts: the MCP SDK). */
+  /** Loads the in-session connector's code ahead of its first connect, in the background (index.ts: the MCP SDK). */
   preloadConnector?: () => Promise<unknown>;
+  /** Loads the shared host's client ahead of the first connect through it (default: its module). */
+  preloadHostClient?: () => Promise<unknown>;
   env?: Record<string, string | undefined>;
   homeDir?: string;
   /** The timers of Pi's start and of the runtime: real ones, unref'd, unless a test gives XState's. */
@@ -224,13 +229,29 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
       setImmediate(() => {
         if (!open()) return;
         void runtimeModule()
-          .then(({ warmUp }) => warmUp(rt, () => (open() ? options.preloadConnector?.() : undefined)))
+          .then(({ warmUp }) => warmUp(rt))
+          .then(() => (open() ? preloadConnectors(rt) : undefined))
           .catch((e: unknown) => log('warn', `warm-up: ${String(e)}`));
       });
       return rt;
     });
     dispatch({ type: 'start', runtime: started });
     return started;
+  }
+
+  /**
+   * What this session's connects will load, ahead of them: the line to the shared host for its servers
+   * there, the MCP SDK for those in the session. A session whose servers all run in the host loads the
+   * SDK only at the first connect of one that runs in the session after all (the host cannot be used, a
+   * config edit): its load takes tens of ms of Pi's event loop, in the middle of the model's next turns.
+   */
+  function preloadConnectors(rt: Runtime): Promise<unknown> | undefined {
+    const config = rt.actor.getSnapshot().context.config;
+    if (!config) return options.preloadConnector?.();
+    return Promise.all([
+      usesSharedHost(config) ? (options.preloadHostClient ?? loadHostClient)() : undefined,
+      runsServersInSession(config) ? options.preloadConnector?.() : undefined,
+    ]);
   }
 
   /** The session starts over with the same request (a new generation of the runtime's session). */

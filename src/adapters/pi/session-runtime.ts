@@ -6,7 +6,6 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../../actors/s
 import { tokenStoreFor } from '../../auth/default-store.ts';
 import type { AuthPort } from '../../auth/port.ts';
 import { searchIndexOf } from '../../catalog/search.ts';
-import { runsServersInSession, usesSharedHost } from '../../config/share-defaults.ts';
 import { withNpxResolution } from '../mcp/npx-connector.ts';
 import { defaultNpxCacheFile, defaultNpxPackageRoot } from '../mcp/npx-resolver.ts';
 import { defaultProtocolErasFile } from '../mcp/protocol-eras.ts';
@@ -57,19 +56,7 @@ export function createPiRuntime(options: PiRuntimeOptions): PiRuntime {
   return { runtime, newSession: serverRequests.newSession };
 }
 
-/**
- * What the first ToolSearch and the first connect would otherwise load while the model waits: the search
- * index, then the shared host's client and the MCP SDK, each only when a server runs there.
- */
-export async function warmUp(
-  runtime: Runtime,
-  preloadMcp: () => Promise<unknown> | undefined,
-): Promise<void> {
+/** What the first ToolSearch would otherwise build while the model waits: the search index. */
+export function warmUp(runtime: Runtime): void {
   searchIndexOf(runtime.catalog());
-  const config = runtime.actor.getSnapshot().context.config;
-  if (!config) return;
-  // A server in the host needs the host's client here, not the MCP SDK: the host loads that, and on a
-  // cold first call it does so while this session runs its search, on the same cores.
-  if (usesSharedHost(config)) await import('../host/shared-connector.ts');
-  if (runsServersInSession(config)) await preloadMcp();
 }

@@ -4,76 +4,18 @@
 // hears no more. With a real host process and the stdio fixture.
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { instanceRequest } from '../../../src/adapters/host/shared-connector.ts';
 import { attachToHost } from '../../../src/adapters/host/start-host.ts';
-import { hostKey, newNonce, sessionProof } from '../../../src/host/host-key.ts';
-import { LineChannel } from '../../../src/host/line-channel.ts';
-import { hostKeyFile } from '../../../src/host/paths.ts';
-import { type ClientMessage, type HostMessage, WIRE_PROTOCOL } from '../../../src/host/protocol.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { stdioFixture } from '../../fixtures/servers/spawn.ts';
-import { eventually, type HostWorld, listed, useHostWorld } from './harness.ts';
+import { eventually, listed, useHostWorld } from './harness.ts';
+import { type InspectEvent, WireSession } from './wire-session.ts';
 
 const worldOf = useHostWorld();
 const SECRET = 'hostinspect-secret-7c41e9d2';
-
-type InspectEvent = Record<string, unknown> & { type: string; sessionId?: string };
-
-/** A session speaking the wire itself, so the test sees every message the host sends it. */
-class WireSession {
-  readonly received: HostMessage[] = [];
-  private readonly channel: LineChannel<HostMessage, ClientMessage>;
-
-  private constructor(world: HostWorld) {
-    this.channel = new LineChannel<HostMessage, ClientMessage>(
-      connect(world.socket),
-      (message) => this.received.push(message),
-      () => {},
-    );
-  }
-
-  static async open(world: HostWorld, label: string): Promise<WireSession> {
-    const session = new WireSession(world);
-    const nonce = newNonce();
-    session.channel.send({
-      t: 'hello',
-      protocol: WIRE_PROTOCOL,
-      build: world.build,
-      pid: process.pid,
-      label,
-      nonce,
-    });
-    const welcome = await session.next('welcome');
-    const key = hostKey(hostKeyFile(world.agentDir));
-    session.channel.send({ t: 'proof', proof: sessionProof(key, nonce, welcome.nonce) });
-    return session;
-  }
-
-  send(message: ClientMessage): void {
-    this.channel.send(message);
-  }
-
-  /** The first message of this kind received after the first `after` messages. */
-  next<T extends HostMessage['t']>(t: T, after = 0): Promise<Extract<HostMessage, { t: T }>> {
-    return eventually(() => {
-      const found = this.received.slice(after).find((m) => m.t === t);
-      if (!found) throw new Error(`no ${t} yet`);
-      return found as Extract<HostMessage, { t: T }>;
-    });
-  }
-
-  inspected(after = 0): InspectEvent[] {
-    return this.received.slice(after).flatMap((m) => (m.t === 'inspect' ? [m.event as InspectEvent] : []));
-  }
-
-  close(): void {
-    this.channel.close();
-  }
-}
 
 describe('inspection of the shared host (wire)', () => {
   let starter: HostClient | undefined;
