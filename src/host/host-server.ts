@@ -13,11 +13,19 @@
 import { unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { type Actor, createActor, type EventFromLogic, fromPromise, toPromise } from 'xstate';
+import {
+  type Actor,
+  type ActorRefFrom,
+  createActor,
+  type EventFromLogic,
+  fromPromise,
+  toPromise,
+} from 'xstate';
 import { unrefClock } from '../actors/unref-clock.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import { type Logger, nullLogger } from '../logger.ts';
-import { hostProcessMachine, hostStopsAt, provenClients } from '../machines/host-process.machine.ts';
+import { type hostLineMachine, lineStage } from '../machines/host-line.machine.ts';
+import { hostProcessMachine, hostStopsAt, lineId, provenClients } from '../machines/host-process.machine.ts';
 import type { Connector } from '../machines/server-types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { SecretValues } from '../redact/index.ts';
@@ -75,16 +83,14 @@ export interface RunningHost {
   close(): Promise<void>;
 }
 
-/** A line on the socket; its stage (greeting, newcomer, session, probe) is the host chart's. */
+/** A line on the socket; its life (hello, proof, session or probe) is its child of the host chart. */
 interface Client {
   readonly id: number;
   readonly channel: LineChannel<ClientMessage, HostMessage>;
   send(message: HostMessage): boolean;
-  pid: number;
-  label: string;
-  /** The nonce of the welcome sent, until the session's proof arrives. */
-  challenge?: { session: string; host: string };
 }
+
+type LineRef = ActorRefFrom<typeof hostLineMachine>;
 
 export async function startHost(options: HostOptions): Promise<RunningHost> {
   const idleMs = options.idleMs ?? HOST_IDLE_MS;
@@ -134,7 +140,14 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
 
   /** The clients on the socket, from the host chart. */
   function clients(): Client[] {
-    return Object.values(life?.getSnapshot().context.clients ?? {}).map((entry) => entry.line as Client);
+    return Object.values(life?.getSnapshot().context.clients ?? {}).map(
+      (ref) => ref.getSnapshot().context.line as Client,
+    );
+  }
+
+  /** A client's line actor (the host chart's child), while its line is open. */
+  function lineOf(client: Client) {
+    return life?.getSnapshot().context.clients[lineId(client.id)];
   }
 
   function accept(socket: Socket): void {
@@ -146,8 +159,6 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         () => onClientGone(client),
       ),
       send: (message) => client.channel.send(message),
-      pid: 0,
-      label: '',
     };
     tell({ type: 'CLIENT_JOINED', id: client.id, line: client });
   }
@@ -160,11 +171,12 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   }
 
   function onMessage(client: Client, message: ClientMessage): void {
-    const stage = life?.getSnapshot().context.clients[client.id]?.stage;
-    if (stage === undefined) return void client.channel.socket.destroy();
-    if (stage === 'greeting') return void greet(client, message);
+    const line = lineOf(client);
+    if (!line || life?.getSnapshot().status !== 'active') return void client.channel.socket.destroy();
+    const stage = lineStage(line.getSnapshot());
+    if (stage === 'greeting') return void greet(client, line, message);
     // Its first word after the proof says whether it is a session or only a probe (`status`).
-    if (stage === 'newcomer') tell({ type: 'CLIENT_DECIDED', id: client.id, probe: message.t === 'status' });
+    if (stage === 'newcomer') line.send({ type: 'SAID', probe: message.t === 'status' });
     switch (message.t) {
       case 'attach':
         return void attach(client, message.a, message.request);
@@ -204,9 +216,10 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
    * The hello, then the session's proof: nothing else is read from a line before both. A hello of
    * another protocol or build hears which one this host is, and the line closes.
    */
-  function greet(client: Client, message: ClientMessage): void {
+  function greet(client: Client, line: LineRef, message: ClientMessage): void {
     const drop = () => client.channel.socket.destroy();
-    if (!client.challenge) {
+    const { challenge } = line.getSnapshot().context;
+    if (!challenge) {
       if (message.t !== 'hello') return void drop();
       const { protocol, build, nonce, pid, label } = message as Partial<
         Extract<ClientMessage, { t: 'hello' }>
@@ -217,24 +230,28 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       }
       if (typeof nonce !== 'string' || nonce.length === 0 || nonce.length > MAX_NONCE_LENGTH)
         return void drop();
-      client.pid = typeof pid === 'number' ? pid : 0;
-      client.label = typeof label === 'string' ? label : '';
-      client.challenge = { session: nonce, host: newNonce() };
+      const host = newNonce();
+      line.send({
+        type: 'WELCOMED',
+        pid: typeof pid === 'number' ? pid : 0,
+        label: typeof label === 'string' ? label : '',
+        challenge: { session: nonce, host },
+      });
       client.send({
         t: 'welcome',
         protocol: WIRE_PROTOCOL,
         build: options.build,
         version: options.version,
         pid: process.pid,
-        nonce: client.challenge.host,
-        proof: hostProof(options.key, nonce, client.challenge.host),
+        nonce: host,
+        proof: hostProof(options.key, nonce, host),
       });
       return;
     }
-    const { session, host } = client.challenge;
+    const { session, host } = challenge;
     if (message.t !== 'proof' || !proofMatches(message.proof, sessionProof(options.key, session, host)))
       return void drop();
-    tell({ type: 'CLIENT_PROVEN', id: client.id });
+    line.send({ type: 'PROVEN' });
   }
 
   async function attach(client: Client, a: number, request: InstanceRequest): Promise<void> {
@@ -346,7 +363,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   function status(): HostStatus {
     const snapshot = life?.getSnapshot();
     const proven = snapshot ? provenClients(snapshot.context) : [];
-    const attached = proven.some(([, c]) => c.stage !== 'probe');
+    const attached = proven.some(({ stage }) => stage !== 'probe');
     const stopsAt = snapshot ? hostStopsAt(snapshot) : undefined;
     return {
       version: options.version,
@@ -356,13 +373,13 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       startedAt,
       idleMs,
       ...(attached || stopsAt === undefined ? {} : { stopsAt }),
-      clients: proven.map(([, { stage, line }]) => {
-        const c = line as Client;
-        const attachments = attachmentsOf(c);
+      clients: proven.map(({ ref, stage }) => {
+        const { line, pid, label } = ref.getSnapshot().context;
+        const attachments = attachmentsOf(line as Client);
         return {
-          id: c.id,
-          pid: c.pid,
-          label: c.label,
+          id: (line as Client).id,
+          pid,
+          label,
           attachments: attachments.length,
           inFlight: attachments.reduce((n, a) => n + a.instance.childrenInFlight(a), 0),
           ...(stage === 'probe' ? { probe: true as const } : {}),

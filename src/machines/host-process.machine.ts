@@ -1,9 +1,10 @@
-// The shared host process's own life: serving.{idle, held, due} → closing → closed, with the clients
-// on its socket and the stage each has reached.
+// The shared host process's own life: serving.{idle, held, due} → closing → closed, with a child per
+// client on its socket.
 //
-// - A client joins `greeting` (its hello and proof not both in), is `newcomer` once proven, and says
-//   what it is with its first message after that: a `probe` (its first message is `status`:
-//   `pi-mcp-actors host`, a panel asking which copies are warm) or a `session`.
+// - Each line is a child (./host-line.machine.ts, id `line:<id>`): `greeting` (its hello and proof not
+//   both in), `newcomer` once proven, then what its first message after that says it is: a `probe`
+//   (`status`: `pi-mcp-actors host`, a panel asking which copies are warm) or a `session`. It tells
+//   this chart each stage it reaches; its line closing stops it.
 // - held: a session is on the line. When the last one leaves, the idle time starts (idle).
 // - idle: no session; after `idleTimeout` (the host's idle time) the time is up (due). A probe neither
 //   holds the host nor restarts the time; any other client leaving (a newcomer too) restarts it.
@@ -14,105 +15,99 @@
 // `stopsAt` (epoch ms) is when the idle time is up, while it runs: what the host's status shows. Pure:
 // the host provides `shutDown` and `idleStop` (src/host/host-server.ts).
 
-import { assign, fromPromise, type SnapshotFrom, setup } from 'xstate';
+import { type ActorRefFrom, assign, enqueueActions, fromPromise, type SnapshotFrom, setup } from 'xstate';
+import { hostLineMachine, type LineStage, lineStage } from './host-line.machine.ts';
 
-export type ClientStage = 'greeting' | 'newcomer' | 'session' | 'probe';
-
-export interface HostClientEntry {
-  stage: ClientStage;
-  /** The host's line to the client: opaque to the chart. */
-  line: unknown;
-}
+type LineRef = ActorRefFrom<typeof hostLineMachine>;
 
 export interface HostProcessInput {
   idleMs: number;
 }
 
 export interface HostProcessContext extends HostProcessInput {
-  /** Every client on the socket, by id, with its stage: the host's one map of clients. */
-  clients: Record<string, HostClientEntry>;
+  /** Every client's line on the socket, by child id (`line:<id>`): the children, the host's one map of clients. */
+  clients: Record<string, LineRef>;
   /** When the idle time is up (epoch ms), while it runs. */
   stopsAt?: number;
 }
 
 export type HostProcessEvent =
-  /** A line was accepted on the socket. */
+  /** A line was accepted on the socket: a child for it (`line` is the host's, opaque here). */
   | { type: 'CLIENT_JOINED'; id: number; line: unknown }
-  /** The client's hello and proof are in: the host serves it. */
-  | { type: 'CLIENT_PROVEN'; id: number }
-  /** Its first message after the proof: a `status` makes it a probe, anything else a session. */
-  | { type: 'CLIENT_DECIDED'; id: number; probe: boolean }
-  /** Its line closed. */
+  /** A line reached a stage (its child says so). */
+  | { type: 'CLIENT_STAGE'; id: number; stage: LineStage }
+  /** Its line closed: its child is stopped. */
   | { type: 'CLIENT_LEFT'; id: number }
   /** Stop now (a signal, the socket replaced, a test). */
   | { type: 'CLOSE' };
 
-const stageOf = (context: HostProcessContext, id: number) => context.clients[String(id)]?.stage;
-const isSession = (stage: ClientStage) => stage === 'session';
-const undecided = (stage: ClientStage) => stage === 'greeting' || stage === 'newcomer';
+/** A line's child id. */
+export function lineId(id: number): string {
+  return `line:${id}`;
+}
 
-/** The clients the host serves (proven), with their stage. */
-export function provenClients(context: HostProcessContext): [id: number, entry: HostClientEntry][] {
-  return Object.entries(context.clients)
-    .filter(([, entry]) => entry.stage !== 'greeting')
-    .map(([id, entry]) => [Number(id), entry]);
+function stageOf(context: HostProcessContext, id: number): LineStage | undefined {
+  const ref = context.clients[lineId(id)];
+  return ref ? lineStage(ref.getSnapshot()) : undefined;
+}
+
+const undecided = (stage: LineStage) => stage === 'greeting' || stage === 'newcomer';
+
+/** The lines the host serves (proven), with their stage. */
+export function provenClients(context: HostProcessContext): { ref: LineRef; stage: LineStage }[] {
+  return Object.values(context.clients)
+    .map((ref) => ({ ref, stage: lineStage(ref.getSnapshot()) }))
+    .filter(({ stage }) => stage !== 'greeting');
 }
 
 export const hostProcessMachine = setup({
   types: {} as { input: HostProcessInput; context: HostProcessContext; events: HostProcessEvent },
   actors: {
+    line: hostLineMachine,
     /** Closes the socket, the clients' lines and every instance. */
     shutDown: fromPromise<void>(() => Promise.reject(new Error('not provided'))),
   },
   actions: {
     /** The idle time is up and nobody is about to attach: say the host stops. */
     idleStop: () => {},
-    join: assign({
-      clients: ({ context, event }) =>
-        event.type === 'CLIENT_JOINED'
-          ? { ...context.clients, [event.id]: { stage: 'greeting', line: event.line } }
-          : context.clients,
+    join: enqueueActions(({ context, event, enqueue, self }) => {
+      if (event.type !== 'CLIENT_JOINED' || context.clients[lineId(event.id)]) return;
+      const id = lineId(event.id);
+      enqueue.assign({
+        clients: ({ spawn }) => ({
+          ...context.clients,
+          [id]: spawn('line', { id, input: { id: event.id, line: event.line, parentRef: self } }),
+        }),
+      });
     }),
-    setStage: assign({
-      clients: ({ context, event }) => {
-        const id = 'id' in event ? String(event.id) : '';
-        const entry = context.clients[id];
-        if (!entry) return context.clients;
-        const stage: ClientStage | undefined =
-          event.type === 'CLIENT_PROVEN' && entry.stage === 'greeting'
-            ? 'newcomer'
-            : event.type === 'CLIENT_DECIDED' && entry.stage === 'newcomer'
-              ? event.probe
-                ? 'probe'
-                : 'session'
-              : undefined;
-        return stage ? { ...context.clients, [id]: { ...entry, stage } } : context.clients;
-      },
-    }),
-    leave: assign({
-      clients: ({ context, event }) =>
-        event.type === 'CLIENT_LEFT'
-          ? Object.fromEntries(Object.entries(context.clients).filter(([id]) => id !== String(event.id)))
-          : context.clients,
+    leave: enqueueActions(({ context, event, enqueue }) => {
+      const id = event.type === 'CLIENT_LEFT' ? lineId(event.id) : '';
+      if (!context.clients[id]) return;
+      enqueue.stopChild(id);
+      enqueue.assign({
+        clients: Object.fromEntries(Object.entries(context.clients).filter(([k]) => k !== id)),
+      });
     }),
     noteStopTime: assign({ stopsAt: ({ context }) => Date.now() + context.idleMs }),
     clearStopTime: assign({ stopsAt: undefined }),
   },
   guards: {
-    /** The newcomer that decides says it is a session. */
-    becomesSession: ({ context, event }) =>
-      event.type === 'CLIENT_DECIDED' && !event.probe && stageOf(context, event.id) === 'newcomer',
+    /** A line says it is a session. */
+    becomesSession: ({ event }) => event.type === 'CLIENT_STAGE' && event.stage === 'session',
     /** The client leaving was a probe (or was never known): the idle time goes on. */
     probeLeaves: ({ context, event }) => {
-      const stage = 'id' in event ? stageOf(context, event.id) : undefined;
+      const stage = event.type === 'CLIENT_LEFT' ? stageOf(context, event.id) : undefined;
       return stage === undefined || stage === 'probe';
     },
     /** Another session stays on after this client leaves. */
     sessionsRemain: ({ context, event }) =>
       Object.entries(context.clients).some(
-        ([id, entry]) => isSession(entry.stage) && !('id' in event && id === String(event.id)),
+        ([id, ref]) =>
+          lineStage(ref.getSnapshot()) === 'session' &&
+          !(event.type === 'CLIENT_LEFT' && id === lineId(event.id)),
       ),
-    nobodyUndecided: ({ context }) => !Object.values(context.clients).some((c) => undecided(c.stage)),
+    nobodyUndecided: ({ context }) =>
+      !Object.values(context.clients).some((ref) => undecided(lineStage(ref.getSnapshot()))),
   },
   delays: {
     idleTimeout: ({ context }) => context.idleMs,
@@ -123,18 +118,13 @@ export const hostProcessMachine = setup({
   context: ({ input }) => ({ idleMs: input.idleMs, clients: {} }),
   on: {
     CLIENT_JOINED: { actions: 'join' },
-    CLIENT_PROVEN: { actions: 'setStage' },
-    CLIENT_DECIDED: { actions: 'setStage' },
     CLIENT_LEFT: { actions: 'leave' },
   },
   states: {
     serving: {
       initial: 'idle',
       on: {
-        CLIENT_DECIDED: [
-          { guard: 'becomesSession', target: '.held', actions: 'setStage' },
-          { actions: 'setStage' },
-        ],
+        CLIENT_STAGE: { guard: 'becomesSession', target: '.held' },
         CLIENT_LEFT: [
           { guard: 'probeLeaves', actions: 'leave' },
           { guard: 'sessionsRemain', actions: 'leave' },

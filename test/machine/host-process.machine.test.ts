@@ -4,7 +4,13 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, SimulatedClock, waitFor } from 'xstate';
-import { hostProcessMachine, hostStopsAt, provenClients } from '../../src/machines/host-process.machine.ts';
+import { lineStage } from '../../src/machines/host-line.machine.ts';
+import {
+  hostProcessMachine,
+  hostStopsAt,
+  lineId,
+  provenClients,
+} from '../../src/machines/host-process.machine.ts';
 
 const IDLE_MS = 60_000;
 
@@ -35,21 +41,48 @@ function hostLife() {
     vi.setSystemTime(Date.now() + ms);
     clock.increment(ms);
   };
-  const join = (id: number) => {
-    actor.send({ type: 'CLIENT_JOINED', id, line: `line ${id}` });
-    actor.send({ type: 'CLIENT_PROVEN', id });
+  /** A line's child, while its line is open. */
+  const line = (id: number) => actor.getSnapshot().context.clients[lineId(id)]!;
+  const accept = (id: number) => actor.send({ type: 'CLIENT_JOINED', id, line: `line ${id}` });
+  const prove = (id: number) => {
+    line(id).send({
+      type: 'WELCOMED',
+      pid: 100 + id,
+      label: `client ${id}`,
+      challenge: { session: 's', host: 'h' },
+    });
+    line(id).send({ type: 'PROVEN' });
   };
+  const join = (id: number) => {
+    accept(id);
+    prove(id);
+  };
+  const say = (id: number, probe: boolean) => line(id).send({ type: 'SAID', probe });
   const session = (id: number) => {
     join(id);
-    actor.send({ type: 'CLIENT_DECIDED', id, probe: false });
+    say(id, false);
   };
   const probe = (id: number) => {
     join(id);
-    actor.send({ type: 'CLIENT_DECIDED', id, probe: true });
+    say(id, true);
   };
   const leave = (id: number) => actor.send({ type: 'CLIENT_LEFT', id });
   const closing = () => actor.getSnapshot().matches('closing');
-  return { actor, seen, advance, join, session, probe, leave, closing, finish: () => finish() };
+  return {
+    actor,
+    seen,
+    advance,
+    line,
+    accept,
+    prove,
+    join,
+    say,
+    session,
+    probe,
+    leave,
+    closing,
+    finish: () => finish(),
+  };
 }
 
 describe('hostProcess', () => {
@@ -114,16 +147,17 @@ describe('hostProcess', () => {
     first.join(1);
     first.advance(IDLE_MS * 3);
     expect(first.actor.getSnapshot().value).toEqual({ serving: 'due' });
-    first.actor.send({ type: 'CLIENT_DECIDED', id: 1, probe: true });
+    first.say(1, true);
     expect(first.closing()).toBe(true);
 
     const second = hostLife();
     // Not even through its hello yet.
-    second.actor.send({ type: 'CLIENT_JOINED', id: 1, line: 'line 1' });
+    second.accept(1);
     second.advance(IDLE_MS);
     expect(second.actor.getSnapshot().value).toEqual({ serving: 'due' });
-    second.actor.send({ type: 'CLIENT_PROVEN', id: 1 });
-    second.actor.send({ type: 'CLIENT_DECIDED', id: 1, probe: false });
+    second.prove(1);
+    expect(second.actor.getSnapshot().value).toEqual({ serving: 'due' });
+    second.say(1, false);
     expect(second.actor.getSnapshot().value).toEqual({ serving: 'held' });
     second.advance(IDLE_MS * 10);
     expect(second.closing()).toBe(false);
@@ -153,21 +187,39 @@ describe('hostProcess', () => {
     expect(hostStopsAt(actor.getSnapshot())).toBe(1_005_000 + IDLE_MS);
   });
 
-  it("the clients are the chart's: each with its line and stage, gone when its line closes", () => {
-    const { actor, join, session, probe, leave } = hostLife();
-    actor.send({ type: 'CLIENT_JOINED', id: 1, line: 'line 1' });
+  it('each line is a child: greeting → newcomer → session | probe, with what its hello said; stopped when it closes', () => {
+    const { actor, accept, prove, join, say, session, probe, line, leave } = hostLife();
+    accept(1);
     join(2);
     session(3);
     probe(4);
     const stages = () =>
-      Object.fromEntries(Object.entries(actor.getSnapshot().context.clients).map(([id, c]) => [id, c.stage]));
-    expect(stages()).toEqual({ 1: 'greeting', 2: 'newcomer', 3: 'session', 4: 'probe' });
-    expect(provenClients(actor.getSnapshot().context).map(([id]) => id)).toEqual([2, 3, 4]);
-    expect(actor.getSnapshot().context.clients['3']!.line).toBe('line 3');
+      Object.fromEntries(
+        Object.entries(actor.getSnapshot().context.clients).map(([id, ref]) => [
+          id,
+          lineStage(ref.getSnapshot()),
+        ]),
+      );
+    expect(stages()).toEqual({
+      [lineId(1)]: 'greeting',
+      [lineId(2)]: 'newcomer',
+      [lineId(3)]: 'session',
+      [lineId(4)]: 'probe',
+    });
+    expect(Object.keys(actor.getSnapshot().children).sort()).toEqual([1, 2, 3, 4].map(lineId));
+    expect(line(1).getSnapshot().value).toEqual({ greeting: 'hello' });
+    expect(provenClients(actor.getSnapshot().context).map(({ ref }) => ref.getSnapshot().context.id)).toEqual(
+      [2, 3, 4],
+    );
+    expect(line(3).getSnapshot().context).toMatchObject({ line: 'line 3', pid: 103, label: 'client 3' });
+    // The challenge is kept only until the proof is in.
+    expect(line(3).getSnapshot().context.challenge).toBeUndefined();
     // A stage moves forward only: a second word does not make a session a probe.
-    actor.send({ type: 'CLIENT_DECIDED', id: 3, probe: true });
+    say(3, true);
+    prove(1);
     leave(2);
-    expect(stages()).toEqual({ 1: 'greeting', 3: 'session', 4: 'probe' });
+    expect(stages()).toEqual({ [lineId(1)]: 'newcomer', [lineId(3)]: 'session', [lineId(4)]: 'probe' });
+    expect(actor.getSnapshot().children[lineId(2)]).toBeUndefined();
   });
 
   it('CLOSE stops it at once, whoever is on the line; nothing holds or restarts it then', async () => {
