@@ -4,8 +4,8 @@
 // those attachments, so nothing one session sends or receives reaches another (./instance.ts routes
 // what the servers send).
 //
-// Its own life is a chart (src/machines/host-process.machine.ts: the clients on its socket and their
-// stage, its idle time, its stop): it exits when no session has been attached for `idleMs`
+// Its own life is a chart (src/machines/host-process.machine.ts: each client's line a child actor,
+// its idle time, its stop): it exits when no session has been attached for `idleMs`
 // (PI_MCP_ACTORS_HOST_IDLE_MS, default HOST_IDLE_MS), closing every server it runs. The chart runs on
 // the clock it is given: unref'd in the host process (its listening socket is what keeps it up),
 // XState's SimulatedClock in tests.
