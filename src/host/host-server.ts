@@ -24,7 +24,7 @@ import {
 import { unrefClock } from '../actors/unref-clock.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import { type Logger, nullLogger } from '../logger.ts';
-import { type hostLineMachine, lineStage } from '../machines/host-line.machine.ts';
+import { hostLineMachine, lineStage } from '../machines/host-line.machine.ts';
 import { hostProcessMachine, hostStopsAt, lineId, provenClients } from '../machines/host-process.machine.ts';
 import type { Connector } from '../machines/server-types.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -117,7 +117,12 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const socketFile = fileIdentity(options.socketPath);
   const hostLife = createActor(
     hostProcessMachine.provide({
-      actors: { shutDown: fromPromise(() => shutDown()) },
+      actors: {
+        line: hostLineMachine.provide({
+          actions: { drop: ({ context }) => (context.line as Client).channel.socket.destroy() },
+        }),
+        shutDown: fromPromise(() => shutDown()),
+      },
       actions: { idleStop: () => log.info('no session attached: the host stops', { idleMs }) },
     }),
     { clock, input: { idleMs } },

@@ -1,17 +1,23 @@
 // One client's line to the shared host, from the host's side: greeting.{hello, proving} → newcomer →
-// session | probe.
+// session | probe, or dropped.
 //
 // - greeting.hello: nothing is read from the line but a hello of this host's protocol and build.
 // - greeting.proving: the welcome (with the host's proof and nonce, `challenge`) was sent; the session's
 //   proof is awaited.
+// - dropped: hello and proof were not both in after `greetingDeadline` (a session gives up on its side
+//   well before): the host closes the line (`drop`), so a line that never proves itself cannot hold
+//   back the host's stop.
 // - newcomer: proven; its first message says what it is: `status` makes it a probe (`pi-mcp-actors
 //   host`, a panel asking which copies are warm), anything else a session.
 //
-// The host checks the hello and the proof (keys, nonces: src/host/host-server.ts) and tells the chart
-// the outcome. It is a child of the host's chart (./host-process.machine.ts, id `line:<id>`), which it
+// The host checks the hello and the proof (keys, nonces: src/host/host-server.ts), tells the chart
+// the outcome and provides `drop`. It is a child of the host's chart (./host-process.machine.ts, id `line:<id>`), which it
 // tells each stage it reaches (`CLIENT_STAGE`), and which stops it when the line closes.
 
 import { type AnyActorRef, assign, sendTo, setup } from 'xstate';
+
+/** How long the host waits for a line's hello and proof (a session gives up after 4 s on its side). */
+export const LINE_GREETING_DEADLINE_MS = 10_000;
 
 export type LineStage = 'greeting' | 'newcomer' | 'session' | 'probe';
 
@@ -49,6 +55,8 @@ export function lineStage(snapshot: { hasTag(tag: string): boolean }): LineStage
 export const hostLineMachine = setup({
   types: {} as { input: HostLineInput; context: HostLineContext; events: HostLineEvent },
   actions: {
+    /** Close the line. */
+    drop: () => {},
     report: sendTo(
       ({ context }) => context.parentRef,
       ({ context }, params: { stage: LineStage }) => ({
@@ -65,6 +73,7 @@ export const hostLineMachine = setup({
   guards: {
     saysStatus: ({ event }) => event.type === 'SAID' && event.probe,
   },
+  delays: { greetingDeadline: LINE_GREETING_DEADLINE_MS },
 }).createMachine({
   id: 'hostLine',
   initial: 'greeting',
@@ -72,6 +81,7 @@ export const hostLineMachine = setup({
   states: {
     greeting: {
       initial: 'hello',
+      after: { greetingDeadline: 'dropped' },
       states: {
         hello: { on: { WELCOMED: { target: 'proving', actions: 'welcomed' } } },
         proving: { on: { PROVEN: { target: '#hostLine.newcomer', actions: 'proven' } } },
@@ -92,5 +102,6 @@ export const hostLineMachine = setup({
       tags: ['proven', 'probe'],
       entry: { type: 'report', params: { stage: 'probe' } },
     },
+    dropped: { type: 'final', entry: 'drop' },
   },
 });

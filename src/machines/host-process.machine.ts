@@ -7,7 +7,8 @@
 //   this chart each stage it reaches; its line closing stops it.
 // - held: a session is on the line. When the last one leaves, the idle time starts (idle).
 // - idle: no session; after `idleTimeout` (the host's idle time) the time is up (due). A probe neither
-//   holds the host nor restarts the time; any other client leaving (a newcomer too) restarts it.
+//   holds the host nor restarts the time, nor does a line that never proved itself; any other client
+//   leaving (a proven newcomer too) restarts it.
 // - due: the stop waits while a client has not yet said whether it is a session (so a session
 //   connecting at that moment is not cut); a session holds the host again.
 // - closing: the host shuts down (`shutDown`: its socket, its clients' lines, its servers), then closed.
@@ -94,10 +95,10 @@ export const hostProcessMachine = setup({
   guards: {
     /** A line says it is a session. */
     becomesSession: ({ event }) => event.type === 'CLIENT_STAGE' && event.stage === 'session',
-    /** The client leaving was a probe (or was never known): the idle time goes on. */
-    probeLeaves: ({ context, event }) => {
+    /** The client leaving was a probe, or never proved itself (or was never known): the idle time goes on. */
+    heldNothing: ({ context, event }) => {
       const stage = event.type === 'CLIENT_LEFT' ? stageOf(context, event.id) : undefined;
-      return stage === undefined || stage === 'probe';
+      return stage === undefined || stage === 'probe' || stage === 'greeting';
     },
     /** Another session stays on after this client leaves. */
     sessionsRemain: ({ context, event }) =>
@@ -126,7 +127,7 @@ export const hostProcessMachine = setup({
       on: {
         CLIENT_STAGE: { guard: 'becomesSession', target: '.held' },
         CLIENT_LEFT: [
-          { guard: 'probeLeaves', actions: 'leave' },
+          { guard: 'heldNothing', actions: 'leave' },
           { guard: 'sessionsRemain', actions: 'leave' },
           { target: '.idle', actions: 'leave' },
         ],
@@ -138,7 +139,8 @@ export const hostProcessMachine = setup({
           entry: 'clearStopTime',
         },
         idle: {
-          description: 'no session: the idle time runs (a client leaving that is not a probe restarts it)',
+          description:
+            'no session: the idle time runs (a proven client leaving that is not a probe restarts it)',
           entry: 'noteStopTime',
           after: { idleTimeout: 'due' },
         },

@@ -4,7 +4,11 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise, SimulatedClock, waitFor } from 'xstate';
-import { lineStage } from '../../src/machines/host-line.machine.ts';
+import {
+  hostLineMachine,
+  LINE_GREETING_DEADLINE_MS,
+  lineStage,
+} from '../../src/machines/host-line.machine.ts';
 import {
   hostProcessMachine,
   hostStopsAt,
@@ -26,6 +30,9 @@ function hostLife() {
   const actor = createActor(
     hostProcessMachine.provide({
       actors: {
+        line: hostLineMachine.provide({
+          actions: { drop: ({ context }) => void seen.push(`drop ${context.id}`) },
+        }),
         shutDown: fromPromise<void>(() => {
           seen.push('shut down');
           return new Promise<void>((resolve) => {
@@ -152,8 +159,9 @@ describe('hostProcess', () => {
 
     const second = hostLife();
     // Not even through its hello yet.
+    second.advance(IDLE_MS - 1_000);
     second.accept(1);
-    second.advance(IDLE_MS);
+    second.advance(1_000);
     expect(second.actor.getSnapshot().value).toEqual({ serving: 'due' });
     second.prove(1);
     expect(second.actor.getSnapshot().value).toEqual({ serving: 'due' });
@@ -161,6 +169,29 @@ describe('hostProcess', () => {
     expect(second.actor.getSnapshot().value).toEqual({ serving: 'held' });
     second.advance(IDLE_MS * 10);
     expect(second.closing()).toBe(false);
+  });
+
+  it('a line that never proves itself is dropped after its greeting deadline; it holds back the stop until then, and its leaving restarts nothing', () => {
+    const { actor, seen, advance, accept, line, leave, closing } = hostLife();
+    // While the idle time runs: dropped, and the host still stops on time.
+    accept(1);
+    line(1).send({ type: 'WELCOMED', pid: 1, label: 'stuck', challenge: { session: 's', host: 'h' } });
+    advance(LINE_GREETING_DEADLINE_MS - 1);
+    expect(seen).toEqual([]);
+    advance(1);
+    expect(seen).toEqual(['drop 1']);
+    expect(line(1).getSnapshot().value).toBe('dropped');
+    leave(1);
+    // Once the time is up: it waits for the line, until its deadline drops it.
+    advance(IDLE_MS - LINE_GREETING_DEADLINE_MS - 5_000);
+    accept(2);
+    advance(5_000);
+    expect(actor.getSnapshot().value).toEqual({ serving: 'due' });
+    advance(LINE_GREETING_DEADLINE_MS - 5_000);
+    expect(seen).toEqual(['drop 1', 'drop 2']);
+    expect(closing()).toBe(false);
+    leave(2);
+    expect(closing()).toBe(true);
   });
 
   it('a newcomer leaving without a word restarts the idle time', () => {
