@@ -4,16 +4,28 @@
 // those attachments, so nothing one session sends or receives reaches another (./instance.ts routes
 // what the servers send).
 //
-// It exits when no session has been attached for `idleMs` (PI_MCP_ACTORS_HOST_IDLE_MS, default
-// HOST_IDLE_MS), closing every server it runs. That timer runs on the clock it is given: unref'd in
-// the host process (its listening socket is what keeps it up), XState's SimulatedClock in tests.
+// Its own life is a chart (src/machines/host-process.machine.ts: each client's line a child actor,
+// its idle time, its stop): it exits when no session has been attached for `idleMs`
+// (PI_MCP_ACTORS_HOST_IDLE_MS, default HOST_IDLE_MS), closing every server it runs. The chart runs on
+// the clock it is given: unref'd in the host process (its listening socket is what keeps it up),
+// XState's SimulatedClock in tests.
 
 import { unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
+import {
+  type Actor,
+  type ActorRefFrom,
+  createActor,
+  type EventFromLogic,
+  fromPromise,
+  toPromise,
+} from 'xstate';
 import { unrefClock } from '../actors/unref-clock.ts';
 import type { TokenStore } from '../auth/token-store.ts';
 import { type Logger, nullLogger } from '../logger.ts';
+import { hostLineMachine, lineStage } from '../machines/host-line.machine.ts';
+import { hostProcessMachine, hostStopsAt, lineId, provenClients } from '../machines/host-process.machine.ts';
 import type { Connector } from '../machines/server-types.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { SecretValues } from '../redact/index.ts';
@@ -51,7 +63,7 @@ export interface HostOptions {
   key: Buffer;
   connector: Connector;
   idleMs?: number;
-  /** The idle timer's clock (default: unref'd timers). */
+  /** The host chart's clock, for its idle time (default: unref'd timers). */
   clock?: Clock;
   /** Called once the host has stopped (idle, or close()). */
   onExit?: () => void;
@@ -71,18 +83,14 @@ export interface RunningHost {
   close(): Promise<void>;
 }
 
+/** A line on the socket; its life (hello, proof, session or probe) is its child of the host chart. */
 interface Client {
   readonly id: number;
   readonly channel: LineChannel<ClientMessage, HostMessage>;
   send(message: HostMessage): boolean;
-  pid: number;
-  label: string;
-  /** The nonce of the welcome sent, until the session's proof arrives. */
-  challenge?: { session: string; host: string };
-  greeted: boolean;
-  /** Only asks (status, which copies are warm): it does not hold the host (undefined until its first message). */
-  probe: boolean | undefined;
 }
+
+type LineRef = ActorRefFrom<typeof hostLineMachine>;
 
 export async function startHost(options: HostOptions): Promise<RunningHost> {
   const idleMs = options.idleMs ?? HOST_IDLE_MS;
@@ -92,64 +100,59 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const connector: Connector = (definition, connectOptions) =>
     options.connector(definition, { ...connectOptions, secrets });
   const startedAt = Date.now();
-  const clients = new Set<Client>();
   const instances = new Map<string, Instance>();
   const asks = new Asks();
   const inspection = new HostInspection(secrets, () => instances.values());
   let nextClient = 1;
-  let idleTimer: unknown;
-  /** When the idle time is up (epoch ms), while it runs. */
-  let idleDeadline: number | undefined;
-  /** The idle time is up; the stop waits for a newcomer to say whether it is a session. */
-  let idleDue = false;
-  let closing: Promise<void> | undefined;
+  /** The host's own chart: its clients, its idle time, its stop (none when the socket was taken). */
+  let life: Actor<typeof hostProcessMachine> | undefined;
 
   const server: Server = createServer((socket) => accept(socket));
   ensurePrivateFolder(dirname(options.socketPath));
   const outcome = await listenExclusive(server, options.socketPath);
-  const host: RunningHost = { outcome, status, close };
   if (outcome === 'taken') {
     server.close();
-    return host;
+    return { outcome, status, close: () => Promise.resolve() };
   }
   const socketFile = fileIdentity(options.socketPath);
+  const hostLife = createActor(
+    hostProcessMachine.provide({
+      actors: {
+        line: hostLineMachine.provide({
+          actions: { drop: ({ context }) => (context.line as Client).channel.socket.destroy() },
+        }),
+        shutDown: fromPromise(() => shutDown()),
+      },
+      actions: { idleStop: () => log.info('no session attached: the host stops', { idleMs }) },
+    }),
+    { clock, input: { idleMs } },
+  );
+  life = hostLife;
+  const closed = toPromise(hostLife).then(() => {});
   log.info('host started', {
     version: options.version,
     build: options.build,
     pid: process.pid,
     socket: options.socketPath,
   });
-  armIdle();
-  return host;
+  hostLife.start();
+  return { outcome, status, close };
 
-  /**
-   * The idle time runs while no session is attached. A probe (`host`, a panel asking which copies are
-   * warm) neither holds the host nor restarts the idle time. A newcomer that has not yet said which it
-   * is (its first message after the hello) holds back the stop when the time is up, until it does.
-   */
-  function armIdle(): void {
-    if (closing) return;
-    const all = [...clients];
-    if (all.some((c) => c.probe === false)) return void restartIdle();
-    if (idleDeadline === undefined) {
-      idleDeadline = Date.now() + idleMs;
-      idleTimer = clock.setTimeout(() => {
-        idleTimer = undefined;
-        idleDue = true;
-        armIdle();
-      }, idleMs);
-    }
-    if (!idleDue || all.some((c) => c.probe === undefined)) return;
-    log.info('no session attached: the host stops', { idleMs });
-    void close();
+  /** An event for the host chart, while it runs (a line may close after the host has stopped). */
+  function tell(event: EventFromLogic<typeof hostProcessMachine>): void {
+    if (life?.getSnapshot().status === 'active') life.send(event);
   }
 
-  /** A session came or went: the idle time starts anew once none is attached. */
-  function restartIdle(): void {
-    clock.clearTimeout(idleTimer);
-    idleTimer = undefined;
-    idleDeadline = undefined;
-    idleDue = false;
+  /** The clients on the socket, from the host chart. */
+  function clients(): Client[] {
+    return Object.values(life?.getSnapshot().context.clients ?? {}).map(
+      (ref) => ref.getSnapshot().context.line as Client,
+    );
+  }
+
+  /** A client's line actor (the host chart's child), while its line is open. */
+  function lineOf(client: Client) {
+    return life?.getSnapshot().context.clients[lineId(client.id)];
   }
 
   function accept(socket: Socket): void {
@@ -161,30 +164,24 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         () => onClientGone(client),
       ),
       send: (message) => client.channel.send(message),
-      pid: 0,
-      label: '',
-      greeted: false,
-      probe: undefined,
     };
-    clients.add(client);
+    tell({ type: 'CLIENT_JOINED', id: client.id, line: client });
   }
 
   function onClientGone(client: Client): void {
-    clients.delete(client);
+    tell({ type: 'CLIENT_LEFT', id: client.id });
     // Its attachments end; their calls in flight are stopped, which aborts them.
     for (const attachment of attachmentsOf(client)) attachment.instance.detach(attachment);
     void inspection.setInspecting(client, false);
-    // A session's leaving starts the idle time anew; a probe's does not.
-    if (client.probe !== true) restartIdle();
-    armIdle();
   }
 
   function onMessage(client: Client, message: ClientMessage): void {
-    if (!client.greeted) return void greet(client, message);
-    if (client.probe === undefined) {
-      client.probe = message.t === 'status';
-      armIdle();
-    }
+    const line = lineOf(client);
+    if (!line || life?.getSnapshot().status !== 'active') return void client.channel.socket.destroy();
+    const stage = lineStage(line.getSnapshot());
+    if (stage === 'greeting') return void greet(client, line, message);
+    // Its first word after the proof says whether it is a session or only a probe (`status`).
+    if (stage === 'newcomer') line.send({ type: 'SAID', probe: message.t === 'status' });
     switch (message.t) {
       case 'attach':
         return void attach(client, message.a, message.request);
@@ -224,9 +221,10 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
    * The hello, then the session's proof: nothing else is read from a line before both. A hello of
    * another protocol or build hears which one this host is, and the line closes.
    */
-  function greet(client: Client, message: ClientMessage): void {
+  function greet(client: Client, line: LineRef, message: ClientMessage): void {
     const drop = () => client.channel.socket.destroy();
-    if (!client.challenge) {
+    const { challenge } = line.getSnapshot().context;
+    if (!challenge) {
       if (message.t !== 'hello') return void drop();
       const { protocol, build, nonce, pid, label } = message as Partial<
         Extract<ClientMessage, { t: 'hello' }>
@@ -237,24 +235,28 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       }
       if (typeof nonce !== 'string' || nonce.length === 0 || nonce.length > MAX_NONCE_LENGTH)
         return void drop();
-      client.pid = typeof pid === 'number' ? pid : 0;
-      client.label = typeof label === 'string' ? label : '';
-      client.challenge = { session: nonce, host: newNonce() };
+      const host = newNonce();
+      line.send({
+        type: 'WELCOMED',
+        pid: typeof pid === 'number' ? pid : 0,
+        label: typeof label === 'string' ? label : '',
+        challenge: { session: nonce, host },
+      });
       client.send({
         t: 'welcome',
         protocol: WIRE_PROTOCOL,
         build: options.build,
         version: options.version,
         pid: process.pid,
-        nonce: client.challenge.host,
-        proof: hostProof(options.key, nonce, client.challenge.host),
+        nonce: host,
+        proof: hostProof(options.key, nonce, host),
       });
       return;
     }
-    const { session, host } = client.challenge;
+    const { session, host } = challenge;
     if (message.t !== 'proof' || !proofMatches(message.proof, sessionProof(options.key, session, host)))
       return void drop();
-    client.greeted = true;
+    line.send({ type: 'PROVEN' });
   }
 
   async function attach(client: Client, a: number, request: InstanceRequest): Promise<void> {
@@ -365,7 +367,10 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   }
 
   function status(): HostStatus {
-    const attached = [...clients].some((c) => c.greeted && c.probe !== true);
+    const snapshot = life?.getSnapshot();
+    const proven = snapshot ? provenClients(snapshot.context) : [];
+    const attached = proven.some(({ stage }) => stage !== 'probe');
+    const stopsAt = snapshot ? hostStopsAt(snapshot) : undefined;
     return {
       version: options.version,
       build: options.build,
@@ -373,42 +378,44 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       socket: options.socketPath,
       startedAt,
       idleMs,
-      ...(attached || idleDeadline === undefined ? {} : { stopsAt: idleDeadline }),
-      clients: [...clients]
-        .filter((c) => c.greeted)
-        .map((c) => {
-          const attachments = attachmentsOf(c);
-          return {
-            id: c.id,
-            pid: c.pid,
-            label: c.label,
-            attachments: attachments.length,
-            inFlight: attachments.reduce((n, a) => n + a.instance.childrenInFlight(a), 0),
-            ...(c.probe ? { probe: true as const } : {}),
-          };
-        }),
+      ...(attached || stopsAt === undefined ? {} : { stopsAt }),
+      clients: proven.map(({ ref, stage }) => {
+        const { line, pid, label } = ref.getSnapshot().context;
+        const attachments = attachmentsOf(line as Client);
+        return {
+          id: (line as Client).id,
+          pid,
+          label,
+          attachments: attachments.length,
+          inFlight: attachments.reduce((n, a) => n + a.instance.childrenInFlight(a), 0),
+          ...(stage === 'probe' ? { probe: true as const } : {}),
+        };
+      }),
       instances: withDifferences([...instances.values()]),
     };
   }
 
+  /** Stops the host now (a signal, its socket replaced): the chart's CLOSE. */
   function close(): Promise<void> {
-    closing ??= (async () => {
-      options.onClosing?.();
-      clock.clearTimeout(idleTimer);
-      // Closing a Unix socket server unlinks its path, whoever's file is there now: a socket another
-      // host has taken over is only let go (the process exits without touching it).
-      const ownsSocket = fileIdentity(options.socketPath) === socketFile;
-      if (ownsSocket) server.close();
-      else server.unref();
-      for (const client of clients) client.channel.socket.destroy();
-      await Promise.allSettled([...instances.values()].map((i) => i.close()));
-      try {
-        if (ownsSocket) unlinkSync(options.socketPath);
-      } catch {}
-      log.info('host stopped');
-      options.onExit?.();
-    })();
-    return closing;
+    if (hostLife.getSnapshot().status === 'active') hostLife.send({ type: 'CLOSE' });
+    return closed;
+  }
+
+  /** The chart's `shutDown`: the socket, the clients' lines, every instance. */
+  async function shutDown(): Promise<void> {
+    options.onClosing?.();
+    // Closing a Unix socket server unlinks its path, whoever's file is there now: a socket another
+    // host has taken over is only let go (the process exits without touching it).
+    const ownsSocket = fileIdentity(options.socketPath) === socketFile;
+    if (ownsSocket) server.close();
+    else server.unref();
+    for (const client of clients()) client.channel.socket.destroy();
+    await Promise.allSettled([...instances.values()].map((i) => i.close()));
+    try {
+      if (ownsSocket) unlinkSync(options.socketPath);
+    } catch {}
+    log.info('host stopped');
+    options.onExit?.();
   }
 }
 

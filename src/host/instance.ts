@@ -322,7 +322,7 @@ export class Instance {
 
   /** An attachment ended: its asks go to the others (or are declined). */
   private released(context: HostAttachmentContext): void {
-    this.asks.drop((target) => target.client === context.client && target.a === context.a);
+    this.asks.drop((context.client as AttachedClient).id, context.a);
   }
 
   /**

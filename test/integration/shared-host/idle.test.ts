@@ -4,13 +4,16 @@
 
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { HostClient } from '../../../src/adapters/host/host-client.ts';
 import { type RunningHost, startHost } from '../../../src/host/host-server.ts';
+import { WIRE_PROTOCOL } from '../../../src/host/protocol.ts';
 import type { Logger } from '../../../src/logger.ts';
+import { LINE_GREETING_DEADLINE_MS } from '../../../src/machines/host-line.machine.ts';
 import { ConnectError } from '../../../src/ports/mcp.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
 
@@ -150,4 +153,28 @@ it('while a session is attached it says no stop time', async () => {
   });
   clients.push(probe);
   expect((await probe.status()).stopsAt).toBeUndefined();
+});
+
+it('a line that says hello and never proves itself is closed after its greeting deadline, and the host still stops on time', async () => {
+  const line = connect(join(root, 'host', 'host.sock'));
+  const closed = new Promise<void>((resolve) => line.once('close', () => resolve()));
+  let received = '';
+  line.on('data', (chunk) => {
+    received += chunk.toString();
+  });
+  line.write(
+    `${JSON.stringify({ t: 'hello', protocol: WIRE_PROTOCOL, build: VERSION, pid: process.pid, label: 'stuck', nonce: 'n'.repeat(32) })}\n`,
+  );
+  // The host took the hello: its welcome came back. No proof follows.
+  await vi.waitFor(() => expect(received).toContain('"welcome"'));
+  clock.increment(LINE_GREETING_DEADLINE_MS - 1);
+  expect(line.destroyed).toBe(false);
+  clock.increment(1);
+  await closed;
+  // A line that never proved itself restarts no idle time: the host stops once it has let go of it.
+  clock.increment(IDLE_MS - LINE_GREETING_DEADLINE_MS - 1);
+  expect(logged).not.toContain(STOPS);
+  clock.increment(1);
+  await vi.waitFor(() => expect(logged).toContain(STOPS));
+  await vi.waitFor(() => expect(exited).toBe(true));
 });

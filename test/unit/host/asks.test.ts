@@ -59,7 +59,7 @@ describe('Asks', () => {
     await expect(asks.ask([], question, new AbortController().signal)).rejects.toBeInstanceOf(HostRefusal);
     const leaving = target(1);
     const answer = asks.ask([leaving], question, new AbortController().signal);
-    asks.drop((t) => t === leaving);
+    asks.drop(leaving.client.id, leaving.a);
     await expect(answer).rejects.toBeInstanceOf(HostRefusal);
   });
 
@@ -70,6 +70,17 @@ describe('Asks', () => {
     const answer = asks.ask([one], question, withdrawn.signal);
     withdrawn.abort();
     await expect(answer).rejects.toBeInstanceOf(HostRefusal);
+    expect(one.sent.at(-1)).toMatchObject({ t: 'ask-cancelled' });
+  });
+
+  it('a request the server withdrew before it was put is declined at once, and the question withdrawn', async () => {
+    const asks = new Asks();
+    const one = target(1);
+    const withdrawn = new AbortController();
+    withdrawn.abort();
+    await expect(asks.ask([one], question, withdrawn.signal)).rejects.toEqual(
+      new HostRefusal('The server withdrew its request.'),
+    );
     expect(one.sent.at(-1)).toMatchObject({ t: 'ask-cancelled' });
   });
 
