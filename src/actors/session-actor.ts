@@ -30,8 +30,7 @@ import {
   isEmptyDiff,
 } from '../config/config-diff.ts';
 import { defaultSettings } from '../config/defaults.ts';
-import { LastGoodConfig } from '../config/last-good.ts';
-import type { ReadFile } from '../config/read-file.ts';
+import { type LiveRead, LastGoodConfig } from '../config/last-good.ts';
 import type { LoadedConfig, PendingServer, ServerDefinition, Settings } from '../config/types.ts';
 import type { InspectionRelay } from '../inspect/deferred.ts';
 import type { Logger } from '../logger.ts';
@@ -87,13 +86,13 @@ import { unrefClock } from './unref-clock.ts';
 export interface RuntimeOptions {
   host: HostPort;
   connector: Connector;
-  /** `readFile`, when given, is the only way the load may read files (a live edit: src/config/last-good.ts). */
-  loadConfig(request: StartRequest, readFile?: ReadFile): LoadedConfig;
+  /** `live`, when given, is the only way the load may read files (a live edit: src/config/last-good.ts). */
+  loadConfig(request: StartRequest, live?: LiveRead): LoadedConfig;
   /**
-   * Reads the config files again for a running session (an edit), through `readFile` when given (a
-   * broken file is read as its last good version); default loadConfig.
+   * Reads the config files again for a running session (an edit), through `live` when given (a broken
+   * file is read as its last good version, a broken setting keeps its last good value); default loadConfig.
    */
-  reloadConfig?(request: StartRequest, readFile?: ReadFile): LoadedConfig;
+  reloadConfig?(request: StartRequest, live?: LiveRead): LoadedConfig;
   /**
    * A config edit brought project servers that wait for the user's consent (new or changed entries):
    * asks where the host can (Pi's terminal UI); true when one was allowed, and the config is read again.
@@ -329,7 +328,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (!force && someFileEmpty(configFiles(last))) return;
     checkedFiles = signature;
     const reload = options.reloadConfig ?? options.loadConfig;
-    const { config: read, errors } = lastGood.reread(last, (readFile) => reload(request, readFile));
+    const { config: read, errors } = lastGood.reread(last, (live) => reload(request, live));
     const configError = errors.length > 0 ? describeBadSave(errors) : undefined;
     // Told once (the chart drops a message it holds already), and it stays until the files are good.
     if (configError) actor.send({ type: 'CONFIG_REJECTED', generation, message: configError });

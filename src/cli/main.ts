@@ -133,7 +133,7 @@ async function openRuntime(
       defaultNpxPackageRoot(agentDir),
     ),
     // Project files are read; their servers start only when allowed (`allow`) or with --trust-project.
-    loadConfig: (request, readFile) =>
+    loadConfig: (request, live) =>
       loadConfig({
         agentDir,
         cwd: request.cwd,
@@ -142,7 +142,7 @@ async function openRuntime(
         projectTrusted: true,
         ...(request.projectTrusted ? {} : { projectConsent: readProjectConsent(agentDir, request.cwd) }),
         ...(options.config ? { configPath: resolve(options.config) } : {}),
-        ...(readFile ? { readFile } : {}),
+        ...live,
       }),
     cache: createCacheStore({ file: join(agentDir, CACHE_FILE_NAME) }),
     logger: nullLogger,

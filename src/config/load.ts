@@ -33,7 +33,7 @@ import { tightenOnly, widerApproval } from './project-settings.ts';
 import { type ReadFile, readFileFromDisk } from './read-file.ts';
 import { resolveServer } from './resolve.ts';
 import type { ImportName } from './schema.ts';
-import { buildSettings, readSettings, type SettingsLayer } from './settings.ts';
+import { buildSettings, type LastGoodSettings, readSettings, type SettingsLayer } from './settings.ts';
 import type {
   Diagnostic,
   LoadedConfig,
@@ -69,6 +69,8 @@ export interface LoadOptions {
   platform?: NodeJS.Platform;
   /** Test seam: file text, or undefined when the file does not exist; may throw on other failures. */
   readFile?: ReadFile;
+  /** A live edit's read: a setting value that no longer validates keeps its last good one (./last-good.ts). */
+  lastGoodSettings?: LastGoodSettings;
 }
 
 export const TRUST_REASON = 'the project is not trusted, so servers from its files are not started';
@@ -322,7 +324,9 @@ class Loader {
     if (doc === undefined) return [];
     if (settingsLayers !== undefined) {
       checkTopLevel(doc, file, this.diagnostics);
-      settingsLayers.push(readSettings(doc.settings, file, this.diagnostics));
+      settingsLayers.push(
+        readSettings(doc.settings, file, this.diagnostics, this.options.lastGoodSettings?.(file)),
+      );
       importNames.push(...readImports(doc, file, this.diagnostics));
     } else if (Object.hasOwn(doc, 'settings') || Object.hasOwn(doc, 'imports')) {
       this.untrustedExtras.add(file);

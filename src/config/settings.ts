@@ -17,19 +17,35 @@ import { checkValue } from './validate.ts';
 /** Valid settings of one file, each remembering its file for later diagnostics. */
 export type SettingsLayer = Map<string, { value: unknown; file: string; path: PathSegment[] }>;
 
+/** A file's last good setting values by key, kept through a live edit (./last-good.ts). */
+export type LastGoodSettings = (file: string) => ReadonlyMap<string, unknown> | undefined;
+
 const SETTING_PROPS = propertiesOf(SettingsSchema);
 const SETTING_KEYS = Object.keys(SETTING_PROPS);
 const CAPTURE_KEYS = Object.keys(propertiesOf(CaptureStatsSchema));
 
-export function readSettings(raw: unknown, file: string, diagnostics: Diagnostic[]): SettingsLayer {
+/**
+ * `lastGood`: a live edit's last good values of this file's settings; a value that no longer validates
+ * takes its last good one instead of being ignored.
+ */
+export function readSettings(
+  raw: unknown,
+  file: string,
+  diagnostics: Diagnostic[],
+  lastGood?: ReadonlyMap<string, unknown>,
+): SettingsLayer {
   const layer: SettingsLayer = new Map();
   if (raw === undefined) return layer;
   if (!isPlainObject(raw)) {
+    const kept = lastGood !== undefined && lastGood.size > 0;
+    if (kept) for (const [key, value] of lastGood) layer.set(key, { value, file, path: ['settings', key] });
     diagnostics.push(
-      diagnostic('error', 'invalid-setting', '"settings" must be an object; it is ignored.', {
-        file,
-        path: 'settings',
-      }),
+      diagnostic(
+        'error',
+        'invalid-setting',
+        `"settings" must be an object; ${kept ? 'its last good values are kept until it is fixed' : 'it is ignored'}.`,
+        { file, path: 'settings' },
+      ),
     );
     return layer;
   }
@@ -58,12 +74,15 @@ export function readSettings(raw: unknown, file: string, diagnostics: Diagnostic
     const problem = checkValue(schema, value);
     if (problem !== undefined) {
       const where = formatPath([...path, ...problem.path]);
+      const kept = lastGood?.has(key) === true;
+      if (kept) layer.set(key, { value: lastGood?.get(key), file, path });
       diagnostics.push(
-        diagnostic('error', 'invalid-setting', `${where} ${problem.message}; this value is ignored.`, {
-          file,
-          path: where,
-          fix: problem.fix,
-        }),
+        diagnostic(
+          'error',
+          'invalid-setting',
+          `${where} ${problem.message}; ${kept ? 'its last good value is kept until it is fixed' : 'this value is ignored'}.`,
+          { file, path: where, fix: problem.fix },
+        ),
       );
       continue;
     }

@@ -172,10 +172,10 @@ export function bridgePi(rawPi: PiHost, options: PiBridgeOptions): PiBridge {
         return ctx && config ? settleConsent(ctx, request, { ...config, pending }) : false;
       },
       // An edit while the session runs: the files as they are now (never the start record's texts).
-      reloadConfig: (r, readFile) => {
+      reloadConfig: (r, live) => {
         const made = fullStart.made();
         if (!made) throw new Error('the config loader is not loaded yet');
-        return loadSessionConfig(made, { pi, agentDir, homeDir, env, texts: undefined, readFile }, r).config;
+        return loadSessionConfig(made, { pi, agentDir, homeDir, env, texts: undefined, live }, r).config;
       },
       readSession: (r) => {
         const read = isCurrent(phase, r) && phase.kind !== 'closed' ? phase.startup : undefined;

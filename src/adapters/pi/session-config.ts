@@ -1,7 +1,8 @@
 // What a Pi session's config is read from (the --mcp-config flag, Pi's own MCP servers, the folder and
 // its trust) and the load itself, recording what it read for the start record (./start-record.ts).
 
-import { type ReadFile, readFileFromDisk } from '../../config/read-file.ts';
+import type { LiveRead } from '../../config/last-good.ts';
+import { readFileFromDisk } from '../../config/read-file.ts';
 import type { LoadedConfig } from '../../config/types.ts';
 import type { StartRequest } from '../../machines/session.machine.ts';
 import type { FullStart } from './full-start-loader.ts';
@@ -43,17 +44,18 @@ export interface SessionConfigSource {
   env: Record<string, string | undefined>;
   /** Config texts the start record read: taken instead of reading the files again. */
   texts: ConfigTexts | undefined;
-  /** Reads the files (default: from disk); a live edit's read keeps a broken file's last good version. */
-  readFile?: ReadFile | undefined;
+  /** A live edit's read (default: the files from disk): a broken file or setting keeps its last good version. */
+  live?: LiveRead | undefined;
 }
 
 /** Reads the config, and says what it read (for the start record). */
 export function loadSessionConfig(
   { loadConfig, readProjectConsent }: FullStart,
-  { pi, agentDir, homeDir, env, texts, readFile = readFileFromDisk }: SessionConfigSource,
+  { pi, agentDir, homeDir, env, texts, live }: SessionConfigSource,
   request: StartRequest,
 ): { config: LoadedConfig; inputs: StartInputs | undefined } {
   const configPath = configPathFlag(pi);
+  const readFile = live?.readFile ?? readFileFromDisk;
   const seen = recordingInputs(
     env,
     texts ? (path) => (texts.has(path) ? texts.get(path) : readFile(path)) : readFile,
@@ -70,6 +72,7 @@ export function loadSessionConfig(
       ? { projectConsent: readProjectConsent(agentDir, request.cwd, seen.readFile) }
       : {}),
     ...(configPath ? { configPath } : {}),
+    ...(live ? { lastGoodSettings: live.lastGoodSettings } : {}),
     ...(pi.getMcpServers ? { piServers: pi.getMcpServers() } : {}),
   });
   return { config, inputs: seen.inputs() };

@@ -27,7 +27,7 @@ function session(files: Record<string, string>) {
     },
     save(more: Record<string, string>) {
       l.write(more);
-      const read = lastGood.reread(config, (readFile) => l.load({ readFile }));
+      const read = lastGood.reread(config, (live) => l.load(live));
       const { diff, config: next } = diffConfig(config, read.config);
       config = next;
       return { ...read, diff };
@@ -175,12 +175,39 @@ describe('an entry that no longer validates keeps its last good definition', () 
     expect(bad.config.skipped.map((e) => e.name)).toEqual(['beta']);
   });
 
-  it('a setting with a wrong value keeps the last good settings', () => {
-    const s = session({ [USER]: json({ settings: { requestTimeoutMs: 5000 }, mcpServers: {} }) });
-    const bad = s.save({ [USER]: json({ settings: { requestTimeoutMs: 'soon' }, mcpServers: {} }) });
-    expect(bad.errors.map((d) => d.code)).toEqual(['invalid-setting']);
+  it('a setting with a wrong value keeps its last good value; the file’s other settings and other files apply', () => {
+    const s = session({
+      [USER]: json({ settings: { requestTimeoutMs: 5000, idleTimeout: 5 }, mcpServers: {} }),
+    });
+    const bad = s.save({
+      [USER]: json({ settings: { requestTimeoutMs: 'soon', idleTimeout: 7 }, mcpServers: {} }),
+      'project/.mcp.json': json({ mcpServers: { local: { command: 'local' } } }),
+    });
+    expect(bad.errors.map((d) => [d.code, d.path])).toEqual([
+      ['invalid-setting', 'settings.requestTimeoutMs'],
+    ]);
+    expect(bad.errors[0]!.message).toMatch(/its last good value is kept until it is fixed\.$/);
     expect(bad.config.settings.requestTimeoutMs).toBe(5000);
-    expect(bad.diff.settings).toEqual([]);
+    expect(bad.config.settings.idleTimeoutMs).toBe(7 * 60_000);
+    expect(names(bad.config)).toEqual(['local']);
+    // Saved again still broken (another key changed): the value before the first bad save holds.
+    const again = s.save({
+      [USER]: json({ settings: { requestTimeoutMs: 'soon', idleTimeout: 8 }, mcpServers: {} }),
+    });
+    expect(again.config.settings.requestTimeoutMs).toBe(5000);
+    expect(again.config.settings.idleTimeoutMs).toBe(8 * 60_000);
+    const fixed = s.save({
+      [USER]: json({ settings: { requestTimeoutMs: 9000, idleTimeout: 8 }, mcpServers: {} }),
+    });
+    expect(fixed.errors).toEqual([]);
+    expect(fixed.config.settings.requestTimeoutMs).toBe(9000);
+  });
+
+  it('a setting that never had a good value is ignored, as at a start', () => {
+    const s = session({ [USER]: json({ mcpServers: {} }) });
+    const bad = s.save({ [USER]: json({ settings: { requestTimeoutMs: 'soon' }, mcpServers: {} }) });
+    expect(bad.errors[0]!.message).toMatch(/this value is ignored\.$/);
+    expect(bad.config.settings.requestTimeoutMs).toBe(s.l.load().settings.requestTimeoutMs);
   });
 });
 
