@@ -30,7 +30,7 @@ import {
   isEmptyDiff,
 } from '../config/config-diff.ts';
 import { defaultSettings } from '../config/defaults.ts';
-import { type LiveRead, LastGoodConfig } from '../config/last-good.ts';
+import { LastGoodConfig, type LiveRead } from '../config/last-good.ts';
 import type { LoadedConfig, PendingServer, ServerDefinition, Settings } from '../config/types.ts';
 import type { InspectionRelay } from '../inspect/deferred.ts';
 import type { Logger } from '../logger.ts';
