@@ -5,7 +5,8 @@
 // ended, so the browser never reads "Signed in" for a sign-in that was refused. Closed by its owner
 // when the sign-in ends, whichever way.
 
-import { createServer, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -62,6 +63,9 @@ export async function listenForCallback(options: {
     deliver = resolve;
   });
   let held: ServerResponse | undefined;
+  // Through require, not an import: an ES import of node:http reads every export, and three of them load
+  // Node's fetch (undici), 20–25 ms on the thread of whoever loads the MCP adapter (the shared host).
+  const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method !== 'GET' || url.pathname !== path) {
