@@ -68,7 +68,7 @@ export const DIAGNOSTIC_CODES = {
   'invalid-url': ['error', '`url` is not an http(s) URL after interpolation; the server is skipped.'],
   'invalid-setting': [
     'error',
-    'A setting has a wrong value; its default (or the user file’s value) is used.',
+    'A setting has a wrong value; its default (or the user file’s value) is used, or, after an edit while a session runs, its last good value.',
   ],
   'invalid-direct-tools-env': [
     'warning',
