@@ -14,7 +14,7 @@ import { SecretValues } from '../../src/redact/index.ts';
 import { silentHost } from '../../src/session/host-port.ts';
 import type { ToolResult } from '../../src/tools/executor.ts';
 import { stdioDefinition } from '../fixtures/servers/definitions.ts';
-import { listDescendants } from '../fixtures/servers/spawn.ts';
+import { fixtureServerProcesses } from '../fixtures/servers/spawn.ts';
 import { loadedConfig } from '../support/config.ts';
 
 let tempDir: string;
@@ -45,7 +45,7 @@ beforeEach(() => {
 afterEach(async () => {
   await runtime.stop();
   runtime.dispose();
-  expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toEqual([]);
+  expect(fixtureServerProcesses()).toEqual([]);
   rmSync(tempDir, { recursive: true, force: true });
 });
 

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from 'xstate';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../src/adapters/pi/bridge.ts';
-import { EVERYTHING_ENTRY, listDescendants, stdioFixture } from '../fixtures/servers/spawn.ts';
+import { EVERYTHING_ENTRY, fixtureServerProcesses, stdioFixture } from '../fixtures/servers/spawn.ts';
 import { stopHostsUnder } from '../support/hosts.ts';
 import { RecordingPi } from '../support/recording-pi.ts';
 
@@ -35,7 +35,7 @@ afterEach(async () => {
   }
   // The servers ran in the shared host the sessions started: stopping it ends them.
   await stopHostsUnder(root);
-  expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toEqual([]);
+  expect(fixtureServerProcesses()).toEqual([]);
   rmSync(root, { recursive: true, force: true });
 });
 

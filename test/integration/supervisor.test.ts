@@ -12,8 +12,8 @@ import { bridgePi, type PiBridge } from '../../src/adapters/pi/bridge.ts';
 import { serverStateOf } from '../../src/machines/server.machine.ts';
 import { serverId } from '../../src/machines/session.machine.ts';
 import {
+  fixtureServerProcesses,
   type HttpFixture,
-  listDescendants,
   startHttpFixture,
   stdioFixture,
 } from '../fixtures/servers/spawn.ts';
@@ -65,7 +65,7 @@ afterEach(async () => {
     runtime.dispose();
   }
   for (const fixture of fixtures.splice(0)) await fixture.stop();
-  expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toEqual([]);
+  expect(fixtureServerProcesses()).toEqual([]);
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -124,7 +124,7 @@ describe('supervisor with real servers', () => {
     // ToolSearch is registered and the active set narrowed; no runtime yet: no status, no process.
     expect(pi.activeMcp()).toEqual(['ToolSearch']);
     expect(pi.status).toBeUndefined();
-    expect(serverProcesses()).toHaveLength(0);
+    expect(fixtureServerProcesses()).toHaveLength(0);
     await pi.emit('agent_start', {});
     await pi.emit('before_provider_request', { payload: {} });
     // Once the request is on its way: the eager server and the one whose tools are unknown connect,
@@ -166,7 +166,7 @@ describe('supervisor with real servers', () => {
     expect(mcpTools()).toEqual(expect.arrayContaining(['one__add', 'one__echo', 'two__add', 'two__echo']));
     expect(mcpTools().length).toBeGreaterThan(4);
     expect(pi.activeMcp()).toEqual(['ToolSearch', 'one__echo']);
-    expect(serverProcesses()).toHaveLength(0);
+    expect(fixtureServerProcesses()).toHaveLength(0);
     const found = await pi.callTool('ToolSearch', { query: 'select:two__add' });
     expect(pi.tools.has('one__add')).toBe(true);
     expect(pi.tools.has('two__add')).toBe(true);
@@ -174,7 +174,7 @@ describe('supervisor with real servers', () => {
     // Loading two__add starts its server in the background, for the call the model makes next.
     await waitForServerProcesses(1);
     expect(text(await pi.callTool('two__add', { a: 1, b: 2 }))).toContain('3');
-    expect(serverProcesses()).toHaveLength(1);
+    expect(fixtureServerProcesses()).toHaveLength(1);
   });
 
   it('when codemode scripts can call MCP tools, every cached tool is registered at session_start', async () => {
@@ -202,7 +202,7 @@ describe('supervisor with real servers', () => {
     await pi.emit('session_start', {});
     expect([...pi.tools.keys()]).toEqual(expect.arrayContaining(['two__echo', 'two__add']));
     expect(pi.activeMcp()).toEqual(['ToolSearch']);
-    expect(serverProcesses()).toHaveLength(0);
+    expect(fixtureServerProcesses()).toHaveLength(0);
   });
 
   it('a list_changed adds the new tool, registered but inactive, and ToolSearch keeps its description', async () => {
@@ -479,7 +479,7 @@ describe('supervisor with real servers', () => {
     expect(seen).toContain('closing');
     expect(server.getSnapshot().status).toBe('stopped');
     // No polling: the actor stopped only after the close had ended the process.
-    expect(serverProcesses().map((p) => p.pid)).not.toContain(pid);
+    expect(fixtureServerProcesses().map((p) => p.pid)).not.toContain(pid);
   });
 
   it('the session shutdown returns once every server process is gone', async () => {
@@ -494,10 +494,10 @@ describe('supervisor with real servers', () => {
     const runtime = await bridge.runtime();
     for (const ref of Object.values(runtime.servers()))
       await waitFor(ref, (s) => s.matches('connected'), { timeout: 15_000 });
-    expect(serverProcesses()).toHaveLength(2);
+    expect(fixtureServerProcesses()).toHaveLength(2);
     await pi.emit('session_shutdown', {});
     expect(runtime.actor.getSnapshot().matches('idle')).toBe(true);
-    expect(serverProcesses()).toEqual([]);
+    expect(fixtureServerProcesses()).toEqual([]);
   });
 
   it("a new session while one is open (/new, /reload): the old server's process is gone before the new generation spawns its actor", async () => {
@@ -509,13 +509,13 @@ describe('supervisor with real servers', () => {
     const old = runtime.servers().same!;
     await waitFor(old, (s) => s.matches('connected'), { timeout: 15_000 });
     const oldPid = old.getSnapshot().context.connection!.pid!;
-    expect(serverProcesses().map((p) => p.pid)).toContain(oldPid);
+    expect(fixtureServerProcesses().map((p) => p.pid)).toContain(oldPid);
     // The moment the new generation's actor for `same` appears, which server processes are alive?
     let aliveAtSpawn: number[] | undefined;
     const watching = runtime.actor.subscribe((s) => {
       const child = s.children[serverId('same')];
       if (child && child !== old && aliveAtSpawn === undefined)
-        aliveAtSpawn = serverProcesses().map((p) => p.pid);
+        aliveAtSpawn = fixtureServerProcesses().map((p) => p.pid);
     });
     await pi.emit('session_start', { reason: 'new' });
     await pi.command('mcp'); // the runtime starts with the new session
@@ -526,7 +526,7 @@ describe('supervisor with real servers', () => {
     const fresh = runtime.servers().same!;
     expect(fresh).not.toBe(old);
     await waitFor(fresh, (s) => s.matches('connected'), { timeout: 15_000 });
-    expect(serverProcesses().map((p) => p.pid)).not.toContain(oldPid);
+    expect(fixtureServerProcesses().map((p) => p.pid)).not.toContain(oldPid);
   });
 
   it('three rapid session starts with slow connects: one runtime start, nothing leaks', async () => {
@@ -552,9 +552,10 @@ describe('supervisor with real servers', () => {
   });
 });
 
-const serverProcesses = () => listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'));
-
 /** Polls the real process table until exactly `n` stdio fixture processes are ours. */
 function waitForServerProcesses(n: number) {
-  return vi.waitFor(() => expect(serverProcesses()).toHaveLength(n), { timeout: 10_000, interval: 50 });
+  return vi.waitFor(() => expect(fixtureServerProcesses()).toHaveLength(n), {
+    timeout: 10_000,
+    interval: 50,
+  });
 }

@@ -4,11 +4,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
 import { connectMcp } from '../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../src/adapters/pi/bridge.ts';
-import { listDescendants, stdioFixture } from '../fixtures/servers/spawn.ts';
+import { stdioFixture } from '../fixtures/servers/spawn.ts';
+import { untilNoFixtureServers } from '../support/fixture-processes.ts';
 import { RecordingPi } from '../support/recording-pi.ts';
 
 let root: string;
@@ -33,10 +34,7 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
   // A connect still in flight when the runtime stops is ended by its abort path, which does not hold
   // stop() (src/adapters/mcp/session.ts), so the process table is polled until the fixture is gone.
-  await vi.waitFor(
-    () => expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toEqual([]),
-    { timeout: 10_000, interval: 50 },
-  );
+  await untilNoFixtureServers();
 });
 
 const text = (result: { content: Array<{ type: string; text?: string }> }) =>

@@ -15,8 +15,9 @@ import { callTool } from '../../../src/session/call-tool.ts';
 import { silentHost } from '../../../src/session/host-port.ts';
 import type { ApprovalRequest } from '../../../src/tools/approval.ts';
 import { createCallStats } from '../../../src/tools/stats.ts';
-import { listDescendants, stdioFixture } from '../../fixtures/servers/spawn.ts';
+import { stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
+import { untilNoFixtureServers } from '../../support/fixture-processes.ts';
 import { resultText } from '../../support/runtime.ts';
 import { runtimeDeps } from '../../support/session-deps.ts';
 
@@ -49,10 +50,7 @@ afterEach(async () => {
   await runtime.stop();
   runtime.dispose();
   rmSync(root, { recursive: true, force: true });
-  await vi.waitFor(
-    () => expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toEqual([]),
-    { timeout: 10_000, interval: 50 },
-  );
+  await untilNoFixtureServers();
 });
 
 describe('callTool', () => {

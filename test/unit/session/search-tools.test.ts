@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from 'xstate';
 import { createRuntime, type Runtime } from '../../../src/actors/session-actor.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
@@ -15,8 +15,9 @@ import type { StartRequest } from '../../../src/machines/session.machine.ts';
 import { SecretValues } from '../../../src/redact/index.ts';
 import { silentHost } from '../../../src/session/host-port.ts';
 import { SEARCH_WAIT_MS, searchTools } from '../../../src/session/search-tools.ts';
-import { listDescendants, stdioFixture } from '../../fixtures/servers/spawn.ts';
+import { stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { definition, loadedConfig } from '../../support/config.ts';
+import { untilNoFixtureServers } from '../../support/fixture-processes.ts';
 import { KNOWN_TOOLS, resultText } from '../../support/runtime.ts';
 import { armedClock, runtimeDeps } from '../../support/session-deps.ts';
 
@@ -63,10 +64,7 @@ afterEach(async () => {
   await runtime.stop();
   runtime.dispose();
   rmSync(root, { recursive: true, force: true });
-  await vi.waitFor(
-    () => expect(listDescendants(process.pid).filter((p) => p.command.includes('stdio-server'))).toEqual([]),
-    { timeout: 10_000, interval: 50 },
-  );
+  await untilNoFixtureServers();
 });
 
 const activated = () => runtime.actor.getSnapshot().context.activated;
