@@ -181,7 +181,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const stage = lineStage(line.getSnapshot());
     if (stage === 'greeting') return void greet(client, line, message);
     // Its first word after the proof says whether it is a session or only a probe (`status`).
-    if (stage === 'newcomer') line.send({ type: 'SAID', probe: message.t === 'status' });
+    if (stage === 'newcomer' || stage === 'standby')
+      line.send({ type: 'SAID', probe: message.t === 'status' });
     switch (message.t) {
       case 'attach':
         return void attach(client, message.a, message.request);
@@ -369,7 +370,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   function status(): HostStatus {
     const snapshot = life?.getSnapshot();
     const proven = snapshot ? provenClients(snapshot.context) : [];
-    const attached = proven.some(({ stage }) => stage !== 'probe');
+    const attached = proven.some(({ stage }) => stage === 'session');
     const stopsAt = snapshot ? hostStopsAt(snapshot) : undefined;
     return {
       version: options.version,

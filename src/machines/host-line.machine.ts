@@ -1,5 +1,5 @@
-// One client's line to the shared host, from the host's side: greeting.{hello, proving} → newcomer →
-// session | probe, or dropped.
+// One client's line to the shared host, from the host's side: greeting.{hello, proving} → newcomer
+// (→ standby) → session | probe, or dropped.
 //
 // - greeting.hello: nothing is read from the line but a hello of this host's protocol and build.
 // - greeting.proving: the welcome (with the host's proof and nonce, `challenge`) was sent; the session's
@@ -9,6 +9,9 @@
 //   back the host's stop.
 // - newcomer: proven; its first message says what it is: `status` makes it a probe (`pi-mcp-actors
 //   host`, a panel asking which copies are warm), anything else a session.
+// - standby: a newcomer silent for `newcomerPatience`: a session that greeted ahead of its first use
+//   (src/adapters/host/line-ahead.ts). It no longer holds back the host's stop; its first message still
+//   says what it is.
 //
 // The host checks the hello and the proof (keys, nonces: src/host/host-server.ts), tells the chart
 // the outcome and provides `drop`. It is a child of the host's chart (./host-process.machine.ts, id `line:<id>`), which it
@@ -19,7 +22,10 @@ import { type AnyActorRef, assign, sendTo, setup } from 'xstate';
 /** How long the host waits for a line's hello and proof (a session gives up after 4 s on its side). */
 export const LINE_GREETING_DEADLINE_MS = 10_000;
 
-export type LineStage = 'greeting' | 'newcomer' | 'session' | 'probe';
+/** How long a proven line that has said nothing holds back the host's stop (then it stands by). */
+export const NEWCOMER_PATIENCE_MS = 10_000;
+
+export type LineStage = 'greeting' | 'newcomer' | 'standby' | 'session' | 'probe';
 
 export interface HostLineInput {
   id: number;
@@ -49,6 +55,7 @@ export type HostLineEvent =
 export function lineStage(snapshot: { hasTag(tag: string): boolean }): LineStage {
   if (snapshot.hasTag('session')) return 'session';
   if (snapshot.hasTag('probe')) return 'probe';
+  if (snapshot.hasTag('standby')) return 'standby';
   return snapshot.hasTag('proven') ? 'newcomer' : 'greeting';
 }
 
@@ -73,7 +80,7 @@ export const hostLineMachine = setup({
   guards: {
     saysStatus: ({ event }) => event.type === 'SAID' && event.probe,
   },
-  delays: { greetingDeadline: LINE_GREETING_DEADLINE_MS },
+  delays: { greetingDeadline: LINE_GREETING_DEADLINE_MS, newcomerPatience: NEWCOMER_PATIENCE_MS },
 }).createMachine({
   id: 'hostLine',
   initial: 'greeting',
@@ -90,6 +97,15 @@ export const hostLineMachine = setup({
     newcomer: {
       tags: ['proven'],
       entry: { type: 'report', params: { stage: 'newcomer' } },
+      after: { newcomerPatience: 'standby' },
+      on: {
+        SAID: [{ guard: 'saysStatus', target: 'probe' }, { target: 'session' }],
+      },
+    },
+    standby: {
+      description: 'proven and silent: greeted ahead of its first use; it does not hold back the stop',
+      tags: ['proven', 'standby'],
+      entry: { type: 'report', params: { stage: 'standby' } },
       on: {
         SAID: [{ guard: 'saysStatus', target: 'probe' }, { target: 'session' }],
       },

@@ -3,14 +3,16 @@
 //
 // - Each line is a child (./host-line.machine.ts, id `line:<id>`): `greeting` (its hello and proof not
 //   both in), `newcomer` once proven, then what its first message after that says it is: a `probe`
-//   (`status`: `pi-mcp-actors host`, a panel asking which copies are warm) or a `session`. It tells
+//   (`status`: `pi-mcp-actors host`, a panel asking which copies are warm) or a `session`.
+//   A newcomer silent past its patience stands by (`standby`: a session's line greeted ahead of use). It tells
 //   this chart each stage it reaches; its line closing stops it.
 // - held: a session is on the line. When the last one leaves, the idle time starts (idle).
 // - idle: no session; after `idleTimeout` (the host's idle time) the time is up (due). A probe neither
-//   holds the host nor restarts the time, nor does a line that never proved itself; any other client
-//   leaving (a proven newcomer too) restarts it.
-// - due: the stop waits while a client has not yet said whether it is a session (so a session
-//   connecting at that moment is not cut); a session holds the host again.
+//   holds the host nor restarts the time, nor does a line that never proved itself or one standing by;
+//   any other client leaving (a proven newcomer too) restarts it.
+// - due: the stop waits while a client has not yet said whether it is a session (a greeting or a
+//   newcomer line, so a session connecting at that moment is not cut; not one standing by, which may
+//   stay silent for hours); a session holds the host again.
 // - closing: the host shuts down (`shutDown`: its socket, its clients' lines, its servers), then closed.
 //
 // `stopsAt` (epoch ms) is when the idle time is up, while it runs: what the host's status shows. Pure:
@@ -95,10 +97,10 @@ export const hostProcessMachine = setup({
   guards: {
     /** A line says it is a session. */
     becomesSession: ({ event }) => event.type === 'CLIENT_STAGE' && event.stage === 'session',
-    /** The client leaving was a probe, or never proved itself (or was never known): the idle time goes on. */
+    /** The client leaving was a probe, stood by, or never proved itself (or was never known): the idle time goes on. */
     heldNothing: ({ context, event }) => {
       const stage = event.type === 'CLIENT_LEFT' ? stageOf(context, event.id) : undefined;
-      return stage === undefined || stage === 'probe' || stage === 'greeting';
+      return stage === undefined || stage === 'probe' || stage === 'greeting' || stage === 'standby';
     },
     /** Another session stays on after this client leaves. */
     sessionsRemain: ({ context, event }) =>
@@ -145,7 +147,8 @@ export const hostProcessMachine = setup({
           after: { idleTimeout: 'due' },
         },
         due: {
-          description: 'the idle time is up: the stop waits for every newcomer to say what it is',
+          description:
+            'the idle time is up: the stop waits for every newcomer to say what it is (not for one standing by)',
           always: { guard: 'nobodyUndecided', target: '#hostProcess.closing', actions: 'idleStop' },
         },
       },

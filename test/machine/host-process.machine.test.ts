@@ -8,6 +8,7 @@ import {
   hostLineMachine,
   LINE_GREETING_DEADLINE_MS,
   lineStage,
+  NEWCOMER_PATIENCE_MS,
 } from '../../src/machines/host-line.machine.ts';
 import {
   hostProcessMachine,
@@ -151,8 +152,9 @@ describe('hostProcess', () => {
 
   it('time up while a client has not said what it is: the stop waits; a probe lets it stop, a session holds it', () => {
     const first = hostLife();
+    first.advance(IDLE_MS - 1_000);
     first.join(1);
-    first.advance(IDLE_MS * 3);
+    first.advance(NEWCOMER_PATIENCE_MS - 1);
     expect(first.actor.getSnapshot().value).toEqual({ serving: 'due' });
     first.say(1, true);
     expect(first.closing()).toBe(true);
@@ -203,6 +205,39 @@ describe('hostProcess', () => {
     expect(closing()).toBe(false);
     advance(1);
     expect(closing()).toBe(true);
+  });
+
+  it('a newcomer silent past its patience stands by: it no longer holds back the stop, its leaving restarts nothing, its first word still counts', () => {
+    const first = hostLife();
+    first.join(1);
+    first.advance(NEWCOMER_PATIENCE_MS - 1);
+    expect(lineStage(first.line(1).getSnapshot())).toBe('newcomer');
+    first.advance(1);
+    expect(lineStage(first.line(1).getSnapshot())).toBe('standby');
+    // Its time is up while it stands by: the host stops, on time.
+    first.advance(IDLE_MS - NEWCOMER_PATIENCE_MS - 1);
+    expect(first.closing()).toBe(false);
+    first.advance(1);
+    expect(first.closing()).toBe(true);
+
+    const second = hostLife();
+    second.advance(5_000);
+    second.join(1);
+    second.advance(NEWCOMER_PATIENCE_MS);
+    second.leave(1);
+    // Leaving from standby: the time runs on from the start, not anew.
+    second.advance(IDLE_MS - 5_000 - NEWCOMER_PATIENCE_MS);
+    expect(second.closing()).toBe(true);
+
+    const third = hostLife();
+    third.join(1);
+    third.advance(IDLE_MS - 1);
+    // A session greeted ahead uses its line: it says it is a session and holds the host.
+    third.say(1, false);
+    expect(lineStage(third.line(1).getSnapshot())).toBe('session');
+    expect(third.actor.getSnapshot().value).toEqual({ serving: 'held' });
+    third.advance(IDLE_MS * 5);
+    expect(third.closing()).toBe(false);
   });
 
   it('the stop time is read from the chart: now + idle time while it runs, none while a session is attached', () => {

@@ -5,7 +5,7 @@
 import { connect } from 'node:net';
 import { type ActorRefFrom, createActor } from 'xstate';
 import { unrefClock } from '../../actors/unref-clock.ts';
-import { hostProof, newNonce, proofMatches, sessionProof } from '../../host/host-key.ts';
+import { newNonce, sessionProof } from '../../host/host-key.ts';
 import { LineChannel } from '../../host/line-channel.ts';
 import {
   type ClientMessage,
@@ -17,6 +17,7 @@ import {
   WIRE_PROTOCOL,
   type WireError,
 } from '../../host/protocol.ts';
+import { welcomeProblem } from '../../host/welcome.ts';
 import { fromWire, toWire } from '../../host/wire-error.ts';
 import type { InspectionRelay } from '../../inspect/deferred.ts';
 import { type HostLinkEvent, hostLinkMachine, type LinkFailure } from '../../machines/host-link.machine.ts';
@@ -32,6 +33,7 @@ import type { InstanceState, OthersInFlight } from '../../ports/host.ts';
 import type { HostRequests, LogLevel } from '../../ports/mcp.ts';
 import type { Surface } from '../../ports/surface-words.ts';
 import { inSurfaceWords } from '../mcp/auth/connect-auth.ts';
+import { type GreetedLine, takeLineAhead } from './line-ahead.ts';
 import { CALL_GRACE_MS, RESTART_ANSWER_MS } from './link-deadlines.ts';
 
 /**
@@ -109,13 +111,20 @@ export class HostClient {
    * send the events of this session's instance actors; `surface` is whose words its errors are given in.
    */
   static open(socketPath: string, greeting: Greeting): Promise<HostClient> {
+    const greetedAhead = takeLineAhead(socketPath, greeting.key, greeting.label);
+    if (!greetedAhead) return HostClient.connect(socketPath, greeting);
+    return greetedAhead.then((line) => HostClient.connect(socketPath, greeting, line));
+  }
+
+  /** Greets on a new connection, or takes over a line greeted ahead (./line-ahead.ts): already proven. */
+  private static connect(socketPath: string, greeting: Greeting, ahead?: GreetedLine): Promise<HostClient> {
     const { build, key, label, inspection, surface } = greeting;
     return new Promise((resolve, reject) => {
       const nonce = newNonce();
       let welcome: Extract<HostMessage, { t: 'welcome' }> | undefined;
       let client: HostClient | undefined;
       let handedOver = false;
-      const socket = connect(socketPath);
+      const socket = ahead?.socket ?? connect(socketPath);
       const channel = new LineChannel<HostMessage, ClientMessage>(
         socket,
         (message) => {
@@ -142,18 +151,22 @@ export class HostClient {
           },
           actions: {
             sendHello: () =>
-              void channel.send({
-                t: 'hello',
-                protocol: WIRE_PROTOCOL,
-                build,
-                pid: process.pid,
-                label,
-                nonce,
-              }),
+              void (
+                ahead ||
+                channel.send({
+                  t: 'hello',
+                  protocol: WIRE_PROTOCOL,
+                  build,
+                  pid: process.pid,
+                  label,
+                  nonce,
+                })
+              ),
             opened: () => {
-              const proven = welcome!;
-              channel.send({ t: 'proof', proof: sessionProof(key, nonce, proven.nonce) });
-              const opened = new HostClient(channel, link, proven.pid, proven.version, inspection, surface);
+              const proven = welcome;
+              if (proven) channel.send({ t: 'proof', proof: sessionProof(key, nonce, proven.nonce) });
+              const { pid, version } = ahead ?? proven!;
+              const opened = new HostClient(channel, link, pid, version, inspection, surface);
               client = opened;
               const handOver = () => {
                 handedOver = true;
@@ -183,6 +196,10 @@ export class HostClient {
         if (link.getSnapshot().status === 'active') link.send(event);
       };
       link.start();
+      if (ahead) {
+        tell({ type: 'CONNECTED' });
+        return tell({ type: 'WELCOMED' });
+      }
       socket.once('connect', () => tell({ type: 'CONNECTED' }));
       socket.once('error', (error) =>
         tell({ type: 'FAILED', why: 'absent', detail: `is not there (${error.message})` }),
@@ -502,38 +519,4 @@ export class HostClient {
     this.restarts.clear();
     for (const listener of this.closedListeners.splice(0)) listener();
   }
-}
-
-/**
- * Why the first answer to a hello is not this build's host proving the key, or undefined when it is.
- * Anything this build does not know (an older host's welcome, missing fields) is "not our host".
- */
-function welcomeProblem(
-  message: unknown,
-  { build, key, nonce }: { build: string; key: Buffer; nonce: string },
-): { text: string; why: LinkFailure } | undefined {
-  const m = (typeof message === 'object' && message !== null ? message : {}) as Record<string, unknown>;
-  if (m.t === 'other-build' || (m.t === 'welcome' && (m.protocol !== WIRE_PROTOCOL || m.build !== build))) {
-    const of = typeof m.build === 'string' ? `build ${m.build}` : `version ${String(m.version)}`;
-    return {
-      text: `is another build's (${of}, protocol ${String(m.protocol ?? 1)}; this is ${build}, protocol ${WIRE_PROTOCOL}): not used`,
-      why: 'other-build',
-    };
-  }
-  if (
-    m.t !== 'welcome' ||
-    typeof m.pid !== 'number' ||
-    typeof m.nonce !== 'string' ||
-    typeof m.version !== 'string'
-  )
-    return {
-      text: 'answered with something that is not a shared host of this build: not used',
-      why: 'foreign',
-    };
-  if (!proofMatches(m.proof, hostProof(key, nonce, m.nonce)))
-    return {
-      text: "answered without proving the user's host key: not used (nothing was sent to it)",
-      why: 'foreign',
-    };
-  return undefined;
 }

@@ -2,25 +2,30 @@
 // detached (its own session and process group, outliving the session that started it); it writes one
 // line on a pipe (fd HOST_READY_FD) once it listens, so a session waiting for it connects at that
 // moment instead of at its next try. Light on purpose: a Pi session loads it as its first model request
-// is prepared, to start the host once that request is on its way (nothing of the host client or XState).
+// is prepared, to start the host once that request is on its way (nothing of the host client or XState),
+// and to greet it ahead of the session's first use.
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { buildIdentity } from '../../host/build-identity.ts';
-import { prepareHostPlace } from '../../host/host-place.ts';
+import { type HostPlace, prepareHostPlace } from '../../host/host-place.ts';
 import { hostSocketPath } from '../../host/paths.ts';
 import { ensurePrivateFolder } from '../../host/private-place.ts';
 import { HOST_READY_FD, HOST_READY_LINE } from '../../host/ready-signal.ts';
 import { packageFile } from '../../package-files.ts';
+import { greetAhead } from './line-ahead.ts';
 
 export type HostProcessEvent = { type: 'LISTENING' } | { type: 'EXITED'; code: number };
 
 export interface StartedHost {
   pid: number | undefined;
-  /** Hears when it listens or exits, from now on; returns the unsubscribe. */
-  follow(listener: (event: HostProcessEvent) => void): () => void;
+  /**
+   * Hears when it listens or exits, from now on; returns the unsubscribe. While someone `holds`
+   * (the default), the host coming up keeps this process alive.
+   */
+  follow(listener: (event: HostProcessEvent) => void, holds?: boolean): () => void;
 }
 
 /** The hosts this process started that have not yet said they listen (nor exited), per socket. */
@@ -33,25 +38,36 @@ export function hostComingUp(socket: string): StartedHost | undefined {
 
 /**
  * Starts the host in the background when none listens (the session's first request is on its way;
- * its first call then finds the host up). Nothing is attached: an unused host idles out as ever. A
- * place that is not the user's alone starts nothing (the first call says why).
+ * its first call then finds the host up), and greets it ahead of use once it listens (./line-ahead.ts).
+ * Nothing is attached: an unused host idles out as ever. A place that is not the user's alone starts
+ * nothing (the first call says why).
  */
 export function startHostSoon(agentDir: string, build = buildIdentity()): void {
-  let socket: string;
+  let place: HostPlace;
   try {
     if (!existsSync(agentDir)) return;
-    socket = prepareHostPlace(agentDir, build).socketPath;
+    place = prepareHostPlace(agentDir, build);
   } catch {
     return;
   }
-  if (comingUp.has(socket)) return;
+  const { socketPath: socket, key } = place;
+  const greetOnceListening = (host: StartedHost) => {
+    const stop = host.follow((event) => {
+      stop();
+      if (event.type === 'LISTENING') greetAhead(socket, key, build);
+    }, false);
+  };
+  const coming = comingUp.get(socket);
   // No socket file: nobody listens, no need to ask.
-  if (!existsSync(socket)) return void spawnHost(agentDir, build);
+  if (coming || !existsSync(socket)) {
+    greetOnceListening(coming ?? spawnHost(agentDir, build));
+    return;
+  }
+  // The probe becomes the line greeted ahead when a host answers.
   const probe = connect(socket);
-  probe.unref();
-  probe.once('connect', () => probe.destroy());
+  greetAhead(socket, key, build, probe);
   probe.once('error', () => {
-    if (!comingUp.has(socket)) spawnHost(agentDir, build);
+    if (!comingUp.has(socket)) greetOnceListening(spawnHost(agentDir, build));
   });
 }
 
@@ -79,17 +95,20 @@ export function spawnHost(agentDir: string, build: string): StartedHost {
   const ready = child.stdio[HOST_READY_FD] as Socket | null;
   // Nobody waiting: neither the host nor its pipe keeps this process alive. Someone waiting (a call
   // that needs the host) does, until it says it listens or exits.
+  const holders = new Set<(event: HostProcessEvent) => void>();
   const hold = (held: boolean) => {
     for (const handle of [child, ready]) held ? handle?.ref() : handle?.unref();
   };
   const started: StartedHost = {
     pid: child.pid,
-    follow(listener) {
+    follow(listener, holds = true) {
       listeners.add(listener);
-      hold(true);
+      if (holds) holders.add(listener);
+      hold(holders.size > 0);
       return () => {
         listeners.delete(listener);
-        if (listeners.size === 0) hold(false);
+        holders.delete(listener);
+        hold(holders.size > 0);
       };
     },
   };

@@ -4,10 +4,14 @@
 // on XState's SimulatedClock and never fires, so nothing else (the runtime's start, a connect) can
 // have started the host.
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
+import { sharedHostConnector } from '../../../src/adapters/host/shared-connector.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
 import { START_RECORD_FILE_NAME } from '../../../src/adapters/pi/start-record.ts';
@@ -15,9 +19,10 @@ import { configHash, createCacheStore } from '../../../src/catalog/cache.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { readProcState, stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { RecordingPi } from '../../support/recording-pi.ts';
-import { eventually, type HostWorld, useHostWorld } from './harness.ts';
+import { eventually, type HostWorld, sessionsOf, textOf, useHostWorld } from './harness.ts';
 
 const world = useHostWorld();
+const require = createRequire(import.meta.url);
 
 /** One shared server whose tools are cached: the session's start connects nothing. */
 async function configure(w: HostWorld, settings: Record<string, unknown> = {}): Promise<void> {
@@ -94,4 +99,66 @@ it('from the start record too: a session that prepared its request from the reco
   expect(await w.status()).toBeUndefined();
   await second.pi.emit('before_provider_request', { payload: {} });
   await hostUpWithNothingAttached(w);
+});
+
+it("greets the host ahead of use once it listens: the session's first connect takes that line, its attach goes out at once", async () => {
+  const w = world();
+  await configure(w);
+  const { pi } = await preparedSession(w);
+  await pi.emit('before_provider_request', { payload: {} });
+  await hostUpWithNothingAttached(w);
+  // The line greeted ahead: proven, this process's, nothing attached.
+  const [ahead] = await eventually(async () => {
+    const sessions = sessionsOf(await w.status());
+    expect(sessions).toMatchObject([{ pid: process.pid, attachments: 0 }]);
+    return sessions;
+  });
+
+  const connectorFor = sharedHostConnector({ agentDir: w.agentDir }, () => {
+    throw new Error('ran in the session');
+  });
+  const [notes] = loadConfig({
+    agentDir: w.agentDir,
+    cwd: w.project,
+    homeDir: w.root,
+    env: {},
+    projectTrusted: true,
+  }).servers;
+  const connection = await connectorFor(w.project)(notes!, { signal: new AbortController().signal });
+  try {
+    const result = await connection.callTool('echo', { text: 'ahead' });
+    expect(textOf(result)).toBe('ahead');
+    // The same line (its id) now carries the attachment; no second line was opened.
+    expect(sessionsOf(await w.status())).toMatchObject([{ id: ahead!.id, attachments: 1 }]);
+  } finally {
+    await connection.close();
+  }
+});
+
+it('a first connect that takes the line while it is still being greeted keeps its process alive until the call is answered', async () => {
+  const w = world();
+  await configure(w);
+  const [notes] = loadConfig({
+    agentDir: w.agentDir,
+    cwd: w.project,
+    homeDir: w.root,
+    env: {},
+    projectTrusted: true,
+  }).servers;
+  const tsx = pathToFileURL(join(dirname(require.resolve('tsx/package.json')), 'dist/loader.mjs')).href;
+  const script = join(import.meta.dirname, 'scripts', 'first-connect.ts');
+  const run = spawnSync(
+    process.execPath,
+    ['--import', tsx, script, w.agentDir, w.project, JSON.stringify(notes)],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+  const status = await w.status();
+  expect({ code: run.status, out: run.stdout, err: run.stderr }).toMatchObject({
+    code: 0,
+    out: 'first connect\n',
+  });
+  expect(status?.instances).toHaveLength(1);
 });

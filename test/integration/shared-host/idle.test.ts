@@ -66,8 +66,17 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
+/**
+ * A session on the line: its first word after the proof makes it one (here it asks for its instance
+ * actors' events; a line that says nothing only stands by).
+ */
 async function attach(label: string): Promise<HostClient> {
-  const client = await HostClient.open(join(root, 'host', 'host.sock'), { build: VERSION, key: KEY, label });
+  const client = await HostClient.open(join(root, 'host', 'host.sock'), {
+    build: VERSION,
+    key: KEY,
+    label,
+    inspection: { on: () => true, relay: () => {} },
+  });
   clients.push(client);
   await vi.waitFor(() => expect(host.status().clients.map((c) => c.label)).toContain(label));
   return client;
@@ -177,4 +186,19 @@ it('a line that says hello and never proves itself is closed after its greeting 
   clock.increment(1);
   await vi.waitFor(() => expect(logged).toContain(STOPS));
   await vi.waitFor(() => expect(exited).toBe(true));
+});
+
+it('a proven line that says nothing (a session greeted ahead of its first use) stands by: the host still stops on time', async () => {
+  const silent = await HostClient.open(join(root, 'host', 'host.sock'), {
+    build: VERSION,
+    key: KEY,
+    label: 'ahead',
+  });
+  clients.push(silent);
+  await vi.waitFor(() => expect(host.status().clients.map((c) => c.label)).toContain('ahead'));
+  expect(host.status().stopsAt).toBeDefined();
+  clock.increment(IDLE_MS - 1);
+  expect(logged).not.toContain(STOPS);
+  clock.increment(1);
+  await expectExit();
 });
