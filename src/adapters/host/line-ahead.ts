@@ -79,7 +79,7 @@ export function takeLineAhead(
 ): Promise<GreetedLine | undefined> | undefined {
   const entry = ahead.get(socketPath);
   // Another client of this process (a status probe, the CLI's label): it opens its own line.
-  if (!entry || !entry.key.equals(key) || entry.label !== label) return undefined;
+  if (!entry?.key.equals(key) || entry.label !== label) return undefined;
   ahead.delete(socketPath);
   // Someone waits for it now: a greeting still under way keeps the process alive, as a connect would.
   entry.socket.ref();
