@@ -65,11 +65,16 @@ export function renderHostStatus(status: HostStatus, now = Date.now()): string {
     `Socket: ${status.socket}`,
   ];
   // This command is a client too: it is not listed.
-  const sessions = status.clients.filter((c) => !c.probe && c.label !== STATUS_LABEL);
+  const clients = status.clients.filter((c) => !c.probe && c.label !== STATUS_LABEL);
+  const sessions = clients.filter((c) => c.attachments > 0);
+  // A session's line greeted ahead of its first use (or between its servers): it holds nothing.
+  const waiting = clients.filter((c) => c.attachments === 0);
   lines.push(whenItStops(status, sessions.length, now));
   lines.push(`Sessions attached: ${sessions.length}`);
   for (const c of sessions)
     lines.push(`  ${withPid(c.label, c.pid)}: ${c.attachments} server(s), ${c.inFlight} call(s) running`);
+  if (waiting.length > 0)
+    lines.push(`Connected, nothing attached: ${waiting.map((c) => withPid(c.label, c.pid)).join(', ')}`);
   lines.push(`Instances: ${status.instances.length}`);
   const byServer = new Map<string, HostStatus['instances']>();
   for (const i of status.instances) byServer.set(i.server, [...(byServer.get(i.server) ?? []), i]);

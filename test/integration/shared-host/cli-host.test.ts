@@ -2,6 +2,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { openHost } from '../../../src/adapters/host/start-host.ts';
 import { runCli } from '../../../src/cli/main.ts';
 import { stdioDefinition } from '../../fixtures/servers/definitions.ts';
 import { isAlive, stdioFixture } from '../../fixtures/servers/spawn.ts';
@@ -48,6 +49,7 @@ it("lists the host's sessions and instances", async () => {
   expect(out).toMatch(/Shared host \S+, pid \d+/);
   expect(out).toContain('Sessions attached: 1');
   expect(out).toContain('session A');
+  expect(out).not.toContain('Connected, nothing attached');
   expect(out).toMatch(
     /fixture-stdio \[project .*\] connected, pid \d+: 1 attached, 0 in flight; tags usable/,
   );
@@ -89,4 +91,16 @@ it('`host stop` stops the running host, which closes its servers', async () => {
     expect(isAlive(connection.pid!)).toBe(false);
   }, 10_000);
   expect((await cli('host', 'stop', 'now')).code).toBe(2);
+});
+
+it('a line greeted ahead of use, with nothing attached, is not counted as an attached session', async () => {
+  await world.session('session A').connect(stdioDefinition([], { inheritEnv: false }));
+  const ahead = await openHost({ agentDir: world.agentDir, build: world.build, label: 'ahead' });
+  try {
+    const { out } = await cli('host');
+    expect(out).toContain('Sessions attached: 1');
+    expect(out).toMatch(new RegExp(`^Connected, nothing attached: ahead \\(pid ${process.pid}\\)$`, 'm'));
+  } finally {
+    ahead.close();
+  }
 });
