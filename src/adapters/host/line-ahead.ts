@@ -46,14 +46,10 @@ export function defaultLabel(): string {
  * probe), unless a line is greeted or being greeted there already. A failure says nothing: the first
  * connect opens its own line and tells what went wrong.
  */
-export function greetAhead(
-  socketPath: string,
-  key: Buffer,
-  build: string,
-  socket: Socket = connect(socketPath),
-  label = defaultLabel(),
-): void {
-  if (ahead.has(socketPath)) return void socket.destroy();
+export function greetAhead(socketPath: string, key: Buffer, build: string, connecting?: Socket): void {
+  if (ahead.has(socketPath)) return void connecting?.destroy();
+  const label = defaultLabel();
+  const socket = connecting ?? connect(socketPath);
   socket.unref();
   const entry: Ahead = { socket, key, label, greeted: greet(socket, key, build, label) };
   ahead.set(socketPath, entry);

@@ -5,7 +5,6 @@
 // (./host-client.ts); a host that is silent, foreign or of another build is never waited for.
 
 import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import { unrefClock } from '../../actors/unref-clock.ts';
 import { buildIdentity } from '../../host/build-identity.ts';
@@ -21,6 +20,7 @@ import {
 } from '../../machines/host-start.machine.ts';
 import type { Surface } from '../../ports/surface-words.ts';
 import { HostClient, HostUnavailable } from './host-client.ts';
+import { defaultLabel } from './line-ahead.ts';
 import { hostComingUp, spawnHost } from './spawn-host.ts';
 
 export { type StartedHost, spawnHost, startHostSoon } from './spawn-host.ts';
@@ -125,9 +125,4 @@ function openAt(address: HostAddress, place: HostPlace): Promise<HostClient> {
 
 function isAbsent(error: unknown): boolean {
   return error instanceof HostUnavailable && error.why === 'absent';
-}
-
-function defaultLabel(): string {
-  const script = process.argv[1];
-  return script ? `${basename(script)} (pid ${process.pid})` : `pid ${process.pid}`;
 }
