@@ -24,12 +24,19 @@ import { type SocketWatch, watchOwnSocket } from './own-socket.ts';
 import { hostDir, packageVersion } from './paths.ts';
 import { ProcessRecords, recordsDir } from './process-records.ts';
 import { tellStarter } from './ready-signal.ts';
+import { makeSnapshot } from './snapshot-build.ts';
 
 /** The host's log, beside its socket. */
 export const HOST_LOG_FILE = 'host.log';
 
-/** Resolves when the host has stopped; at once (with false) when another host owns the socket. */
-export async function serveHost(env: Record<string, string | undefined> = process.env): Promise<boolean> {
+/**
+ * Resolves when the host has stopped; at once (with false) when another host owns the socket.
+ * `from.snapshot`: the startup snapshot it was deserialized from (./snapshot-main.ts).
+ */
+export async function serveHost(
+  env: Record<string, string | undefined> = process.env,
+  from: { snapshot?: string } = {},
+): Promise<boolean> {
   const agentDir = agentDirFrom(env, homedir());
   // A host started for an agent dir that is gone (a late starter of a finished test) has nobody to serve.
   if (!existsSync(agentDir)) return false;
@@ -100,7 +107,11 @@ export async function serveHost(env: Record<string, string | undefined> = proces
     return false;
   }
   tellStarter(env);
-  loadMcp().catch(() => {});
+  const sdk = loadMcp();
+  sdk.catch(() => {});
+  // Started without the startup snapshot: make it for the next host, once this one's SDK is in.
+  if (from.snapshot === undefined) void sdk.then(() => makeSnapshot(agentDir, build, logger)).catch(() => {});
+  else logger.info('started from the startup snapshot', { blob: from.snapshot });
   void endOrphans(agentDir).then(
     (ended) => {
       if (ended.hosts.length === 0) return;
