@@ -107,11 +107,8 @@ export async function serveHost(
     return false;
   }
   tellStarter(env);
-  const sdk = loadMcp();
-  sdk.catch(() => {});
-  // Started without the startup snapshot: make it for the next host, once this one's SDK is in.
-  if (from.snapshot === undefined) void sdk.then(() => makeSnapshot(agentDir, build, logger)).catch(() => {});
-  else logger.info('started from the startup snapshot', { blob: from.snapshot });
+  loadMcp().catch(() => {});
+  if (from.snapshot !== undefined) logger.info('started from the startup snapshot', { blob: from.snapshot });
   void endOrphans(agentDir).then(
     (ended) => {
       if (ended.hosts.length === 0) return;
@@ -141,6 +138,10 @@ export async function serveHost(
   socket.stop();
   // Its servers are closed: nothing of this host is left to end.
   await records.remove();
+  // Started without the startup snapshot: the next host's is made now that nobody is served (made beside
+  // a first call, it cost that call ~45 ms on two cores, even at the lowest priority).
+  if (from.snapshot === undefined && !quiet && existsSync(agentDir))
+    await makeSnapshot(agentDir, build, logger);
   // Node unlinks a Unix socket's path when it closes the server at a natural exit, whoever's file is
   // there by then: a host whose socket file is no longer there as it listened (removed, or taken over
   // by another host) leaves without that clean-up.

@@ -1,6 +1,6 @@
 // Making the host's startup snapshot (./startup-snapshot.ts): a host of an installed build that started
-// without one makes it once its own SDK has loaded, in the background at the lowest priority, one maker
-// at a time (an exclusive lock file). Node writes the blob to a temp file; it is loaded once (a check
+// without one makes it as it stops (its servers closed, nobody served), at the lowest priority, one
+// maker at a time (an exclusive lock file). Node writes the blob to a temp file; it is loaded once (a check
 // run) before it is renamed into place and stamped, so a session only ever starts a host from a blob
 // that loads. The maker runs with an empty environment: nothing of this host's env is in the heap.
 
@@ -36,6 +36,8 @@ export const SNAPSHOT_CHECK_LINE = 'snapshot loaded';
 
 /** A lock older than this is a maker that died: it is taken over (making takes about a second). */
 const LOCK_STALE_MS = 5 * 60_000;
+/** Making takes about a second; one that takes this long is ended (and counts as failed). */
+const MAKER_LIMIT_MS = 60_000;
 /** A blob that failed this often (to make, or to load: ./startup-snapshot.ts) is not made again. */
 const FAILURES_KEPT = 2;
 /** Blobs of other builds or Node versions kept besides this one (a second installed build may use one). */
@@ -43,7 +45,10 @@ const OTHERS_KEPT = 1;
 
 export type SnapshotOutcome = 'made' | 'skipped' | 'failed';
 
-/** Makes this build's blob when there is none yet (nor a failed one) and the code runs from the bundle. */
+/**
+ * Makes this build's blob when there is none yet (nor a failed one) and the code runs from the bundle.
+ * Never throws.
+ */
 export async function makeSnapshot(agentDir: string, build: string, log: Logger): Promise<SnapshotOutcome> {
   const script = snapshotScript();
   // A checkout runs the sources: no script of this code to snapshot.
@@ -51,9 +56,14 @@ export async function makeSnapshot(agentDir: string, build: string, log: Logger)
   const files = snapshotFiles(agentDir, build);
   if (existsSync(files.stamp) || failures(files) >= FAILURES_KEPT) return 'skipped';
   const dir = snapshotDir(agentDir);
-  ensurePrivateFolder(dir);
   const lock = `${files.blob}.lock`;
-  if (!takeLock(lock)) return 'skipped';
+  try {
+    ensurePrivateFolder(dir);
+    if (!takeLock(lock)) return 'skipped';
+  } catch {
+    // The agent dir going, or not the user's alone: nothing is made there.
+    return 'skipped';
+  }
   const temp = `${files.blob}.${process.pid}.tmp`;
   const started = performance.now();
   try {
@@ -108,7 +118,14 @@ function takeLock(lock: string): boolean {
 /** Runs Node at the lowest priority with only `env`; resolves with its stdout, rejects with its stderr's end. */
 function runNode(args: string[], cwd: string, env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // The host waits for it as it stops: never for long.
+      timeout: MAKER_LIMIT_MS,
+      killSignal: 'SIGKILL',
+    });
     try {
       if (child.pid !== undefined) setPriority(child.pid, 19);
     } catch {

@@ -1,8 +1,8 @@
 // The shared host's V8 startup snapshot: its code with the MCP SDK already loaded (dist/host-snapshot.cjs,
 // ./snapshot-main.ts), deserialized instead of evaluated, so a cold host listens with its SDK ~50 ms
-// sooner and serves the first call ~90 ms sooner (docs/shared-host.md, Performance). A blob belongs to
-// one Node binary, so it is made on the user's machine, by the first host of a build
-// (./snapshot-build.ts), in the host's private folder. Light on purpose: a session reads this as it
+// sooner and a first call through it is ~45 ms quicker (docs/shared-host.md, Performance). A blob
+// belongs to one Node binary, so it is made on the user's machine, by the first host of a build as it
+// stops (./snapshot-build.ts), in the host's private folder. Light on purpose: a session reads this as it
 // starts the host (src/adapters/host/spawn-host.ts), so it only stats a few files.
 
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

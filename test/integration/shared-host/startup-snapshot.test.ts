@@ -22,7 +22,6 @@ import { snapshotFiles, stampOf } from '../../../src/host/startup-snapshot.ts';
 import { stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { runCliProcess } from '../../support/cli-process.ts';
 import { hostsUnder, stopHostsUnder } from '../../support/hosts.ts';
-import { eventually } from './harness.ts';
 
 let pkg: string;
 let build: string;
@@ -36,7 +35,7 @@ beforeAll(() => {
 }, 120_000);
 
 afterEach(async () => {
-  await stopHostsUnder(root);
+  await stopHostsUnder(root, 30_000);
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -65,14 +64,19 @@ const count = (text: string, what: string) => text.split(what).length - 1;
 const MADE = 'startup snapshot made';
 const FROM_SNAPSHOT = 'started from the startup snapshot';
 
-/** The first host's blob, made, and that host stopped. */
+/** A host stopped (SIGTERM), with room to make its blob as it stops (about a second). */
+const stopHost = (dir: string) => stopHostsUnder(dir, 30_000);
+
+/** The first host's blob, made as it stopped. */
 async function madeBlob(dir: string) {
   await callEcho(dir, 'first');
   const files = snapshotFiles(dir, build);
-  await eventually(() => expect(existsSync(files.stamp)).toBe(true));
+  // Not while it serves.
+  expect(existsSync(files.blob)).toBe(false);
+  expect(await stopHost(dir)).toHaveLength(1);
+  expect(existsSync(files.stamp)).toBe(true);
   expect(hostLog(dir)).toContain(MADE);
   expect(hostLog(dir)).not.toContain(FROM_SNAPSHOT);
-  expect(await stopHostsUnder(dir)).toHaveLength(1);
   return files;
 }
 
@@ -86,9 +90,10 @@ it('the first host of an installed build makes the blob; the next host starts fr
   expect(run.stderr).not.toContain('was not used');
   expect(count(hostLog(dir), FROM_SNAPSHOT)).toBe(1);
   expect(existsSync(files.trial)).toBe(false);
-  // It makes no second blob.
-  expect(count(hostLog(dir), MADE)).toBe(1);
   expect(hostsUnder(dir)).toHaveLength(1);
+  // It makes no second blob.
+  await stopHost(dir);
+  expect(count(hostLog(dir), MADE)).toBe(1);
 });
 
 it('a blob that is not what its stamp says is not loaded: the host starts without it, serves, and makes it anew', async () => {
@@ -98,7 +103,8 @@ it('a blob that is not what its stamp says is not loaded: the host starts withou
 
   await callEcho(dir, 'after a rewrite');
   expect(hostLog(dir)).not.toContain(FROM_SNAPSHOT);
-  await eventually(() => expect(count(hostLog(dir), MADE)).toBe(2));
+  await stopHost(dir);
+  expect(count(hostLog(dir), MADE)).toBe(2);
   expect(readFileSync(files.stamp, 'utf8')).toBe(stampOf(files.blob));
   expect(statSync(files.blob).size).toBeGreaterThan(1_000_000);
 });
@@ -121,9 +127,9 @@ it('a blob Node refuses is dropped once its start never loaded: the next host st
   await callEcho(dir, 'without the blob');
   expect(hostsUnder(dir)).toHaveLength(1);
   expect(readFileSync(files.failed, 'utf8')).toBe('loaded\n');
-  await eventually(() => expect(count(hostLog(dir), MADE)).toBe(2));
   expect(hostLog(dir)).not.toContain(FROM_SNAPSHOT);
-  await stopHostsUnder(dir);
+  await stopHost(dir);
+  expect(count(hostLog(dir), MADE)).toBe(2);
 
   await callEcho(dir, 'from the new blob');
   expect(count(hostLog(dir), FROM_SNAPSHOT)).toBe(1);
