@@ -5,15 +5,19 @@
 // ToolSearch to the request carrying the call's result: a session that answers the search sooner leaves
 // less of a server's start to the call turn, so the call turn alone can favour the slower search) with:
 //   inSession  `sharedHost: false`: the server starts in the session at the search, as before the host;
-//   hostCold   the shared host, not running when Pi starts (each run stops it first);
+//   hostCold   the shared host, not running when Pi starts (each run stops it first); from the
+//              installed build's startup snapshot once the warm-up round's host has made it;
+//   hostColdPlain  the same without the startup snapshot (none is made: src/host/startup-snapshot.ts);
 //   hostWarm   the shared host and its server left running by the run before;
 //   builtin    Pi's built-in MCP (exposure `deferred`, its `tool_search`), no extension.
 // Runs go round-robin (one warm-up round, not counted), all in one run of this script:
 //   npx tsx bench/cold-host.ts [--runs=6] [--variants=inSession,hostCold,hostWarm,builtin]
 // BENCH_ENTRY=source loads the checkout's sources instead of the built bundle (bench/support/installed.ts).
 
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { packageVersion } from '../src/host/paths.ts';
+import { snapshotDir, snapshotFiles } from '../src/host/startup-snapshot.ts';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
 import { type ChatRequestBody, toolResultMessages } from '../test/e2e/harness/fake-llm.ts';
 import { stdioFixture } from '../test/fixtures/servers/spawn.ts';
@@ -22,7 +26,7 @@ import { extensionEntry } from './support/installed.ts';
 import { runPiTimed, type Step } from './support/pi-run.ts';
 import { median, round } from './support/stats.ts';
 
-const VARIANTS = ['inSession', 'hostCold', 'hostWarm', 'builtin'] as const;
+const VARIANTS = ['inSession', 'hostCold', 'hostColdPlain', 'hostWarm', 'builtin'] as const;
 type Variant = (typeof VARIANTS)[number];
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const RUNS = Number(arg('runs') ?? 6);
@@ -36,6 +40,17 @@ function config(variant: Variant) {
       fixture: { ...stdioFixture(), ...(variant === 'builtin' ? { exposure: 'deferred' } : {}) },
     },
   };
+}
+
+/** No startup snapshot for this agent dir: its files gone, and marked as failing so no host makes one. */
+function withoutSnapshot(agentDir: string): void {
+  const build = readFileSync(join(extensionEntry(), 'dist', 'build-id'), 'utf8')
+    .trim()
+    .slice(0, 12);
+  const files = snapshotFiles(agentDir, `${packageVersion()}-${build}`);
+  rmSync(snapshotDir(agentDir), { recursive: true, force: true });
+  mkdirSync(snapshotDir(agentDir), { recursive: true, mode: 0o700 });
+  writeFileSync(files.failed, 'bench\nbench\n');
 }
 
 const toolNames = (body: ChatRequestBody) => (body.tools ?? []).map((t) => t.function.name);
@@ -71,7 +86,8 @@ try {
   for (let r = 0; r <= RUNS; r++) {
     for (const v of chosen.map((_, i) => chosen[(i + r) % chosen.length]!)) {
       const dir = dirs.get(v)!;
-      if (v === 'hostCold') await stopHostsUnder(dir.root);
+      if (v === 'hostCold' || v === 'hostColdPlain') await stopHostsUnder(dir.root);
+      if (v === 'hostColdPlain') withoutSnapshot(dir.agentDir);
       const problems: string[] = [];
       const run = await runPiTimed({
         dir,

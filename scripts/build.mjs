@@ -93,6 +93,26 @@ const lazyBuild = await build({
 });
 
 /**
+ * dist/host-snapshot.cjs: the shared host and the MCP SDK in one CommonJS script whose only requires are
+ * Node's own modules, the one file a V8 startup snapshot is made from (src/host/snapshot-main.ts; the
+ * host makes the blob on the user's machine, src/host/snapshot-build.ts). Its `import.meta.url` is the
+ * script's URL, set again as the snapshot starts.
+ */
+const snapshotBuild = await build({
+  ...common,
+  format: 'cjs',
+  banner: { js: 'globalThis.__piMcpActorsModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { 'import.meta.url': 'globalThis.__piMcpActorsModuleUrl' },
+  plugins: [bundleLazyParsers],
+  entryPoints: { 'host-snapshot': join(root, 'src/host/snapshot-main.ts') },
+  outdir,
+  outExtension: { '.js': '.cjs' },
+  // Less text in the heap: the blob deserializes faster (names are kept).
+  minifyWhitespace: true,
+  minifySyntax: true,
+});
+
+/**
  * The build's identity (src/host/build-identity.ts): sessions and hosts of different builds never share
  * a socket. Hashed here, once, the way folderHash there hashes a folder, so a session reads it instead
  * of hashing the bundle on its way to starting the host.
@@ -108,7 +128,11 @@ function folderHash(dir) {
 }
 writeFileSync(join(outdir, 'build-id'), `${folderHash(outdir)}\n`);
 
-const outputs = { ...startBuild.metafile.outputs, ...lazyBuild.metafile.outputs };
+const outputs = {
+  ...startBuild.metafile.outputs,
+  ...lazyBuild.metafile.outputs,
+  ...snapshotBuild.metafile.outputs,
+};
 const bytes = Object.values(outputs).reduce((sum, o) => sum + o.bytes, 0);
 process.stdout.write(
   `[build] ${Object.keys(outputs).length} files, ${(bytes / 1024 / 1024).toFixed(1)} MB in ${outdir}\n`,

@@ -24,12 +24,19 @@ import { type SocketWatch, watchOwnSocket } from './own-socket.ts';
 import { hostDir, packageVersion } from './paths.ts';
 import { ProcessRecords, recordsDir } from './process-records.ts';
 import { tellStarter } from './ready-signal.ts';
+import { makeSnapshot } from './snapshot-build.ts';
 
 /** The host's log, beside its socket. */
 export const HOST_LOG_FILE = 'host.log';
 
-/** Resolves when the host has stopped; at once (with false) when another host owns the socket. */
-export async function serveHost(env: Record<string, string | undefined> = process.env): Promise<boolean> {
+/**
+ * Resolves when the host has stopped; at once (with false) when another host owns the socket.
+ * `from.snapshot`: the startup snapshot it was deserialized from (./snapshot-main.ts).
+ */
+export async function serveHost(
+  env: Record<string, string | undefined> = process.env,
+  from: { snapshot?: string } = {},
+): Promise<boolean> {
   const agentDir = agentDirFrom(env, homedir());
   // A host started for an agent dir that is gone (a late starter of a finished test) has nobody to serve.
   if (!existsSync(agentDir)) return false;
@@ -101,6 +108,7 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   }
   tellStarter(env);
   loadMcp().catch(() => {});
+  if (from.snapshot !== undefined) logger.info('started from the startup snapshot', { blob: from.snapshot });
   void endOrphans(agentDir).then(
     (ended) => {
       if (ended.hosts.length === 0) return;
@@ -130,6 +138,10 @@ export async function serveHost(env: Record<string, string | undefined> = proces
   socket.stop();
   // Its servers are closed: nothing of this host is left to end.
   await records.remove();
+  // Started without the startup snapshot: the next host's is made now that nobody is served (made beside
+  // a first call, it cost that call ~45 ms on two cores, even at the lowest priority).
+  if (from.snapshot === undefined && !quiet && existsSync(agentDir))
+    await makeSnapshot(agentDir, build, logger);
   // Node unlinks a Unix socket's path when it closes the server at a natural exit, whoever's file is
   // there by then: a host whose socket file is no longer there as it listened (removed, or taken over
   // by another host) leaves without that clean-up.

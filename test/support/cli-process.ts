@@ -20,10 +20,12 @@ export interface CliProcessOptions {
   uid?: number;
   /** Killed (SIGKILL, by pid) after this long: a hang shows as code null. */
   limitMs?: number;
+  /** Another copy's bin (an installed package's), instead of the checkout's. */
+  bin?: string;
 }
 
 export function runCliProcess(args: string[], options: CliProcessOptions): Promise<TimedCliRun> {
-  const node = [process.execPath, BIN, ...args];
+  const node = [process.execPath, options.bin ?? BIN, ...args];
   const [command, ...argv] =
     options.uid === undefined
       ? node

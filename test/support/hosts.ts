@@ -11,10 +11,15 @@ export interface HostProcess {
   agentDir: string;
 }
 
-/** A process is a host by its command line: `… pi-mcp-actors.mjs host serve`, or its title once running. */
+/**
+ * A process is a host by its command line: `… pi-mcp-actors.mjs host serve` (or `… host-snapshot.cjs host
+ * serve` from the startup snapshot), or its title once running.
+ */
 export function isHostCommand(cmdline: string[]): boolean {
   if (cmdline[0]?.startsWith('pi-mcp-actors-host')) return true;
-  const at = cmdline.findIndex((word) => word.endsWith('pi-mcp-actors.mjs'));
+  const at = cmdline.findIndex(
+    (word) => word.endsWith('pi-mcp-actors.mjs') || word.endsWith('host-snapshot.cjs'),
+  );
   return at >= 0 && cmdline[at + 1] === 'host' && cmdline[at + 2] === 'serve';
 }
 

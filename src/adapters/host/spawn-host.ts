@@ -14,7 +14,7 @@ import { type HostPlace, prepareHostPlace } from '../../host/host-place.ts';
 import { hostSocketPath } from '../../host/paths.ts';
 import { ensurePrivateFolder } from '../../host/private-place.ts';
 import { HOST_READY_FD, HOST_READY_LINE } from '../../host/ready-signal.ts';
-import { packageFile } from '../../package-files.ts';
+import { hostCommand } from '../../host/startup-snapshot.ts';
 import { greetAhead } from './line-ahead.ts';
 
 export type HostProcessEvent = { type: 'LISTENING' } | { type: 'EXITED'; code: number };
@@ -79,7 +79,8 @@ export function spawnHost(agentDir: string, build: string): StartedHost {
     if (comingUp.get(socket) === started) comingUp.delete(socket);
     for (const listener of [...listeners]) listener(event);
   };
-  const child = spawn(process.execPath, [packageFile('bin', 'pi-mcp-actors.mjs'), 'host', 'serve'], {
+  // From the host's startup snapshot when one was made for this Node and build (src/host/startup-snapshot.ts).
+  const child = spawn(process.execPath, hostCommand(agentDir, build), {
     detached: true,
     stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
     cwd: agentDir,

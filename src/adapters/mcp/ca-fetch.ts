@@ -3,7 +3,7 @@
 // checks stay on); every other origin keeps Node's fetch and default trust. Node's own fetch cannot
 // take a CA without the undici package, which the bundle does not ship. Bodies stream (SSE).
 
-import { request as httpsRequest } from 'node:https';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/client';
 
@@ -27,6 +27,11 @@ export function caFetch(ca: string, origin: string, fallback: FetchLike = fetch)
     }
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
+    // Through require at first use: loading the MCP adapter must not load node:https (its HTTP parser
+    // cannot be in the host's startup snapshot, src/host/snapshot-main.ts).
+    const { request: httpsRequest } = createRequire(import.meta.url)(
+      'node:https',
+    ) as typeof import('node:https');
     return new Promise<Response>((resolve, reject) => {
       const req = httpsRequest(url, { method, headers: Object.fromEntries(headers), ca }, (res) => {
         const responseHeaders = new Headers();
