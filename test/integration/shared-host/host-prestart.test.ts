@@ -162,3 +162,34 @@ it('a first connect that takes the line while it is still being greeted keeps it
   });
   expect(status?.instances).toHaveLength(1);
 });
+
+it('a line greeted ahead whose host stopped is not used: the first connect starts a new host and is answered', async () => {
+  const w = world();
+  await configure(w);
+  const { pi } = await preparedSession(w);
+  await pi.emit('before_provider_request', { payload: {} });
+  const first = await hostUpWithNothingAttached(w);
+  await eventually(async () => expect(sessionsOf(await w.status())).toMatchObject([{ pid: process.pid }]));
+  process.kill(first, 'SIGTERM');
+  await eventually(() => expect(readProcState(first)).toBeUndefined());
+
+  const connectorFor = sharedHostConnector({ agentDir: w.agentDir }, () => {
+    throw new Error('ran in the session');
+  });
+  const [notes] = loadConfig({
+    agentDir: w.agentDir,
+    cwd: w.project,
+    homeDir: w.root,
+    env: {},
+    projectTrusted: true,
+  }).servers;
+  const connection = await connectorFor(w.project)(notes!, { signal: new AbortController().signal });
+  try {
+    expect(textOf(await connection.callTool('echo', { text: 'after the stop' }))).toBe('after the stop');
+    const status = await w.status();
+    expect(status?.pid).not.toBe(first);
+    expect(sessionsOf(status)).toMatchObject([{ pid: process.pid, attachments: 1 }]);
+  } finally {
+    await connection.close();
+  }
+});
