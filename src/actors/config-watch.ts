@@ -73,8 +73,9 @@ export function filesSignature(files: string[]): string {
 }
 
 /**
- * A config file that is empty right now is most likely being written (a save truncates, then writes):
- * a check between turns waits for the watcher's settled read instead of taking it as "no servers".
+ * A config file that is empty right now is most likely being written (a save truncates, then writes;
+ * on a loaded machine the write may come after the watcher's settled read): no check takes it as "no
+ * servers"; the write is a change the watcher reports again.
  */
 export function someFileEmpty(files: string[]): boolean {
   return files.some((file) => {

@@ -325,7 +325,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (!last || !request) return;
     const signature = filesSignature(configFiles(last));
     if (!force && signature === checkedFiles) return;
-    if (!force && someFileEmpty(configFiles(last))) return;
+    // Being written (truncated, not yet written): its write is a change the watcher sees again.
+    if (someFileEmpty(configFiles(last))) return;
     checkedFiles = signature;
     const reload = options.reloadConfig ?? options.loadConfig;
     const { config: read, errors } = lastGood.reread(last, (live) => reload(request, live));
