@@ -14,15 +14,14 @@
 //   npx tsx bench/cold-host.ts [--runs=6] [--variants=inSession,hostCold,hostWarm,builtin]
 // BENCH_ENTRY=source loads the checkout's sources instead of the built bundle (bench/support/installed.ts).
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageVersion } from '../src/host/paths.ts';
 import { snapshotDir, snapshotFiles } from '../src/host/startup-snapshot.ts';
 import { type AgentDir, createAgentDir } from '../test/e2e/harness/agent-dir.ts';
 import { type ChatRequestBody, toolResultMessages } from '../test/e2e/harness/fake-llm.ts';
 import { stdioFixture } from '../test/fixtures/servers/spawn.ts';
 import { stopHostsUnder } from '../test/support/hosts.ts';
-import { extensionEntry } from './support/installed.ts';
+import { extensionEntry, installedBuild } from './support/installed.ts';
 import { runPiTimed, type Step } from './support/pi-run.ts';
 import { median, round } from './support/stats.ts';
 
@@ -44,10 +43,7 @@ function config(variant: Variant) {
 
 /** No startup snapshot for this agent dir: its files gone, and marked as failing so no host makes one. */
 function withoutSnapshot(agentDir: string): void {
-  const build = readFileSync(join(extensionEntry(), 'dist', 'build-id'), 'utf8')
-    .trim()
-    .slice(0, 12);
-  const files = snapshotFiles(agentDir, `${packageVersion()}-${build}`);
+  const files = snapshotFiles(agentDir, installedBuild());
   rmSync(snapshotDir(agentDir), { recursive: true, force: true });
   mkdirSync(snapshotDir(agentDir), { recursive: true, mode: 0o700 });
   writeFileSync(files.failed, 'bench\nbench\n');

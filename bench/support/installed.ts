@@ -4,10 +4,11 @@
 // checkout's TypeScript sources through Pi's jiti instead, as a developer's `-e .` does.
 
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { packageVersion } from '../../src/host/paths.ts';
 import { REPO_ROOT } from './provision.ts';
 
 export type EntryKind = 'installed' | 'source';
@@ -32,6 +33,14 @@ export function extensionEntry(): string {
   cpSync(join(REPO_ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
   installed = dir;
   return dir;
+}
+
+/** The build identity of the installed copy (its hosts' socket and snapshot names): version and bundle hash. */
+export function installedBuild(): string {
+  const hash = readFileSync(join(extensionEntry(), 'dist', 'build-id'), 'utf8')
+    .trim()
+    .slice(0, 12);
+  return `${packageVersion()}-${hash}`;
 }
 
 let empty: string | undefined;

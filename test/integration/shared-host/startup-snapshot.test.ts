@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { extensionEntry } from '../../../bench/support/installed.ts';
+import { extensionEntry, installedBuild } from '../../../bench/support/installed.ts';
 import { snapshotFiles, stampOf } from '../../../src/host/startup-snapshot.ts';
 import { stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { runCliProcess } from '../../support/cli-process.ts';
@@ -29,9 +29,7 @@ const root = mkdtempSync(join(tmpdir(), 'pmh-snapshot-'));
 
 beforeAll(() => {
   pkg = extensionEntry();
-  build = `0.1.0-${readFileSync(join(pkg, 'dist', 'build-id'), 'utf8')
-    .trim()
-    .slice(0, 12)}`;
+  build = installedBuild();
 }, 120_000);
 
 afterEach(async () => {
