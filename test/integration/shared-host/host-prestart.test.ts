@@ -17,6 +17,8 @@ import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
 import { START_RECORD_FILE_NAME } from '../../../src/adapters/pi/start-record.ts';
 import { configHash, createCacheStore } from '../../../src/catalog/cache.ts';
 import { loadConfig } from '../../../src/config/load.ts';
+import type { ServerDefinition } from '../../../src/config/types.ts';
+import type { Connection } from '../../../src/ports/connection.ts';
 import { readProcState, stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { RecordingPi } from '../../support/recording-pi.ts';
 import { eventually, type HostWorld, sessionsOf, textOf, useHostWorld } from './harness.ts';
@@ -24,8 +26,8 @@ import { eventually, type HostWorld, sessionsOf, textOf, useHostWorld } from './
 const world = useHostWorld();
 const require = createRequire(import.meta.url);
 
-/** One shared server whose tools are cached: the session's start connects nothing. */
-async function configure(w: HostWorld, settings: Record<string, unknown> = {}): Promise<void> {
+/** One shared server whose tools are cached: the session's start connects nothing. Its definition. */
+async function configure(w: HostWorld, settings: Record<string, unknown> = {}): Promise<ServerDefinition> {
   writeFileSync(
     join(w.agentDir, 'mcp.json'),
     JSON.stringify({ settings, mcpServers: { notes: stdioFixture(['--name', 'notes']) } }),
@@ -47,6 +49,15 @@ async function configure(w: HostWorld, settings: Record<string, unknown> = {}): 
       ]),
     ),
   );
+  return config.servers[0]!;
+}
+
+/** This process's first connect of `definition` through the host, as a Pi session's (never in the session). */
+function connectThroughHost(w: HostWorld, definition: ServerDefinition): Promise<Connection> {
+  const connectorFor = sharedHostConnector({ agentDir: w.agentDir }, () => {
+    throw new Error('ran in the session');
+  });
+  return connectorFor(w.project)(definition, { signal: new AbortController().signal });
 }
 
 /** A Pi session up to its first model request being prepared (not yet sent). */
@@ -103,7 +114,7 @@ it('from the start record too: a session that prepared its request from the reco
 
 it("greets the host ahead of use once it listens: the session's first connect takes that line, its attach goes out at once", async () => {
   const w = world();
-  await configure(w);
+  const notes = await configure(w);
   const { pi } = await preparedSession(w);
   await pi.emit('before_provider_request', { payload: {} });
   await hostUpWithNothingAttached(w);
@@ -114,17 +125,7 @@ it("greets the host ahead of use once it listens: the session's first connect ta
     return sessions;
   });
 
-  const connectorFor = sharedHostConnector({ agentDir: w.agentDir }, () => {
-    throw new Error('ran in the session');
-  });
-  const [notes] = loadConfig({
-    agentDir: w.agentDir,
-    cwd: w.project,
-    homeDir: w.root,
-    env: {},
-    projectTrusted: true,
-  }).servers;
-  const connection = await connectorFor(w.project)(notes!, { signal: new AbortController().signal });
+  const connection = await connectThroughHost(w, notes);
   try {
     const result = await connection.callTool('echo', { text: 'ahead' });
     expect(textOf(result)).toBe('ahead');
@@ -137,14 +138,7 @@ it("greets the host ahead of use once it listens: the session's first connect ta
 
 it('a first connect that takes the line while it is still being greeted keeps its process alive until the call is answered', async () => {
   const w = world();
-  await configure(w);
-  const [notes] = loadConfig({
-    agentDir: w.agentDir,
-    cwd: w.project,
-    homeDir: w.root,
-    env: {},
-    projectTrusted: true,
-  }).servers;
+  const notes = await configure(w);
   const tsx = pathToFileURL(join(dirname(require.resolve('tsx/package.json')), 'dist/loader.mjs')).href;
   const script = join(import.meta.dirname, 'scripts', 'first-connect.ts');
   const run = spawnSync(
@@ -165,7 +159,7 @@ it('a first connect that takes the line while it is still being greeted keeps it
 
 it('a line greeted ahead whose host stopped is not used: the first connect starts a new host and is answered', async () => {
   const w = world();
-  await configure(w);
+  const notes = await configure(w);
   const { pi } = await preparedSession(w);
   await pi.emit('before_provider_request', { payload: {} });
   const first = await hostUpWithNothingAttached(w);
@@ -173,17 +167,7 @@ it('a line greeted ahead whose host stopped is not used: the first connect start
   process.kill(first, 'SIGTERM');
   await eventually(() => expect(readProcState(first)).toBeUndefined());
 
-  const connectorFor = sharedHostConnector({ agentDir: w.agentDir }, () => {
-    throw new Error('ran in the session');
-  });
-  const [notes] = loadConfig({
-    agentDir: w.agentDir,
-    cwd: w.project,
-    homeDir: w.root,
-    env: {},
-    projectTrusted: true,
-  }).servers;
-  const connection = await connectorFor(w.project)(notes!, { signal: new AbortController().signal });
+  const connection = await connectThroughHost(w, notes);
   try {
     expect(textOf(await connection.callTool('echo', { text: 'after the stop' }))).toBe('after the stop');
     const status = await w.status();
