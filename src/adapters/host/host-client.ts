@@ -150,18 +150,11 @@ export class HostClient {
             }),
           },
           actions: {
-            sendHello: () =>
-              void (
-                ahead ||
-                channel.send({
-                  t: 'hello',
-                  protocol: WIRE_PROTOCOL,
-                  build,
-                  pid: process.pid,
-                  label,
-                  nonce,
-                })
-              ),
+            // A line greeted ahead said its hello already.
+            sendHello: () => {
+              if (!ahead)
+                channel.send({ t: 'hello', protocol: WIRE_PROTOCOL, build, pid: process.pid, label, nonce });
+            },
             opened: () => {
               const proven = welcome;
               if (proven) channel.send({ t: 'proof', proof: sessionProof(key, nonce, proven.nonce) });
