@@ -16,6 +16,7 @@ import { agentDirFrom } from '../config/agent-dir.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import type { Connector } from '../machines/server-types.ts';
 import { SecretValues } from '../redact/index.ts';
+import { hostBirthLine } from './birth-line.ts';
 import { buildIdentity } from './build-identity.ts';
 import { prepareHostPlace } from './host-place.ts';
 import { HOST_IDLE_MS, startHost } from './host-server.ts';
@@ -101,6 +102,7 @@ export async function serveHost(
     secrets,
     tokenStore,
     logger,
+    birthLine: hostBirthLine(env),
   });
   if (host.outcome === 'taken') {
     observeProcessGroups(undefined);

@@ -11,7 +11,7 @@
 // XState's SimulatedClock in tests.
 
 import { unlinkSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { dirname } from 'node:path';
 import {
   type Actor,
@@ -37,7 +37,7 @@ import { hostProof, newNonce, proofMatches, sessionProof } from './host-key.ts';
 import { type Attachment, Instance } from './instance.ts';
 import { instanceKey } from './instance-key.ts';
 import { copiesDiffer } from './key-difference.ts';
-import { LineChannel } from './line-channel.ts';
+import { LineChannel, type LineSocket } from './line-channel.ts';
 import { othersInFlight } from './others-in-flight.ts';
 import { fileIdentity } from './own-socket.ts';
 import { ensurePrivateFolder } from './private-place.ts';
@@ -75,6 +75,11 @@ export interface HostOptions {
   secrets: SecretValues;
   /** The sign-in store the host's servers connect with: an instance needing a sign-in watches it. */
   tokenStore?: TokenStore;
+  /**
+   * The line to the session that started this host (./birth-line.ts), proven by birth: served once the
+   * host listens, its hello and first requests already waiting in it.
+   */
+  birthLine?: LineSocket;
 }
 
 export interface RunningHost {
@@ -86,6 +91,8 @@ export interface RunningHost {
 /** A line on the socket; its life (hello, proof, session or probe) is its child of the host chart. */
 interface Client {
   readonly id: number;
+  /** The host's birth line: its session needs no proof. */
+  readonly born: boolean;
   readonly channel: LineChannel<ClientMessage, HostMessage>;
   send(message: HostMessage): boolean;
 }
@@ -112,6 +119,8 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const outcome = await listenExclusive(server, options.socketPath);
   if (outcome === 'taken') {
     server.close();
+    // The session that started this host hears at once that it is not the one (it opens the socket).
+    options.birthLine?.destroy();
     return { outcome, status, close: () => Promise.resolve() };
   }
   const socketFile = fileIdentity(options.socketPath);
@@ -136,6 +145,11 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     socket: options.socketPath,
   });
   hostLife.start();
+  if (options.birthLine) {
+    // The host's stop is the chart's to decide, not this line's.
+    options.birthLine.unref();
+    accept(options.birthLine, true);
+  }
   return { outcome, status, close };
 
   /** An event for the host chart, while it runs (a line may close after the host has stopped). */
@@ -155,9 +169,10 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     return life?.getSnapshot().context.clients[lineId(client.id)];
   }
 
-  function accept(socket: Socket): void {
+  function accept(socket: LineSocket, born = false): void {
     const client: Client = {
       id: nextClient++,
+      born,
       channel: new LineChannel<ClientMessage, HostMessage>(
         socket,
         (message) => onMessage(client, message),
@@ -252,6 +267,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
         nonce: host,
         proof: hostProof(options.key, nonce, host),
       });
+      if (client.born) line.send({ type: 'PROVEN' });
       return;
     }
     const { session, host } = challenge;

@@ -1,7 +1,14 @@
 // One JSON message per line over a socket, both ways: what the host and its sessions speak.
 
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { LineSplitter } from '../adapters/mcp/line-splitter.ts';
+
+/** A connected socket, or a host's birth line (./birth-line.ts): both ways, one stream. */
+export type LineSocket = Duplex & {
+  setNoDelay?(noDelay: boolean): unknown;
+  ref(): unknown;
+  unref(): unknown;
+};
 
 /** Wraps a connected socket: `onMessage` gets each parsed line; a line that is not JSON ends the channel. */
 export class LineChannel<In, Out> {
@@ -9,7 +16,7 @@ export class LineChannel<In, Out> {
   private closed = false;
 
   constructor(
-    readonly socket: Socket,
+    readonly socket: LineSocket,
     onMessage: (message: In) => void,
     onClose: () => void,
   ) {

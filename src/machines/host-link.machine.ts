@@ -1,6 +1,9 @@
 // A session's line to the shared host, from the connect to its end: connecting → greeting → open →
 // gone. The host has `greetingDeadline` from the connect's start to a proven welcome; a host that
-// accepts and stays silent (stopped, hung) is gone when it passes. While open, every request put to
+// accepts and stays silent (stopped, hung) is gone when it passes. A line the host was born with (the
+// pipe of the host the session started, src/adapters/host/line-ahead.ts) is open from the start, its
+// hello already on its way: requests are put to it at once and wait in the pipe, and its welcome must
+// still come within `greetingDeadline`. While open, every request put to
 // the host (a call, a restart, a status) is a spawned `request` child (./host-request.machine.ts) with
 // its own give-up delay: the requests in flight are the children, and the line's end drops them all.
 // Pure: the socket, the hello and what a session does when the line opens, fails or is lost are
@@ -33,13 +36,19 @@ export type HostLinkEvent =
 
 type RequestEvent = Extract<HostLinkEvent, { type: 'REQUEST' }>;
 
+export interface HostLinkInput {
+  /** The pipe of the host this session started: open at once, its welcome still to come. */
+  born?: boolean;
+}
+
 export interface HostLinkContext {
-  /** Why the line never opened, once it has not. */
+  /** Why the line never opened (or, born, was never welcomed), once it has not. */
   failure?: { why: LinkFailure; detail: string };
+  born?: boolean;
 }
 
 export const hostLinkMachine = setup({
-  types: {} as { context: HostLinkContext; events: HostLinkEvent },
+  types: {} as { context: HostLinkContext; events: HostLinkEvent; input: HostLinkInput | undefined },
   actors: { request: hostRequestMachine },
   actions: {
     /** Hands an event to a request still in flight (one that ended is gone from the children). */
@@ -63,12 +72,16 @@ export const hostLinkMachine = setup({
     /** An open line closed: every call and attachment on it hears so. */
     lost: () => {},
   },
+  guards: { born: ({ context }) => context.born === true },
   delays: { greetingDeadline: GREETING_DEADLINE_MS },
 }).createMachine({
   id: 'hostLink',
-  initial: 'linking',
-  context: {},
+  initial: 'starting',
+  context: ({ input }) => (input?.born ? { born: true } : {}),
   states: {
+    starting: {
+      always: [{ guard: 'born', target: 'open.born' }, { target: 'linking' }],
+    },
     linking: {
       initial: 'connecting',
       after: {
@@ -102,6 +115,41 @@ export const hostLinkMachine = setup({
     },
     open: {
       entry: 'opened',
+      initial: 'welcomed',
+      states: {
+        welcomed: {},
+        // Its requests wait in the pipe; a host that never welcomes (or not as this build's) is gone.
+        born: {
+          after: {
+            greetingDeadline: {
+              target: '#hostLink.gone',
+              actions: [
+                assign({
+                  failure: () => ({
+                    why: 'silent' as const,
+                    detail: `did not answer within ${GREETING_DEADLINE_MS / 1000} s`,
+                  }),
+                }),
+                'dropRequests',
+                'lost',
+                'failed',
+              ],
+            },
+          },
+          on: {
+            WELCOMED: 'welcomed',
+            FAILED: {
+              target: '#hostLink.gone',
+              actions: [
+                assign({ failure: ({ event }) => ({ why: event.why, detail: event.detail }) }),
+                'dropRequests',
+                'lost',
+                'failed',
+              ],
+            },
+          },
+        },
+      },
       on: {
         REQUEST: {
           actions: spawnChild('request', {

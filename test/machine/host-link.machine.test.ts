@@ -1,14 +1,15 @@
 // The link chart's greeting deadline on XState's SimulatedClock: a host that accepts and never greets
 // is gone at exactly GREETING_DEADLINE_MS from the connect's start, whether or not it connected; a
 // proven welcome before then opens the line and no deadline follows it. While open, each request is a
-// child with its own give-up delay; the line's close drops them all.
+// child with its own give-up delay; the line's close drops them all. A birth line is open at once and
+// takes requests before the host's welcome, which must still come within the deadline.
 
 import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock } from 'xstate';
 import { GREETING_DEADLINE_MS, hostLinkMachine } from '../../src/machines/host-link.machine.ts';
 import { type HostRequestInput, hostRequestMachine } from '../../src/machines/host-request.machine.ts';
 
-function link() {
+function link(born = false) {
   const clock = new SimulatedClock();
   const seen: string[] = [];
   const actor = createActor(
@@ -20,7 +21,7 @@ function link() {
         lost: () => void seen.push('lost'),
       },
     }),
-    { clock },
+    { clock, input: { born } },
   ).start();
   return { actor, clock, seen };
 }
@@ -51,7 +52,7 @@ describe('hostLink', () => {
     actor.send({ type: 'CONNECTED' });
     actor.send({ type: 'WELCOMED' });
     clock.increment(GREETING_DEADLINE_MS * 10);
-    expect(actor.getSnapshot().value).toBe('open');
+    expect(actor.getSnapshot().value).toEqual({ open: 'welcomed' });
     actor.send({ type: 'CLOSED' });
     expect(actor.getSnapshot().value).toBe('gone');
     expect(seen).toEqual(['hello', 'opened', 'lost']);
@@ -89,7 +90,7 @@ describe('hostLink: requests are its children', () => {
           }),
         },
       }),
-      { clock },
+      { clock, input: {} },
     ).start();
     link.send({ type: 'CONNECTED' });
     link.send({ type: 'WELCOMED' });
@@ -144,9 +145,48 @@ describe('hostLink: requests are its children', () => {
   });
 
   it('no request is taken before the line is open', () => {
-    const link = createActor(hostLinkMachine).start();
+    const link = createActor(hostLinkMachine, { input: {} }).start();
     link.send({ type: 'REQUEST', key: 'call:1', input: {} });
     expect(link.getSnapshot().children).toEqual({});
     link.stop();
+  });
+
+  describe('a birth line', () => {
+    const requestOf = (actor: ReturnType<typeof link>['actor'], key: string) => {
+      actor.send({ type: 'REQUEST', key, input: {} });
+      return actor.getSnapshot().children[key];
+    };
+
+    it('is open at once, without a hello, and takes requests before the welcome', () => {
+      const { actor, clock, seen } = link(true);
+      expect(actor.getSnapshot().value).toEqual({ open: 'born' });
+      expect(requestOf(actor, 'attach:1')).toBeDefined();
+      actor.send({ type: 'WELCOMED' });
+      expect(actor.getSnapshot().value).toEqual({ open: 'welcomed' });
+      clock.increment(GREETING_DEADLINE_MS * 10);
+      expect(actor.getSnapshot().value).toEqual({ open: 'welcomed' });
+      expect(seen).toEqual(['opened']);
+    });
+
+    it('never welcomed: gone (silent) at exactly the greeting deadline, its requests dropped', () => {
+      const { actor, clock, seen } = link(true);
+      const attach = requestOf(actor, 'attach:1')!;
+      clock.increment(GREETING_DEADLINE_MS - 1);
+      expect(actor.getSnapshot().value).toEqual({ open: 'born' });
+      clock.increment(1);
+      expect(actor.getSnapshot().value).toBe('gone');
+      expect(actor.getSnapshot().context.failure?.why).toBe('silent');
+      expect(attach.getSnapshot().output).toEqual({ outcome: 'dropped' });
+      expect(seen).toEqual(['opened', 'lost', 'failed silent']);
+    });
+
+    it("a welcome that is not this build's host: gone, its requests dropped", () => {
+      const { actor, seen } = link(true);
+      const attach = requestOf(actor, 'attach:1')!;
+      actor.send({ type: 'FAILED', why: 'other-build', detail: 'is of another build' });
+      expect(actor.getSnapshot().value).toBe('gone');
+      expect(attach.getSnapshot().output).toEqual({ outcome: 'dropped' });
+      expect(seen).toEqual(['opened', 'lost', 'failed other-build']);
+    });
   });
 });

@@ -116,11 +116,14 @@ export class HostClient {
     return greetedAhead.then((line) => HostClient.connect(socketPath, greeting, line));
   }
 
-  /** Greets on a new connection, or takes over a line greeted ahead (./line-ahead.ts): already proven. */
+  /**
+   * Greets on a new connection, or takes over a line ready ahead (./line-ahead.ts): one greeted ahead is
+   * proven; a birth line is open at once, the host's welcome checked when it comes.
+   */
   private static connect(socketPath: string, greeting: Greeting, ahead?: GreetedLine): Promise<HostClient> {
     const { build, key, label, inspection, surface } = greeting;
     return new Promise((resolve, reject) => {
-      const nonce = newNonce();
+      const nonce = ahead?.born?.nonce ?? newNonce();
       let welcome: Extract<HostMessage, { t: 'welcome' }> | undefined;
       let client: HostClient | undefined;
       let handedOver = false;
@@ -128,8 +131,9 @@ export class HostClient {
       const channel = new LineChannel<HostMessage, ClientMessage>(
         socket,
         (message) => {
-          if (client) return client.receive(message);
-          if (!link.getSnapshot().matches({ linking: 'greeting' })) return;
+          const waiting = link.getSnapshot();
+          if (client && !waiting.matches({ open: 'born' })) return client.receive(message);
+          if (!waiting.matches({ linking: 'greeting' }) && !waiting.matches({ open: 'born' })) return;
           const problem = welcomeProblem(message, { build, key, nonce });
           if (problem) return tell({ type: 'FAILED', why: problem.why, detail: problem.text });
           welcome = message as Extract<HostMessage, { t: 'welcome' }>;
@@ -156,6 +160,7 @@ export class HostClient {
                 channel.send({ t: 'hello', protocol: WIRE_PROTOCOL, build, pid: process.pid, label, nonce });
             },
             opened: () => {
+              // None on a birth line: the host knows its session by birth.
               const proven = welcome;
               if (proven) channel.send({ t: 'proof', proof: sessionProof(key, nonce, proven.nonce) });
               const { pid, version } = ahead ?? proven!;
@@ -182,13 +187,14 @@ export class HostClient {
             },
           },
         }),
-        { clock: unrefClock },
+        { clock: unrefClock, input: { born: ahead?.born !== undefined } },
       );
       // A line that has ended hears nothing more (the socket's close follows its failure).
       const tell = (event: HostLinkEvent) => {
         if (link.getSnapshot().status === 'active') link.send(event);
       };
       link.start();
+      if (ahead?.born) return;
       if (ahead) {
         tell({ type: 'CONNECTED' });
         return tell({ type: 'WELCOMED' });

@@ -1,16 +1,22 @@
-// A session's line to its host, connected and greeted ahead of its first use: at the session's first
-// model request (./spawn-host.ts), once the host listens. The session's first connect (the ToolSearch's)
-// then takes the line as it is (./host-client.ts), and its attach leaves at once, instead of waiting for
-// a connect, a hello, a welcome and a proof while Pi's thread is busy with the search's turn.
+// A session's line to its host, ready ahead of its first use, from the session's first model request
+// (./spawn-host.ts): the birth line of the host it starts then (src/host/birth-line.ts; its hello goes
+// in at once, before the host is up), or a line to the host already there, connected and greeted once
+// it listens. The session's first connect (the ToolSearch's) then takes the line as it is
+// (./host-client.ts), and its attach leaves at once, instead of waiting for a connect, a hello, a
+// welcome and a proof while Pi's thread is busy with the search's turn; on a birth line it waits in the
+// pipe for the host to read as it comes up.
 //
 // Light on purpose (no XState, no host client): it runs on Pi's thread as the request is on its way.
-// Nothing is sent before the host has proven the key (src/host/welcome.ts), as on any line; the line
-// does not keep the process alive, and a line nobody took stands by in the host without holding back
-// its stop (src/machines/host-line.machine.ts).
+// On a socket, nothing is sent before the host has proven the key (src/host/welcome.ts), as on any
+// line; a birth line's other end is the process this one started, so what is put on it (an attach, its
+// env values) waits for nothing but that process. The line does not keep the process alive, and a line
+// nobody took stands by in the host without holding back its stop (src/machines/host-line.machine.ts).
 
 import { connect, type Socket } from 'node:net';
 import { basename } from 'node:path';
 import { newNonce, sessionProof } from '../../host/host-key.ts';
+import type { LineSocket } from '../../host/line-channel.ts';
+import { packageVersion } from '../../host/paths.ts';
 import { WIRE_PROTOCOL } from '../../host/protocol.ts';
 import { welcomeProblem } from '../../host/welcome.ts';
 import { LineSplitter } from '../mcp/line-splitter.ts';
@@ -19,14 +25,16 @@ import { LineSplitter } from '../mcp/line-splitter.ts';
 const AHEAD_GREETING_MS = 4_000;
 
 export interface GreetedLine {
-  socket: Socket;
-  /** The host's pid and version, from its welcome. */
+  socket: LineSocket;
+  /** The host's pid and version, from its welcome (a birth line's: the host started, this build's). */
   pid: number;
   version: string;
+  /** A birth line: its hello's nonce, for the welcome still to come (./host-client.ts checks it). */
+  born?: { nonce: string };
 }
 
 interface Ahead {
-  socket: Socket;
+  socket: LineSocket;
   key: Buffer;
   label: string;
   greeted: Promise<GreetedLine | undefined>;
@@ -60,6 +68,34 @@ export function greetAhead(socketPath: string, key: Buffer, build: string, conne
     if (!line) return forget();
     // Closed by the host before anyone took it (the host stopped): nothing to take.
     socket.once('close', forget);
+  });
+}
+
+/**
+ * Keeps the birth line of the host this process just started (pid `pid`) for the first connect, its
+ * hello written now: the host reads it, and whatever the connect puts after it, once it listens.
+ */
+export function keepBirthLine(
+  socketPath: string,
+  line: LineSocket,
+  key: Buffer,
+  build: string,
+  pid: number,
+): void {
+  const label = defaultLabel();
+  const nonce = newNonce();
+  line.unref();
+  line.on('error', () => {});
+  line.write(
+    `${JSON.stringify({ t: 'hello', protocol: WIRE_PROTOCOL, build, pid: process.pid, label, nonce })}\n`,
+  );
+  const greeted: GreetedLine = { socket: line, pid, version: packageVersion(), born: { nonce } };
+  // It replaces a line whose greeting failed and is still to be forgotten (the probe that found no host).
+  const entry: Ahead = { socket: line, key, label, greeted: Promise.resolve(greeted) };
+  ahead.set(socketPath, entry);
+  // Closed before anyone took it (the host exited: another host won the socket): nothing to take.
+  line.once('close', () => {
+    if (ahead.get(socketPath) === entry) ahead.delete(socketPath);
   });
 }
 

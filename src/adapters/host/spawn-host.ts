@@ -3,19 +3,20 @@
 // line on a pipe (fd HOST_READY_FD) once it listens, so a session waiting for it connects at that
 // moment instead of at its next try. Light on purpose: a Pi session loads it as its first model request
 // is prepared, to start the host once that request is on its way (nothing of the host client or XState),
-// and to greet it ahead of the session's first use.
+// and to give it a birth line (src/host/birth-line.ts) that carries the session's first words.
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
+import { BIRTH_LINE_ENV, pairedLine } from '../../host/birth-line.ts';
 import { buildIdentity } from '../../host/build-identity.ts';
 import { type HostPlace, prepareHostPlace } from '../../host/host-place.ts';
 import { hostSocketPath } from '../../host/paths.ts';
 import { ensurePrivateFolder } from '../../host/private-place.ts';
 import { HOST_READY_FD, HOST_READY_LINE } from '../../host/ready-signal.ts';
 import { hostCommand } from '../../host/startup-snapshot.ts';
-import { greetAhead } from './line-ahead.ts';
+import { greetAhead, keepBirthLine } from './line-ahead.ts';
 
 export type HostProcessEvent = { type: 'LISTENING' } | { type: 'EXITED'; code: number };
 
@@ -38,7 +39,8 @@ export function hostComingUp(socket: string): StartedHost | undefined {
 
 /**
  * Starts the host in the background when none listens (the session's first request is on its way;
- * its first call then finds the host up), and greets it ahead of use once it listens (./line-ahead.ts).
+ * its first call then finds the host up), with a birth line for the session's first connect to take;
+ * a host already there (or coming up) is greeted ahead of use once it listens (./line-ahead.ts).
  * Nothing is attached: an unused host idles out as ever. A place that is not the user's alone starts
  * nothing (the first call says why).
  */
@@ -51,28 +53,31 @@ export function startHostSoon(agentDir: string, build = buildIdentity()): void {
     return;
   }
   const { socketPath: socket, key } = place;
-  const greetOnceListening = (host: StartedHost) => {
-    const stop = host.follow((event) => {
+  const coming = comingUp.get(socket);
+  if (coming) {
+    // Started by this process moments ago without a birth line (a connect that needed it): greeted once up.
+    const stop = coming.follow((event) => {
       stop();
       if (event.type === 'LISTENING') greetAhead(socket, key, build);
     }, false);
-  };
-  const coming = comingUp.get(socket);
-  // No socket file: nobody listens, no need to ask.
-  if (coming || !existsSync(socket)) {
-    greetOnceListening(coming ?? spawnHost(agentDir, build));
     return;
   }
+  // No socket file: nobody listens, no need to ask.
+  if (!existsSync(socket)) return void spawnHost(agentDir, build, key);
   // The probe becomes the line greeted ahead when a host answers.
   const probe = connect(socket);
   greetAhead(socket, key, build, probe);
   probe.once('error', () => {
-    if (!comingUp.has(socket)) greetOnceListening(spawnHost(agentDir, build));
+    if (!comingUp.has(socket)) spawnHost(agentDir, build, key);
   });
 }
 
-/** Runs `pi-mcp-actors host serve` detached; it exits by itself if another host already answers. */
-export function spawnHost(agentDir: string, build: string): StartedHost {
+/**
+ * Runs `pi-mcp-actors host serve` detached; it exits by itself if another host already answers. With
+ * the host's `key`, its stdin and stdout are this session's birth line to it, kept for the first
+ * connect (./line-ahead.ts).
+ */
+export function spawnHost(agentDir: string, build: string, key?: Buffer): StartedHost {
   const socket = hostSocketPath(agentDir, build);
   const listeners = new Set<(event: HostProcessEvent) => void>();
   const tell = (event: HostProcessEvent) => {
@@ -82,10 +87,11 @@ export function spawnHost(agentDir: string, build: string): StartedHost {
   // From the host's startup snapshot when one was made for this Node and build (src/host/startup-snapshot.ts).
   const child = spawn(process.execPath, hostCommand(agentDir, build), {
     detached: true,
-    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+    stdio: [key ? 'pipe' : 'ignore', key ? 'pipe' : 'ignore', 'ignore', 'pipe'],
     cwd: agentDir,
     env: {
       ...process.env,
+      ...(key ? { [BIRTH_LINE_ENV]: '1' } : {}),
       PI_CODING_AGENT_DIR: agentDir,
       PI_MCP_ACTORS_HOST_BUILD: build,
       PI_MCP_ACTORS_HOST_READY_FD: String(HOST_READY_FD),
@@ -114,6 +120,8 @@ export function spawnHost(agentDir: string, build: string): StartedHost {
     },
   };
   comingUp.set(socket, started);
+  if (key && child.stdout && child.stdin && child.pid !== undefined)
+    keepBirthLine(socket, pairedLine(child.stdout as Socket, child.stdin as Socket), key, build, child.pid);
   if (ready) {
     let said = '';
     ready.setEncoding('utf8');

@@ -11,13 +11,18 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
+import { HostClient } from '../../../src/adapters/host/host-client.ts';
+import { defaultLabel } from '../../../src/adapters/host/line-ahead.ts';
 import { sharedHostConnector } from '../../../src/adapters/host/shared-connector.ts';
+import { hostComingUp, spawnHost, startHostSoon } from '../../../src/adapters/host/spawn-host.ts';
+import { attachToHost } from '../../../src/adapters/host/start-host.ts';
 import { connectMcp } from '../../../src/adapters/mcp/index.ts';
 import { bridgePi, type PiBridge } from '../../../src/adapters/pi/bridge.ts';
 import { START_RECORD_FILE_NAME } from '../../../src/adapters/pi/start-record.ts';
 import { configHash, createCacheStore } from '../../../src/catalog/cache.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
+import { prepareHostPlace } from '../../../src/host/host-place.ts';
 import type { Connection } from '../../../src/ports/connection.ts';
 import { readProcState, stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { RecordingPi } from '../../support/recording-pi.ts';
@@ -112,13 +117,13 @@ it('from the start record too: a session that prepared its request from the reco
   await hostUpWithNothingAttached(w);
 });
 
-it("greets the host ahead of use once it listens: the session's first connect takes that line, its attach goes out at once", async () => {
+it("the host a session starts is born with the session's line: the first connect takes it, its attach goes out at once", async () => {
   const w = world();
   const notes = await configure(w);
   const { pi } = await preparedSession(w);
   await pi.emit('before_provider_request', { payload: {} });
   await hostUpWithNothingAttached(w);
-  // The line greeted ahead: proven, this process's, nothing attached.
+  // The birth line: proven, this process's, nothing attached.
   const [ahead] = await eventually(async () => {
     const sessions = sessionsOf(await w.status());
     expect(sessions).toMatchObject([{ pid: process.pid, attachments: 0 }]);
@@ -130,6 +135,72 @@ it("greets the host ahead of use once it listens: the session's first connect ta
     const result = await connection.callTool('echo', { text: 'ahead' });
     expect(textOf(result)).toBe('ahead');
     // The same line (its id) now carries the attachment; no second line was opened.
+    expect(sessionsOf(await w.status())).toMatchObject([{ id: ahead!.id, attachments: 1 }]);
+  } finally {
+    await connection.close();
+  }
+});
+
+it('a line opened on the birth line before the host listens: the hello and what follows wait in it, and are answered', async () => {
+  const w = world();
+  await configure(w);
+  startHostSoon(w.agentDir, w.build);
+  const { socketPath, key } = prepareHostPlace(w.agentDir, w.build);
+  const started = hostComingUp(socketPath)!.pid!;
+  w.remember(started);
+  const client = await HostClient.open(socketPath, { build: w.build, key, label: defaultLabel() });
+  try {
+    // Open at once: the host does not listen yet.
+    expect(existsSync(socketPath)).toBe(false);
+    expect(client.hostPid).toBe(started);
+    const status = await client.status();
+    expect(status.pid).toBe(started);
+    // Its one line is the birth line (its first word a status: a probe); none was opened on the socket.
+    expect(status.clients).toEqual([expect.objectContaining({ pid: process.pid, probe: true })]);
+  } finally {
+    client.close();
+  }
+});
+
+it('a host that finds another already listening exits; what the first connect put on its birth line is put to the one listening', async () => {
+  const w = world();
+  const notes = await configure(w);
+  const other = await attachToHost({ agentDir: w.agentDir, build: w.build, label: 'another session' });
+  const listening = other.hostPid;
+  w.remember(listening);
+  other.close();
+  // As the pre-start does when its probe finds nobody: a host started with a birth line.
+  const loser = spawnHost(w.agentDir, w.build, prepareHostPlace(w.agentDir, w.build).key).pid!;
+  const connection = await connectThroughHost(w, notes);
+  try {
+    expect(textOf(await connection.callTool('echo', { text: 'to the one listening' }))).toBe(
+      'to the one listening',
+    );
+    const status = await w.status();
+    expect(status?.pid).toBe(listening);
+    expect(sessionsOf(status)).toMatchObject([{ pid: process.pid, attachments: 1 }]);
+    await eventually(() => expect(readProcState(loser)).toBeUndefined());
+  } finally {
+    await connection.close();
+  }
+});
+
+it('a host already up is greeted ahead once the first request is on its way: the first connect takes that line', async () => {
+  const w = world();
+  const notes = await configure(w);
+  const other = await attachToHost({ agentDir: w.agentDir, build: w.build, label: 'another session' });
+  w.remember(other.hostPid);
+  other.close();
+  const { pi } = await preparedSession(w);
+  await pi.emit('before_provider_request', { payload: {} });
+  const [ahead] = await eventually(async () => {
+    const sessions = sessionsOf(await w.status());
+    expect(sessions).toMatchObject([{ pid: process.pid, attachments: 0 }]);
+    return sessions;
+  });
+  const connection = await connectThroughHost(w, notes);
+  try {
+    expect(textOf(await connection.callTool('echo', { text: 'greeted' }))).toBe('greeted');
     expect(sessionsOf(await w.status())).toMatchObject([{ id: ahead!.id, attachments: 1 }]);
   } finally {
     await connection.close();
