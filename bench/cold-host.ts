@@ -11,7 +11,8 @@
 //   hostWarm   the shared host and its server left running by the run before;
 //   builtin    Pi's built-in MCP (exposure `deferred`, its `tool_search`), no extension.
 // Runs go round-robin (one warm-up round, not counted), all in one run of this script:
-//   npx tsx bench/cold-host.ts [--runs=6] [--variants=inSession,hostCold,hostWarm,builtin]
+//   npx tsx bench/cold-host.ts [--runs=6] [--variants=inSession,hostCold,hostWarm,builtin] [--think=ms]
+// `--think` has the model take that long before each answer (default 0: it answers at once).
 // BENCH_ENTRY=source loads the checkout's sources instead of the built bundle (bench/support/installed.ts).
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,7 @@ const VARIANTS = ['inSession', 'hostCold', 'hostColdPlain', 'hostWarm', 'builtin
 type Variant = (typeof VARIANTS)[number];
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const RUNS = Number(arg('runs') ?? 6);
+const THINK_MS = Number(arg('think') ?? 0);
 const chosen = (arg('variants')?.split(',') ?? VARIANTS) as Variant[];
 const ECHO_TEXT = 'cold host 42';
 
@@ -52,6 +54,14 @@ function withoutSnapshot(agentDir: string): void {
 const toolNames = (body: ChatRequestBody) => (body.tools ?? []).map((t) => t.function.name);
 
 function script(variant: Variant, problems: string[]): Step {
+  const answer = scriptedAnswer(variant, problems);
+  return (body, index) => {
+    const step = answer(body, index);
+    return THINK_MS > 0 ? new Promise((resolve) => setTimeout(() => resolve(step), THINK_MS)) : step;
+  };
+}
+
+function scriptedAnswer(variant: Variant, problems: string[]): Step {
   return (body, index) => {
     if (index === 0) {
       const name = variant === 'builtin' ? 'tool_search' : 'ToolSearch';
@@ -105,7 +115,8 @@ try {
       const s = samples.get(v)!;
       s.call.push(round(run.arrivals[2]! - run.answered[1]!, 1));
       s.search.push(round(run.arrivals[1]! - run.answered[0]!, 1));
-      s.both.push(round(run.arrivals[2]! - run.answered[0]!, 1));
+      // The two turns, without the model's own time between them (its thinking, when it thinks).
+      s.both.push(round(run.arrivals[2]! - run.answered[1]! + run.arrivals[1]! - run.answered[0]!, 1));
     }
   }
 } finally {
@@ -114,7 +125,9 @@ try {
     dir.cleanup();
   }
 }
-console.log(`${RUNS} runs per variant, round-robin, model answers at once`);
+console.log(
+  `${RUNS} runs per variant, round-robin, model ${THINK_MS > 0 ? `thinks ${THINK_MS} ms before each answer` : 'answers at once'}`,
+);
 for (const v of chosen) {
   const s = samples.get(v)!;
   console.log(
