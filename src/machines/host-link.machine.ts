@@ -51,6 +51,18 @@ export const hostLinkMachine = setup({
   types: {} as { context: HostLinkContext; events: HostLinkEvent; input: HostLinkInput | undefined },
   actors: { request: hostRequestMachine },
   actions: {
+    /** No proven welcome within the greeting deadline. */
+    noteSilence: assign({
+      failure: () => ({
+        why: 'silent' as const,
+        detail: `did not answer within ${GREETING_DEADLINE_MS / 1000} s`,
+      }),
+    }),
+    /** Why the line failed, as its FAILED said. */
+    noteFailure: assign({
+      failure: ({ event }) =>
+        event.type === 'FAILED' ? { why: event.why, detail: event.detail } : undefined,
+    }),
     /** Hands an event to a request still in flight (one that ended is gone from the children). */
     toRequest: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'TO_REQUEST') return;
@@ -87,21 +99,13 @@ export const hostLinkMachine = setup({
       after: {
         greetingDeadline: {
           target: 'gone',
-          actions: [
-            assign({
-              failure: () => ({
-                why: 'silent' as const,
-                detail: `did not answer within ${GREETING_DEADLINE_MS / 1000} s`,
-              }),
-            }),
-            'failed',
-          ],
+          actions: ['noteSilence', 'failed'],
         },
       },
       on: {
         FAILED: {
           target: 'gone',
-          actions: [assign({ failure: ({ event }) => ({ why: event.why, detail: event.detail }) }), 'failed'],
+          actions: ['noteFailure', 'failed'],
         },
         CLOSED: {
           target: 'gone',
@@ -123,29 +127,14 @@ export const hostLinkMachine = setup({
           after: {
             greetingDeadline: {
               target: '#hostLink.gone',
-              actions: [
-                assign({
-                  failure: () => ({
-                    why: 'silent' as const,
-                    detail: `did not answer within ${GREETING_DEADLINE_MS / 1000} s`,
-                  }),
-                }),
-                'dropRequests',
-                'lost',
-                'failed',
-              ],
+              actions: ['noteSilence', 'dropRequests', 'lost', 'failed'],
             },
           },
           on: {
             WELCOMED: 'welcomed',
             FAILED: {
               target: '#hostLink.gone',
-              actions: [
-                assign({ failure: ({ event }) => ({ why: event.why, detail: event.detail }) }),
-                'dropRequests',
-                'lost',
-                'failed',
-              ],
+              actions: ['noteFailure', 'dropRequests', 'lost', 'failed'],
             },
           },
         },

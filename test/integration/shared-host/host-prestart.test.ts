@@ -23,6 +23,7 @@ import { configHash, createCacheStore } from '../../../src/catalog/cache.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import type { ServerDefinition } from '../../../src/config/types.ts';
 import { prepareHostPlace } from '../../../src/host/host-place.ts';
+import type { HostStatus } from '../../../src/host/protocol.ts';
 import type { Connection } from '../../../src/ports/connection.ts';
 import { readProcState, stdioFixture } from '../../fixtures/servers/spawn.ts';
 import { RecordingPi } from '../../support/recording-pi.ts';
@@ -90,6 +91,15 @@ async function hostUpWithNothingAttached(w: HostWorld): Promise<number> {
   return status.pid;
 }
 
+/** The session's one line in the host, ready ahead of use: proven, this process's, nothing attached. */
+async function lineReadyAhead(w: HostWorld): Promise<HostStatus['clients'][number]> {
+  return eventually(async () => {
+    const sessions = sessionsOf(await w.status());
+    expect(sessions).toMatchObject([{ pid: process.pid, attachments: 0 }]);
+    return sessions[0]!;
+  });
+}
+
 it('starts the host once the first request is on its way, before any call', async () => {
   const w = world();
   await configure(w);
@@ -123,19 +133,15 @@ it("the host a session starts is born with the session's line: the first connect
   const { pi } = await preparedSession(w);
   await pi.emit('before_provider_request', { payload: {} });
   await hostUpWithNothingAttached(w);
-  // The birth line: proven, this process's, nothing attached.
-  const [ahead] = await eventually(async () => {
-    const sessions = sessionsOf(await w.status());
-    expect(sessions).toMatchObject([{ pid: process.pid, attachments: 0 }]);
-    return sessions;
-  });
+  // The birth line.
+  const ahead = await lineReadyAhead(w);
 
   const connection = await connectThroughHost(w, notes);
   try {
     const result = await connection.callTool('echo', { text: 'ahead' });
     expect(textOf(result)).toBe('ahead');
     // The same line (its id) now carries the attachment; no second line was opened.
-    expect(sessionsOf(await w.status())).toMatchObject([{ id: ahead!.id, attachments: 1 }]);
+    expect(sessionsOf(await w.status())).toMatchObject([{ id: ahead.id, attachments: 1 }]);
   } finally {
     await connection.close();
   }
@@ -193,15 +199,11 @@ it('a host already up is greeted ahead once the first request is on its way: the
   other.close();
   const { pi } = await preparedSession(w);
   await pi.emit('before_provider_request', { payload: {} });
-  const [ahead] = await eventually(async () => {
-    const sessions = sessionsOf(await w.status());
-    expect(sessions).toMatchObject([{ pid: process.pid, attachments: 0 }]);
-    return sessions;
-  });
+  const ahead = await lineReadyAhead(w);
   const connection = await connectThroughHost(w, notes);
   try {
     expect(textOf(await connection.callTool('echo', { text: 'greeted' }))).toBe('greeted');
-    expect(sessionsOf(await w.status())).toMatchObject([{ id: ahead!.id, attachments: 1 }]);
+    expect(sessionsOf(await w.status())).toMatchObject([{ id: ahead.id, attachments: 1 }]);
   } finally {
     await connection.close();
   }
