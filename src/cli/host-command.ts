@@ -67,7 +67,7 @@ export function renderHostStatus(status: HostStatus, now = Date.now()): string {
   // This command is a client too: it is not listed.
   const clients = status.clients.filter((c) => !c.probe && c.label !== STATUS_LABEL);
   const sessions = clients.filter((c) => c.attachments > 0);
-  // A session's line greeted ahead of its first use (or between its servers): it holds nothing.
+  // A session's line ready ahead of its first use (or between its servers): it holds nothing.
   const waiting = clients.filter((c) => c.attachments === 0);
   lines.push(whenItStops(status, sessions.length, now));
   lines.push(`Sessions attached: ${sessions.length}`);

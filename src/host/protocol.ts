@@ -126,6 +126,11 @@ export type ClientMessage =
   /** This session's inspection is on (or off): it is sent its instance actors' events (./host-inspection.ts). */
   | { t: 'inspect'; on: boolean };
 
+/** This process's hello: the first message on any line to the host. */
+export function helloOf(build: string, label: string, nonce: string): Extract<ClientMessage, { t: 'hello' }> {
+  return { t: 'hello', protocol: WIRE_PROTOCOL, build, pid: process.pid, label, nonce };
+}
+
 export type HostMessage =
   /** The answer to a hello of the host's protocol and build: its proof of the key over both nonces. */
   | {

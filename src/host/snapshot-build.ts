@@ -7,9 +7,7 @@
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
-  closeSync,
   existsSync,
-  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -20,6 +18,7 @@ import {
 import { setPriority } from 'node:os';
 import { basename, join } from 'node:path';
 import { replaceAtomically } from '../fs/atomic-file.ts';
+import { tryAcquireFileLockSync } from '../fs/file-lock.ts';
 import type { Logger } from '../logger.ts';
 import { ensurePrivateFolder } from './private-place.ts';
 import {
@@ -34,7 +33,7 @@ import {
 export const SNAPSHOT_CHECK_ENV = 'PI_MCP_ACTORS_SNAPSHOT_CHECK';
 export const SNAPSHOT_CHECK_LINE = 'snapshot loaded';
 
-/** A lock older than this is a maker that died: it is taken over (making takes about a second). */
+/** A lock older than this (or whose maker's pid is gone) is a maker that died: it is taken over. */
 const LOCK_STALE_MS = 5 * 60_000;
 /** Making takes about a second; one that takes this long is ended (and counts as failed). */
 const MAKER_LIMIT_MS = 60_000;
@@ -56,10 +55,12 @@ export async function makeSnapshot(agentDir: string, build: string, log: Logger)
   const files = snapshotFiles(agentDir, build);
   if (existsSync(files.stamp) || failures(files) >= FAILURES_KEPT) return 'skipped';
   const dir = snapshotDir(agentDir);
-  const lock = `${files.blob}.lock`;
+  let release: () => void;
   try {
     ensurePrivateFolder(dir);
-    if (!takeLock(lock)) return 'skipped';
+    const lock = tryAcquireFileLockSync(`${files.blob}.lock`, { staleMs: LOCK_STALE_MS });
+    if (!lock.ok) return 'skipped';
+    release = lock.release;
   } catch {
     // The agent dir going, or not the user's alone: nothing is made there.
     return 'skipped';
@@ -86,7 +87,7 @@ export async function makeSnapshot(agentDir: string, build: string, log: Logger)
     log.warn('startup snapshot not made: hosts start without it', { error: (error as Error).message });
     return 'failed';
   } finally {
-    rmSync(lock, { force: true });
+    release();
   }
 }
 
@@ -96,23 +97,6 @@ function failures(files: SnapshotFiles): number {
   } catch {
     return 0;
   }
-}
-
-function takeLock(lock: string): boolean {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      closeSync(openSync(lock, 'wx', 0o600));
-      return true;
-    } catch {
-      try {
-        if (Date.now() - statSync(lock).mtimeMs < LOCK_STALE_MS) return false;
-        rmSync(lock, { force: true });
-      } catch {
-        // Gone meanwhile: try again.
-      }
-    }
-  }
-  return false;
 }
 
 /** Runs Node at the lowest priority with only `env`; resolves with its stdout, rejects with its stderr's end. */

@@ -9,7 +9,7 @@
 //   back the host's stop.
 // - newcomer: proven; its first message says what it is: `status` makes it a probe (`pi-mcp-actors
 //   host`, a panel asking which copies are warm), anything else a session.
-// - standby: a newcomer silent for `newcomerPatience`: a session that greeted ahead of its first use
+// - standby: a newcomer silent for `newcomerPatience`: a session's line ready ahead of its first use
 //   (src/adapters/host/line-ahead.ts). It no longer holds back the host's stop; its first message still
 //   says what it is.
 //
@@ -103,7 +103,7 @@ export const hostLineMachine = setup({
       },
     },
     standby: {
-      description: 'proven and silent: greeted ahead of its first use; it does not hold back the stop',
+      description: 'proven and silent: ready ahead of its first use; it does not hold back the stop',
       tags: ['proven', 'standby'],
       entry: { type: 'report', params: { stage: 'standby' } },
       on: {

@@ -3,11 +3,11 @@
 // accepts and stays silent (stopped, hung) is gone when it passes. A line the host was born with (the
 // pipe of the host the session started, src/adapters/host/line-ahead.ts) is open from the start, its
 // hello already on its way: requests are put to it at once and wait in the pipe, and its welcome must
-// still come within `greetingDeadline`. While open, every request put to
-// the host (a call, a restart, a status) is a spawned `request` child (./host-request.machine.ts) with
-// its own give-up delay: the requests in flight are the children, and the line's end drops them all.
-// Pure: the socket, the hello and what a session does when the line opens, fails or is lost are
-// actions the client provides (src/adapters/host/host-client.ts).
+// still come within `greetingDeadline`. The two states that wait for a welcome are tagged `welcoming`.
+// While open, every request put to the host (a call, a restart, a status) is a spawned `request` child
+// (./host-request.machine.ts) with its own give-up delay: the requests in flight are the children, and
+// the line's end drops them all. Pure: the socket, the hello and what a session does when the line
+// opens, fails or is lost are actions the client provides (src/adapters/host/host-client.ts).
 
 import { assign, type DoneActorEvent, enqueueActions, setup, spawnChild, stopChild } from 'xstate';
 import { type HostRequestEvent, type HostRequestInput, hostRequestMachine } from './host-request.machine.ts';
@@ -114,7 +114,7 @@ export const hostLinkMachine = setup({
       },
       states: {
         connecting: { on: { CONNECTED: 'greeting' } },
-        greeting: { entry: 'sendHello', on: { WELCOMED: '#hostLink.open' } },
+        greeting: { entry: 'sendHello', tags: ['welcoming'], on: { WELCOMED: '#hostLink.open' } },
       },
     },
     open: {
@@ -124,6 +124,7 @@ export const hostLinkMachine = setup({
         welcomed: {},
         // Its requests wait in the pipe; a host that never welcomes (or not as this build's) is gone.
         born: {
+          tags: ['welcoming'],
           after: {
             greetingDeadline: {
               target: '#hostLink.gone',

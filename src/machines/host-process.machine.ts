@@ -4,7 +4,7 @@
 // - Each line is a child (./host-line.machine.ts, id `line:<id>`): `greeting` (its hello and proof not
 //   both in), `newcomer` once proven, then what its first message after that says it is: a `probe`
 //   (`status`: `pi-mcp-actors host`, a panel asking which copies are warm) or a `session`.
-//   A newcomer silent past its patience stands by (`standby`: a session's line greeted ahead of use). It tells
+//   A newcomer silent past its patience stands by (`standby`: a session's line ready ahead of use). It tells
 //   this chart each stage it reaches; its line closing stops it.
 // - held: a session is on the line. When the last one leaves, the idle time starts (idle).
 // - idle: no session; after `idleTimeout` (the host's idle time) the time is up (due). A probe neither

@@ -50,7 +50,9 @@ describe('hostLink', () => {
   it('a proven welcome opens the line; the deadline no longer applies; its close is a loss', () => {
     const { actor, clock, seen } = link();
     actor.send({ type: 'CONNECTED' });
+    expect(actor.getSnapshot().hasTag('welcoming')).toBe(true);
     actor.send({ type: 'WELCOMED' });
+    expect(actor.getSnapshot().hasTag('welcoming')).toBe(false);
     clock.increment(GREETING_DEADLINE_MS * 10);
     expect(actor.getSnapshot().value).toEqual({ open: 'welcomed' });
     actor.send({ type: 'CLOSED' });
@@ -160,9 +162,11 @@ describe('hostLink: requests are its children', () => {
     it('is open at once, without a hello, and takes requests before the welcome', () => {
       const { actor, clock, seen } = link(true);
       expect(actor.getSnapshot().value).toEqual({ open: 'born' });
+      expect(actor.getSnapshot().hasTag('welcoming')).toBe(true);
       expect(requestOf(actor, 'attach:1')).toBeDefined();
       actor.send({ type: 'WELCOMED' });
       expect(actor.getSnapshot().value).toEqual({ open: 'welcomed' });
+      expect(actor.getSnapshot().hasTag('welcoming')).toBe(false);
       clock.increment(GREETING_DEADLINE_MS * 10);
       expect(actor.getSnapshot().value).toEqual({ open: 'welcomed' });
       expect(seen).toEqual(['opened']);

@@ -11,10 +11,10 @@ import {
   type ClientMessage,
   type HostMessage,
   type HostStatus,
+  helloOf,
   type InstanceRequest,
   type Operation,
   type OperationResult,
-  WIRE_PROTOCOL,
   type WireError,
 } from '../../host/protocol.ts';
 import { welcomeProblem } from '../../host/welcome.ts';
@@ -131,9 +131,7 @@ export class HostClient {
       const channel = new LineChannel<HostMessage, ClientMessage>(
         socket,
         (message) => {
-          const waiting = link.getSnapshot();
-          if (client && !waiting.matches({ open: 'born' })) return client.receive(message);
-          if (!waiting.matches({ linking: 'greeting' }) && !waiting.matches({ open: 'born' })) return;
+          if (!link.getSnapshot().hasTag('welcoming')) return void client?.receive(message);
           const problem = welcomeProblem(message, { build, key, nonce });
           if (problem) return tell({ type: 'FAILED', why: problem.why, detail: problem.text });
           welcome = message as Extract<HostMessage, { t: 'welcome' }>;
@@ -154,10 +152,9 @@ export class HostClient {
             }),
           },
           actions: {
-            // A line greeted ahead said its hello already.
+            // A line ready ahead (greeted, or a birth line) said its hello already.
             sendHello: () => {
-              if (!ahead)
-                channel.send({ t: 'hello', protocol: WIRE_PROTOCOL, build, pid: process.pid, label, nonce });
+              if (!ahead) channel.send(helloOf(build, label, nonce));
             },
             opened: () => {
               // None on a birth line: the host knows its session by birth.

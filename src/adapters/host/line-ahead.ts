@@ -17,7 +17,7 @@ import { basename } from 'node:path';
 import { newNonce, sessionProof } from '../../host/host-key.ts';
 import type { LineSocket } from '../../host/line-channel.ts';
 import { packageVersion } from '../../host/paths.ts';
-import { WIRE_PROTOCOL } from '../../host/protocol.ts';
+import { helloOf } from '../../host/protocol.ts';
 import { welcomeProblem } from '../../host/welcome.ts';
 import { LineSplitter } from '../mcp/line-splitter.ts';
 
@@ -86,9 +86,7 @@ export function keepBirthLine(
   const nonce = newNonce();
   line.unref();
   line.on('error', () => {});
-  line.write(
-    `${JSON.stringify({ t: 'hello', protocol: WIRE_PROTOCOL, build, pid: process.pid, label, nonce })}\n`,
-  );
+  line.write(`${JSON.stringify(helloOf(build, label, nonce))}\n`);
   const greeted: GreetedLine = { socket: line, pid, version: packageVersion(), born: { nonce } };
   // It replaces a line whose greeting failed and is still to be forgotten (the probe that found no host).
   const entry: Ahead = { socket: line, key, label, greeted: Promise.resolve(greeted) };
@@ -100,7 +98,7 @@ export function keepBirthLine(
 }
 
 /**
- * The line greeted ahead at `socketPath` for this key and label (the session's), handed over once
+ * The line ready ahead at `socketPath` for this key and label (the session's), handed over once
  * (undefined when there is none, it failed, or it closed): the caller reads and writes the socket from
  * now on.
  */
@@ -141,11 +139,7 @@ function greet(socket: Socket, key: Buffer, build: string, label: string): Promi
     socket.setNoDelay(true);
     socket.on('error', fail);
     socket.on('close', fail);
-    socket.once('connect', () => {
-      socket.write(
-        `${JSON.stringify({ t: 'hello', protocol: WIRE_PROTOCOL, build, pid: process.pid, label, nonce })}\n`,
-      );
-    });
+    socket.once('connect', () => socket.write(`${JSON.stringify(helloOf(build, label, nonce))}\n`));
     socket.on('data', (chunk: Buffer) => {
       // Anything after the welcome, before the line is taken, is unexpected: the line is not used.
       if (answered) return fail();
